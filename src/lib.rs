@@ -1,0 +1,8 @@
+//! tabloop: an LLM agent loop that lives in a browser tab.
+//!
+//! The loop core ([`core`]) is a sans-IO state machine: inputs in, effects out, no clock, no I/O.
+//! [`protocol`] holds the wire types and pure stream parsers, [`ports`] the traits the runtime
+//! performs effects through, and [`runtime`] the async driver that connects them. The browser
+//! adapters (`web`) and the Leptos UI (`ui`) exist only on `wasm32`.
+
+pub mod protocol;

