@@ -55,7 +55,7 @@ impl Message {
 
 /// A tool call as the model produced it. `arguments` is the raw text the model emitted, which
 /// may be invalid JSON; the core validates it before anything runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// Provider-assigned call id (unique within a reply).
     pub id: String,

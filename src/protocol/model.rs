@@ -58,7 +58,7 @@ impl Usage {
 }
 
 /// A complete reply, assembled from a stream or a single response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelReply {
     /// Visible text.
     pub text: String,
