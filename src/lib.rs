@@ -5,4 +5,11 @@
 //! performs effects through, and [`runtime`] the async driver that connects them. The browser
 //! adapters (`web`) and the Leptos UI (`ui`) exist only on `wasm32`.
 
+pub mod core;
+pub mod ports;
 pub mod protocol;
+
+#[cfg(target_arch = "wasm32")]
+pub mod app;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

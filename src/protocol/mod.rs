@@ -1,8 +1,22 @@
 //! Wire types only: the messages a model sees, tool specs, provider requests and replies, and the
 //! pure stream parsers that turn provider bytes into them. No I/O, no clock, no browser types.
 
+pub mod anthropic;
+pub mod http_error;
+pub mod local;
 pub mod message;
 pub mod model;
+pub mod openai;
+pub mod retry;
+pub mod sse;
+pub mod stream;
 
+pub use anthropic::AnthropicStream;
+pub use http_error::parse_error_body;
+pub use local::{build_local_request, parse_local_output, LocalRequest, ResponseFormat};
 pub use message::{Message, ToolCall, ToolSpec};
 pub use model::{FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, Usage};
+pub use openai::OpenAiStream;
+pub use retry::{parse_retry_after, GiveUpReason, RetryDecision, RetryPolicy, StreamRetryRule};
+pub use sse::{SseEvent, SseParser};
+pub use stream::StreamDelta;

@@ -129,7 +129,10 @@ impl ModelError {
                 matches!(status, 408 | 409 | 429) || (500..=599).contains(status)
             }
             ModelErrorKind::Provider { error_type } => {
-                matches!(error_type.as_str(), "overloaded_error" | "rate_limit_error" | "api_error")
+                matches!(
+                    error_type.as_str(),
+                    "overloaded_error" | "rate_limit_error" | "api_error"
+                )
             }
             ModelErrorKind::Network | ModelErrorKind::FirstByteTimeout => true,
             ModelErrorKind::Truncated { partial } => partial.is_none(),

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every check: formatting, clippy (native and wasm32),
+# native tests, browser tests (wasm-bindgen-test in headless Chromium), a release build, and the
+# end-to-end tests against the built site in headless Chromium. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+export CHROMEDRIVER=/usr/bin/chromedriver
+
+section() { printf '\n==== %s\n' "$*"; }
+
+section "cargo fmt --check"
+cargo fmt --all -- --check
+
+section "cargo clippy (native)"
+cargo clippy --all-targets -- -D warnings
+
+section "cargo clippy (wasm32)"
+cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+section "native tests: cargo test"
+cargo test 2>&1 | tee target/native-tests.log
+
+section "browser tests: wasm-bindgen-test in headless Chromium"
+cargo test --target wasm32-unknown-unknown 2>&1 | tee target/browser-tests.log
+
+section "release build: trunk build --release"
+trunk build --release --public-url ./ 2>&1 | tail -n 5
+
+section "end-to-end tests: node --test in headless Chromium"
+node --test --test-concurrency=1 tests/e2e/*.test.mjs 2>&1 | tee target/e2e-tests.log
+
+section "summary"
+grep -h "^test result:" target/native-tests.log target/browser-tests.log || true
+grep -E "^# (pass|fail)" target/e2e-tests.log || true

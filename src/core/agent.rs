@@ -1,0 +1,330 @@
+//! The sans-IO agent: [`Agent::handle`] takes an input with the current time, decides, and
+//! queues effects that [`Agent::poll`] hands out. Every decision is recorded as events, and
+//! every event is folded by [`AgentState::apply`], so replaying the log rebuilds the same agent.
+
+use std::collections::VecDeque;
+
+use super::config::AgentConfig;
+use super::context::COMPACTION_SYSTEM;
+use super::effect::{Effect, ToolInvocation};
+use super::error::InputError;
+use super::event::{
+    CallPurpose, Event, InterruptCause, Millis, Record, StopReason, SCHEMA_VERSION,
+};
+use super::run::{Phase, RunState, SlotState};
+use super::state::AgentState;
+use crate::protocol::{Message, ModelRequest};
+
+/// One session's loop.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub(super) state: AgentState,
+    pub(super) outbox: VecDeque<Effect>,
+    pub(super) now: Millis,
+}
+
+impl Agent {
+    /// Starts a new session. Poll the `SessionStarted` record out and persist it.
+    pub fn new(session: impl Into<String>, config: AgentConfig, now: Millis) -> Self {
+        let session = session.into();
+        let event = Event::SessionStarted {
+            schema_version: SCHEMA_VERSION,
+            session: session.clone(),
+            config: config.clone(),
+        };
+        let record = Record {
+            seq: 0,
+            at: now,
+            event,
+        };
+        let mut agent = Self {
+            state: AgentState::new(session, config, now),
+            outbox: VecDeque::new(),
+            now,
+        };
+        agent.outbox.push_back(Effect::Persist(record));
+        agent
+    }
+
+    /// Builds an agent from a folded state (used by replay).
+    pub(super) fn from_state(state: AgentState) -> Self {
+        let now = state.last_at;
+        Self {
+            state,
+            outbox: VecDeque::new(),
+            now,
+        }
+    }
+
+    /// Feeds one input. Afterwards drain [`Agent::poll`] until it returns `None`.
+    pub fn handle(&mut self, input: super::Input, now: Millis) -> Result<(), InputError> {
+        use super::Input;
+        self.now = now.max(self.state.last_at);
+        match input {
+            Input::UserMessage { text, budget } => self.on_user_message(text, budget),
+            Input::ModelReplied { request, reply } => self.on_model_replied(request, reply),
+            Input::ModelFailed { request, error } => self.on_model_failed(request, error),
+            Input::ToolFinished {
+                call,
+                content,
+                is_error,
+            } => self.on_tool_finished(call, content, is_error),
+            Input::ApprovalDecided {
+                call,
+                args_hash,
+                approved,
+                reason,
+            } => self.on_approval(call, args_hash, approved, reason),
+            Input::ExtendBudget { budget } => self.on_extend_budget(budget),
+            Input::Cancel => self.on_cancel(),
+            Input::Suspend => {
+                if !self.state.suspended {
+                    self.emit(Event::Suspended);
+                }
+                Ok(())
+            }
+            Input::Resume => {
+                if self.state.suspended {
+                    self.emit(Event::Resumed);
+                }
+                Ok(())
+            }
+            Input::Tick => {
+                self.check_wall_clock();
+                Ok(())
+            }
+        }
+    }
+
+    /// The next effect to perform, in order. `Persist` effects come before the actions they
+    /// guard; the driver appends all records drained together in one atomic batch before it
+    /// starts any action.
+    pub fn poll(&mut self) -> Option<Effect> {
+        self.outbox.pop_front()
+    }
+
+    /// The request for the model call in flight, projected from the transcript.
+    pub fn model_request(&self) -> Option<ModelRequest> {
+        let run = self.state.active_run()?;
+        let Phase::AwaitingModel { purpose, cut, .. } = &run.phase else {
+            return None;
+        };
+        let config = &self.state.config;
+        Some(match purpose {
+            CallPurpose::Step => ModelRequest {
+                system: self.system_prompt(run),
+                messages: self.state.transcript.projected(),
+                tools: config.tools.iter().map(|t| t.spec.clone()).collect(),
+                max_output_tokens: config.max_output_tokens,
+            },
+            CallPurpose::Compaction => ModelRequest {
+                system: Some(COMPACTION_SYSTEM.to_string()),
+                messages: vec![Message::User {
+                    text: self.state.transcript.compaction_input(cut.unwrap_or(0)),
+                }],
+                tools: Vec::new(),
+                max_output_tokens: config.max_output_tokens.min(1024),
+            },
+        })
+    }
+
+    /// After a replay on page load: records the gap as suspended time and re-issues what was in
+    /// flight. A model call is sent again; a tool call that had started is marked interrupted and
+    /// re-run only if idempotent, otherwise a human is asked; pending approvals are asked again.
+    pub fn resume(&mut self, now: Millis) {
+        self.now = now.max(self.state.last_at);
+        let Some(run) = self.state.active_run() else {
+            return;
+        };
+        let phase = run.phase.clone();
+        self.emit(Event::Resumed);
+        match phase {
+            Phase::AwaitingModel {
+                request, purpose, ..
+            } => {
+                self.emit(Event::ModelCallAbandoned { request });
+                self.call_model(purpose);
+            }
+            Phase::Tools(batch) => {
+                for slot in &batch.slots {
+                    match slot.state {
+                        SlotState::Running => self.emit(Event::ToolCallInterrupted {
+                            call: slot.call.id.clone(),
+                            cause: InterruptCause::Reload,
+                        }),
+                        SlotState::AwaitingApproval { after_interrupt } => self
+                            .outbox
+                            .push_back(self.ask_effect(slot, after_interrupt)),
+                        SlotState::Pending | SlotState::Done { .. } => {}
+                    }
+                }
+                self.advance_batch();
+            }
+            Phase::Between => self.after_step_work(),
+            Phase::Finished(_) => {}
+        }
+    }
+
+    /// The folded state (read-only), for views and tests.
+    pub fn state(&self) -> &AgentState {
+        &self.state
+    }
+
+    /// The current or last run.
+    pub fn run(&self) -> Option<&RunState> {
+        self.state.run.as_ref()
+    }
+
+    /// Records an event: folds it, queues it for persistence, then queues the action it implies.
+    pub(super) fn emit(&mut self, event: Event) {
+        let record = Record {
+            seq: self.state.next_seq,
+            at: self.now,
+            event,
+        };
+        self.state.apply(&record);
+        let action = self.implied_effect(&record.event);
+        self.outbox.push_back(Effect::Persist(record));
+        if let Some(action) = action {
+            self.outbox.push_back(action);
+        }
+    }
+
+    fn implied_effect(&self, event: &Event) -> Option<Effect> {
+        match event {
+            Event::ModelCallStarted { request, purpose } => Some(Effect::CallModel {
+                request: *request,
+                purpose: *purpose,
+            }),
+            Event::ToolCallStarted { call, .. } => {
+                let slot = self.slot(call)?;
+                let host = matches!(
+                    slot.kind,
+                    Some(super::ToolKind::Host) | Some(super::ToolKind::Finish)
+                );
+                host.then(|| {
+                    Effect::CallTool(ToolInvocation {
+                        call: call.clone(),
+                        tool: slot.call.name.clone(),
+                        args: slot.args.clone(),
+                        idempotency_key: format!(
+                            "{}:{}:{}",
+                            self.state.session,
+                            self.run_number(),
+                            call
+                        ),
+                    })
+                })
+            }
+            Event::ApprovalRequested {
+                call,
+                after_interrupt,
+                ..
+            } => self
+                .slot(call)
+                .map(|slot| self.ask_effect(slot, *after_interrupt)),
+            Event::RunFinished { outcome } => Some(Effect::Finished(outcome.clone())),
+            _ => None,
+        }
+    }
+
+    pub(super) fn ask_effect(&self, slot: &super::run::Slot, after_interrupt: bool) -> Effect {
+        Effect::AskApproval {
+            call: slot.call.id.clone(),
+            tool: slot.call.name.clone(),
+            args: slot.args.clone(),
+            args_hash: slot.args_hash.clone(),
+            after_interrupt,
+        }
+    }
+
+    pub(super) fn slot(&self, call: &str) -> Option<&super::run::Slot> {
+        let run = self.state.run.as_ref()?;
+        let Phase::Tools(batch) = &run.phase else {
+            return None;
+        };
+        batch.slots.iter().find(|s| s.call.id == call)
+    }
+
+    pub(super) fn run_number(&self) -> u32 {
+        self.state.run.as_ref().map_or(0, |r| r.number)
+    }
+
+    fn system_prompt(&self, run: &RunState) -> Option<String> {
+        let base = self.state.config.system.clone();
+        if run.todos.is_empty() {
+            return base;
+        }
+        let list: Vec<String> = run
+            .todos
+            .iter()
+            .map(|t| {
+                format!(
+                    "[{}] {}: {}",
+                    if t.status == super::TodoStatus::Done {
+                        "x"
+                    } else {
+                        " "
+                    },
+                    t.id,
+                    t.text
+                )
+            })
+            .collect();
+        Some(
+            format!(
+                "{}\n\nCurrent todo list:\n{}",
+                base.unwrap_or_default(),
+                list.join("\n")
+            )
+            .trim()
+            .to_string(),
+        )
+    }
+
+    fn on_cancel(&mut self) -> Result<(), InputError> {
+        self.interrupt_run(
+            InterruptCause::Cancelled,
+            StopReason::Cancelled,
+            "The user cancelled the run.".into(),
+        )
+    }
+
+    /// Aborts whatever is in flight and ends the run.
+    pub(super) fn interrupt_run(
+        &mut self,
+        cause: InterruptCause,
+        stop: StopReason,
+        explanation: String,
+    ) -> Result<(), InputError> {
+        let run = self.state.active_run().ok_or(InputError::NoActiveRun)?;
+        let mut abort_request = None;
+        let mut abort_calls = Vec::new();
+        match &run.phase {
+            Phase::AwaitingModel { request, .. } => abort_request = Some(*request),
+            Phase::Tools(batch) => {
+                abort_calls = batch
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s.state, SlotState::Running))
+                    .map(|s| s.call.id.clone())
+                    .collect();
+            }
+            Phase::Between | Phase::Finished(_) => {}
+        }
+        if abort_request.is_some() || !abort_calls.is_empty() {
+            self.outbox.push_back(Effect::Abort {
+                request: abort_request,
+                calls: abort_calls.clone(),
+            });
+        }
+        if let Some(request) = abort_request {
+            self.emit(Event::ModelCallAbandoned { request });
+        }
+        for call in abort_calls {
+            self.emit(Event::ToolCallInterrupted { call, cause });
+        }
+        self.finish_run(stop, explanation, None);
+        Ok(())
+    }
+}

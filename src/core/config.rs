@@ -1,0 +1,154 @@
+//! What a session is configured with: tools and their policies, budgets, guard thresholds,
+//! prices and context limits. Persisted in `SessionStarted`, so replay needs nothing else.
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::BudgetLimits;
+use crate::protocol::ToolSpec;
+
+/// Whether a tool may run without asking. Decided by the runtime, never by the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    /// Runs without asking.
+    Allow,
+    /// Waits for a human decision bound to the exact arguments.
+    Ask,
+    /// Never runs; the model is told it was denied.
+    Deny,
+}
+
+/// Who executes a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// A capability performed by the tool host (JavaScript in the browser).
+    Host,
+    /// The model's task list, kept by the core itself. Open items block completion.
+    Todo,
+    /// Ends the run when the host-side verifier passes; its failure goes back as an error.
+    Finish,
+}
+
+/// A tool as the core knows it: what the model is told plus how the runtime treats it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDecl {
+    /// Name, description and JSON Schema shown to the model.
+    pub spec: ToolSpec,
+    /// Allow, ask or deny.
+    pub permission: Permission,
+    /// Safe to run again after an interruption (a GET, a read).
+    pub idempotent: bool,
+    /// Safe to run concurrently with the other calls of the same reply.
+    pub parallel_safe: bool,
+    /// Who executes it.
+    pub kind: ToolKind,
+}
+
+/// Loop-detection thresholds (see `loop_guard`). All counts are of tool observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardThresholds {
+    /// Same action on the same state with no new evidence: inject a diagnosis at this count.
+    pub repeat_diagnose: u32,
+    /// ... and stop with `no_progress` at this count.
+    pub repeat_stop: u32,
+    /// A-B-A-B alternation: diagnose after this many alternating observations.
+    pub thrash_diagnose: u32,
+    /// ... and stop after this many.
+    pub thrash_stop: u32,
+    /// Identical observations while actions vary: diagnose at this many in a row.
+    pub stagnation_diagnose: u32,
+    /// ... and stop at this many.
+    pub stagnation_stop: u32,
+    /// The same error (tool + message), whatever the arguments: diagnose at this count.
+    pub error_repeat_diagnose: u32,
+    /// ... and stop at this count.
+    pub error_repeat_stop: u32,
+}
+
+impl Default for GuardThresholds {
+    fn default() -> Self {
+        Self {
+            repeat_diagnose: 3,
+            repeat_stop: 5,
+            thrash_diagnose: 4,
+            thrash_stop: 6,
+            stagnation_diagnose: 5,
+            stagnation_stop: 8,
+            error_repeat_diagnose: 3,
+            error_repeat_stop: 5,
+        }
+    }
+}
+
+/// USD prices per million tokens of one model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    /// Uncached input tokens (and cache writes).
+    pub input_per_mtok: f64,
+    /// Output tokens.
+    pub output_per_mtok: f64,
+    /// Input tokens read from the provider's cache.
+    pub cached_input_per_mtok: f64,
+}
+
+/// Everything that shapes a session's loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentConfig {
+    /// System prompt given to the model.
+    pub system: Option<String>,
+    /// Tools offered to the model.
+    pub tools: Vec<ToolDecl>,
+    /// Default limits of each run.
+    pub budget: BudgetLimits,
+    /// Loop-detection thresholds.
+    pub guard: GuardThresholds,
+    /// Consecutive failed observations (tool errors, invalid calls) that stop the run.
+    pub max_consecutive_errors: u32,
+    /// Consecutive rejected completion proposals before the run stops needing a human.
+    pub max_completion_blocks: u32,
+    /// Consecutive replies cut at the output limit that are continued before stopping.
+    pub max_output_recoveries: u32,
+    /// A final answer is accepted only after the `finish` tool's verifier passed.
+    pub require_finish: bool,
+    /// The model's context window in tokens.
+    pub context_window: u64,
+    /// Compact when the projected context exceeds this share of the window.
+    pub compaction_threshold: f64,
+    /// Messages kept verbatim after a compaction.
+    pub compaction_keep_recent: usize,
+    /// Output-token cap of each model call.
+    pub max_output_tokens: u32,
+    /// Prices of the model in use, for the cost budget.
+    pub price: Price,
+    /// Longest tool result kept in context, in characters; longer ones are cut with a note.
+    pub max_observation_chars: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            system: None,
+            tools: Vec::new(),
+            budget: BudgetLimits::default(),
+            guard: GuardThresholds::default(),
+            max_consecutive_errors: 3,
+            max_completion_blocks: 8,
+            max_output_recoveries: 3,
+            require_finish: false,
+            context_window: 8192,
+            compaction_threshold: 0.8,
+            compaction_keep_recent: 6,
+            max_output_tokens: 1024,
+            price: Price::default(),
+            max_observation_chars: 16_000,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The declaration of the tool called `name`, if offered.
+    pub fn tool(&self, name: &str) -> Option<&ToolDecl> {
+        self.tools.iter().find(|t| t.spec.name == name)
+    }
+}

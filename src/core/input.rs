@@ -1,0 +1,63 @@
+//! What the outside world tells the core. Each input comes with the current time.
+
+use super::budget::BudgetLimits;
+use crate::protocol::{ModelError, ModelReply};
+
+/// One input to [`super::Agent::handle`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// The user sent a message (starts a run when idle, joins the next step otherwise).
+    UserMessage {
+        /// The text.
+        text: String,
+        /// Limits for a run this message starts; the session default when `None`.
+        budget: Option<BudgetLimits>,
+    },
+    /// A model call returned.
+    ModelReplied {
+        /// The request id from `Effect::CallModel`.
+        request: u64,
+        /// The reply.
+        reply: ModelReply,
+    },
+    /// A model call failed after the provider's retries.
+    ModelFailed {
+        /// The request id.
+        request: u64,
+        /// What went wrong.
+        error: ModelError,
+    },
+    /// A tool call returned.
+    ToolFinished {
+        /// Call id from `Effect::CallTool`.
+        call: String,
+        /// Result text.
+        content: String,
+        /// Whether it failed.
+        is_error: bool,
+    },
+    /// A human decided a pending approval. `args_hash` must match the request's.
+    ApprovalDecided {
+        /// Call id.
+        call: String,
+        /// The hash from `Effect::AskApproval`.
+        args_hash: String,
+        /// Run it?
+        approved: bool,
+        /// Why, if denied.
+        reason: Option<String>,
+    },
+    /// Raise the limits of a run that ran out of budget and continue it.
+    ExtendBudget {
+        /// The new limits.
+        budget: BudgetLimits,
+    },
+    /// The user cancelled the run.
+    Cancel,
+    /// The tab was hidden or frozen.
+    Suspend,
+    /// The tab is active again.
+    Resume,
+    /// Time passed; lets the wall-clock budget stop a run while it waits.
+    Tick,
+}

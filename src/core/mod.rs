@@ -1,0 +1,45 @@
+//! The loop core: a sans-IO state machine. It never awaits, reads a clock, makes random ids or
+//! touches the browser. Inputs (with the time) go in through [`Agent::handle`], effects come out
+//! of [`Agent::poll`], and every decision is an [`Event`] in the log that [`Agent::replay`] folds
+//! back into the same state.
+
+mod agent;
+mod batch;
+mod budget;
+mod completion;
+mod config;
+mod context;
+mod decide;
+mod effect;
+mod error;
+mod event;
+mod fingerprint;
+mod handoff;
+mod hygiene;
+mod input;
+mod loop_guard;
+mod replay;
+mod run;
+mod schema;
+mod state;
+mod tools;
+
+pub use agent::Agent;
+pub use budget::{cost_of, BudgetKind, BudgetLimits, Ledger};
+pub use config::{AgentConfig, GuardThresholds, Permission, Price, ToolDecl, ToolKind};
+pub use effect::{Effect, ToolInvocation};
+pub use error::{InputError, ReplayError};
+pub use event::{
+    CallPurpose, Detector, Event, EvidenceDelta, HumanReason, InterruptCause, Millis, Record,
+    Rejection, RunOutcome, StopReason, TransitionReason, SCHEMA_VERSION,
+};
+pub use fingerprint::{args_hash, canonical_json};
+pub use handoff::HandoffReport;
+pub use hygiene::strip_control_tokens;
+pub use input::Input;
+pub use loop_guard::LoopGuard;
+pub use replay::{parse_jsonl, to_jsonl};
+pub use run::{Phase, RunState, Slot, SlotState, TodoItem, TodoStatus};
+pub use schema::validate as validate_schema;
+pub use state::{AgentState, CONTINUE_PROMPT};
+pub use tools::{finish_tool, todo_tool};

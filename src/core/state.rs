@@ -1,0 +1,528 @@
+//! The agent's state and the fold that builds it: `apply` is the only place state changes, used
+//! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
+
+use serde_json::Value;
+
+use super::config::{AgentConfig, ToolKind};
+use super::context::Transcript;
+use super::event::{CallPurpose, Event, InterruptCause, Millis, Record, TransitionReason};
+use super::fingerprint::args_hash;
+use super::hygiene::strip_control_tokens;
+use super::loop_guard::{Observation, Verdict};
+use super::run::{push_bounded, Phase, RunState, Slot, SlotState, TodoItem, ToolBatch};
+use crate::protocol::{Message, ModelErrorKind, ToolCall, Usage};
+
+/// Message injected when a reply was cut at the output limit.
+pub const CONTINUE_PROMPT: &str =
+    "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
+
+/// What the last completed tool batch left for the next decision.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchSummary {
+    /// A human decided an approval during the batch.
+    pub approval_decided: bool,
+    /// The reply was cut at the output limit.
+    pub cut: bool,
+    /// The finish tool's verifier passed in this batch.
+    pub verified: bool,
+}
+
+/// Everything the core knows about a session, folded from its log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentState {
+    /// Session id.
+    pub session: String,
+    /// Configuration from `SessionStarted`.
+    pub config: AgentConfig,
+    /// Sequence number of the next record.
+    pub next_seq: u64,
+    /// Time of the last record.
+    pub last_at: Millis,
+    /// The tab is suspended (time is not charged).
+    pub suspended: bool,
+    /// The conversation.
+    pub transcript: Transcript,
+    /// The current or last run.
+    pub run: Option<RunState>,
+    /// Id of the next model request.
+    pub next_request: u64,
+    /// Text of the last user message (the task of a run it starts).
+    pub last_user_text: String,
+    /// What the last completed tool batch left for the next decision.
+    pub last_batch: Option<BatchSummary>,
+    /// Tokens used by the whole session.
+    pub session_usage: Usage,
+    /// Spend of the whole session in USD.
+    pub session_cost_usd: f64,
+}
+
+impl AgentState {
+    /// The state right after `SessionStarted`.
+    pub fn new(session: String, config: AgentConfig, at: Millis) -> Self {
+        Self {
+            session,
+            config,
+            next_seq: 1,
+            last_at: at,
+            suspended: false,
+            transcript: Transcript::default(),
+            run: None,
+            next_request: 1,
+            last_user_text: String::new(),
+            last_batch: None,
+            session_usage: Usage::default(),
+            session_cost_usd: 0.0,
+        }
+    }
+
+    /// The run, if one is in progress.
+    pub fn active_run(&self) -> Option<&RunState> {
+        self.run.as_ref().filter(|r| !r.finished())
+    }
+
+    /// Folds one record into the state.
+    pub fn apply(&mut self, record: &Record) {
+        self.advance_clock(record.at, matches!(record.event, Event::Resumed));
+        self.next_seq = record.seq + 1;
+        match &record.event {
+            Event::SessionStarted { .. } | Event::StepFinished { .. } => {}
+            Event::UserMessage { text } => self.on_user_message(text),
+            Event::RunStarted { run, budget } => {
+                self.run = Some(RunState::new(*run, self.last_user_text.clone(), *budget));
+                self.last_batch = None;
+            }
+            Event::StepStarted { step, reason, .. } => self.on_step_started(*step, reason),
+            Event::ModelCallStarted { request, purpose } => self.on_model_call(*request, *purpose),
+            Event::ModelReplied {
+                reply, cost_usd, ..
+            } => self.on_reply(reply, *cost_usd),
+            Event::ModelFailed { error, .. } => {
+                if let ModelErrorKind::Truncated {
+                    partial: Some(partial),
+                } = &error.kind
+                {
+                    self.charge(&partial.usage, 0.0);
+                    let text = strip_control_tokens(&partial.text);
+                    if !text.is_empty() {
+                        self.transcript.push(Message::Assistant {
+                            text,
+                            tool_calls: Vec::new(),
+                        });
+                    }
+                }
+                self.set_phase(Phase::Between);
+            }
+            Event::ModelCallAbandoned { .. } => self.set_phase(Phase::Between),
+            Event::Compacted { summary, upto } => {
+                self.transcript.compact(summary.clone(), *upto);
+                if let Some(run) = self.run.as_mut() {
+                    run.compacted_since_step = true;
+                }
+                self.set_phase(Phase::Between);
+            }
+            Event::ToolCallRejected { call, message, .. } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.ledger.tool_calls += 1;
+                }
+                self.finish_slot(call, message.clone(), true);
+            }
+            Event::ApprovalRequested {
+                call,
+                after_interrupt,
+                ..
+            } => {
+                self.with_slot(call, |slot| {
+                    slot.state = SlotState::AwaitingApproval {
+                        after_interrupt: *after_interrupt,
+                    }
+                });
+            }
+            Event::ApprovalDecided {
+                call,
+                approved,
+                reason,
+            } => self.on_approval(call, *approved, reason),
+            Event::ToolCallStarted { call, attempt } => {
+                if let Some(run) = self.run.as_mut() {
+                    if *attempt == 1 {
+                        run.ledger.tool_calls += 1;
+                    }
+                }
+                self.with_slot(call, |slot| {
+                    slot.state = SlotState::Running;
+                    slot.attempts = *attempt;
+                });
+            }
+            Event::ToolCallFinished {
+                call,
+                content,
+                is_error,
+            } => self.finish_slot(call, content.clone(), *is_error),
+            Event::ToolCallInterrupted { call, cause } => self.on_interrupted(call, *cause),
+            Event::GuardTriggered { stop, message, .. } => {
+                if let Some(run) = self.run.as_mut() {
+                    push_bounded(&mut run.errors, message.clone(), 6);
+                }
+                if !stop {
+                    self.transcript.push(Message::User {
+                        text: message.clone(),
+                    });
+                }
+            }
+            Event::CompletionRejected { blockers } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.consecutive_blocks += 1;
+                }
+                let text = format!("Not done yet:\n- {}", blockers.join("\n- "));
+                self.transcript.push(Message::User { text });
+            }
+            Event::BudgetExtended { budget } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.limits = *budget;
+                    run.phase = Phase::Between;
+                }
+            }
+            Event::Suspended => self.suspended = true,
+            Event::Resumed => self.suspended = false,
+            Event::RunFinished { outcome } => {
+                self.abandon_open_calls();
+                self.set_phase(Phase::Finished(Box::new(outcome.clone())));
+            }
+        }
+    }
+
+    /// Charges elapsed time to the active run: to `active_ms`, or to `suspended_ms` while the tab
+    /// was suspended or closed (the gap before a `Resumed`).
+    fn advance_clock(&mut self, at: Millis, resumed: bool) {
+        let elapsed = at.saturating_sub(self.last_at);
+        self.last_at = self.last_at.max(at);
+        let suspended = self.suspended || resumed;
+        if let Some(run) = self.run.as_mut().filter(|r| !r.finished()) {
+            if suspended {
+                run.ledger.suspended_ms += elapsed;
+            } else {
+                run.ledger.active_ms += elapsed;
+            }
+        }
+    }
+
+    fn on_user_message(&mut self, text: &str) {
+        self.last_user_text = text.to_string();
+        match self.run.as_mut().filter(|r| !r.finished()) {
+            Some(run) => run.queued.push(text.to_string()),
+            None => self.transcript.push(Message::User {
+                text: text.to_string(),
+            }),
+        }
+    }
+
+    fn on_step_started(&mut self, step: u32, reason: &TransitionReason) {
+        let Some(run) = self.run.as_mut() else { return };
+        run.step = step;
+        run.step_ledger_before = run.ledger;
+        run.ledger.steps += 1;
+        run.step_evidence = Default::default();
+        run.phase = Phase::Between;
+        for text in run.queued.drain(..) {
+            self.transcript.push(Message::User { text });
+        }
+        if let TransitionReason::OutputTokenRecovery { .. } = reason {
+            self.transcript.push(Message::User {
+                text: CONTINUE_PROMPT.into(),
+            });
+        }
+        self.last_batch = None;
+    }
+
+    fn on_model_call(&mut self, request: u64, purpose: CallPurpose) {
+        self.next_request = request + 1;
+        let cut = match purpose {
+            CallPurpose::Compaction => self
+                .transcript
+                .compaction_cut(self.config.compaction_keep_recent),
+            CallPurpose::Step => None,
+        };
+        if let Some(run) = self.run.as_mut() {
+            if purpose == CallPurpose::Step {
+                run.compacted_since_step = false;
+            }
+            run.phase = Phase::AwaitingModel {
+                request,
+                purpose,
+                cut,
+            };
+        }
+    }
+
+    fn on_reply(&mut self, reply: &crate::protocol::ModelReply, cost_usd: f64) {
+        self.charge(&reply.usage, cost_usd);
+        let Some(run) = self.run.as_mut() else { return };
+        let purpose = match &run.phase {
+            Phase::AwaitingModel { purpose, .. } => *purpose,
+            Phase::Between | Phase::Tools(_) | Phase::Finished(_) => CallPurpose::Step,
+        };
+        if purpose == CallPurpose::Compaction {
+            return;
+        }
+        let text = strip_control_tokens(&reply.text);
+        if !text.is_empty() {
+            run.last_text = text.clone();
+        }
+        let cut = reply.finish == crate::protocol::FinishReason::MaxTokens;
+        run.output_recoveries = if cut { run.output_recoveries + 1 } else { 0 };
+        self.transcript.push(Message::Assistant {
+            text,
+            tool_calls: reply.tool_calls.clone(),
+        });
+        if reply.tool_calls.is_empty() {
+            run.phase = Phase::Between;
+            return;
+        }
+        run.consecutive_blocks = 0;
+        let slots: Vec<Slot> = reply
+            .tool_calls
+            .iter()
+            .map(|c| new_slot(&self.config, c))
+            .collect();
+        let parallel = slots.iter().all(|s| match s.kind {
+            Some(ToolKind::Host) | Some(ToolKind::Finish) => self
+                .config
+                .tool(&s.call.name)
+                .is_some_and(|d| d.parallel_safe),
+            Some(ToolKind::Todo) | None => true,
+        });
+        run.phase = Phase::Tools(ToolBatch {
+            slots,
+            parallel,
+            cut,
+            approval_decided: false,
+        });
+    }
+
+    fn charge(&mut self, usage: &Usage, cost_usd: f64) {
+        self.session_usage.add(usage);
+        self.session_cost_usd += cost_usd;
+        if let Some(run) = self.run.as_mut() {
+            run.ledger.usage.add(usage);
+            run.ledger.cost_usd += cost_usd;
+        }
+    }
+
+    fn on_approval(&mut self, call: &str, approved: bool, reason: &Option<String>) {
+        if let Some(Phase::Tools(batch)) = self.run.as_mut().map(|r| &mut r.phase) {
+            batch.approval_decided = true;
+        }
+        if approved {
+            self.with_slot(call, |slot| {
+                slot.approved = true;
+                slot.state = SlotState::Pending;
+            });
+        } else {
+            let why = reason.as_deref().unwrap_or("no reason given");
+            self.finish_slot(
+                call,
+                format!("Denied by the user: {why}. The call was not run."),
+                true,
+            );
+        }
+    }
+
+    fn on_interrupted(&mut self, call: &str, cause: InterruptCause) {
+        match cause {
+            InterruptCause::Reload => self.with_slot(call, |slot| {
+                slot.state = SlotState::Pending;
+                slot.interrupted = true;
+            }),
+            InterruptCause::Cancelled | InterruptCause::Budget => {
+                let why = if cause == InterruptCause::Cancelled {
+                    "the run was cancelled"
+                } else {
+                    "the budget ran out"
+                };
+                self.finish_slot(
+                    call,
+                    format!("Interrupted: {why} before the call returned."),
+                    true,
+                );
+            }
+        }
+    }
+
+    fn with_slot(&mut self, call: &str, f: impl FnOnce(&mut Slot)) {
+        if let Some(Phase::Tools(batch)) = self.run.as_mut().map(|r| &mut r.phase) {
+            if let Some(slot) = batch.slot_mut(call) {
+                f(slot);
+            }
+        }
+    }
+
+    fn finish_slot(&mut self, call: &str, content: String, is_error: bool) {
+        self.with_slot(call, |slot| {
+            slot.state = SlotState::Done { content, is_error }
+        });
+        self.complete_batch_if_done();
+    }
+
+    /// When every call of the batch has its result: the results join the transcript in call
+    /// order, each is judged by the loop guard, and the counters move.
+    fn complete_batch_if_done(&mut self) {
+        let Some(run) = self.run.as_mut() else { return };
+        let Phase::Tools(batch) = &run.phase else {
+            return;
+        };
+        if !batch.complete() {
+            return;
+        }
+        let batch = batch.clone();
+        let mut summary = BatchSummary {
+            approval_decided: batch.approval_decided,
+            cut: batch.cut,
+            verified: false,
+        };
+        let mut verdicts = Vec::new();
+        for slot in &batch.slots {
+            let SlotState::Done { content, is_error } = &slot.state else {
+                continue;
+            };
+            let obs = Observation {
+                tool: &slot.call.name,
+                args: &slot.args,
+                raw_args: &slot.call.arguments,
+                content,
+                is_error: *is_error,
+            };
+            verdicts.push(
+                run.guard
+                    .observe(&obs, &self.config.guard, &mut run.step_evidence),
+            );
+            run.consecutive_errors = if *is_error {
+                run.consecutive_errors + 1
+            } else {
+                0
+            };
+            let stats = run
+                .tool_stats
+                .entry(slot.call.name.clone())
+                .or_insert((0, 0));
+            stats.0 += 1;
+            let brief: String = content.chars().take(200).collect();
+            if *is_error {
+                stats.1 += 1;
+                push_bounded(
+                    &mut run.errors,
+                    format!("{} failed: {brief}", slot.call.name),
+                    6,
+                );
+            } else {
+                push_bounded(
+                    &mut run.findings,
+                    format!("{} → {brief}", slot.call.name),
+                    6,
+                );
+            }
+            match slot.kind {
+                Some(ToolKind::Todo) if !is_error => {
+                    if let Some(items) = parse_todos(&slot.args) {
+                        run.todos = items;
+                    }
+                }
+                // Only a verifier that actually ran counts; a refused finish call does not.
+                Some(ToolKind::Finish) if slot.attempts > 0 => {
+                    if *is_error {
+                        run.verification_failed = true;
+                    } else {
+                        run.verification_failed = false;
+                        run.verified_summary = Some(finish_summary(&slot.args));
+                        summary.verified = true;
+                    }
+                }
+                Some(ToolKind::Todo) | Some(ToolKind::Host) | Some(ToolKind::Finish) | None => {}
+            }
+            let shown = truncate(content, self.config.max_observation_chars);
+            self.transcript.push(Message::Tool {
+                call_id: slot.call.id.clone(),
+                name: slot.call.name.clone(),
+                content: shown,
+                is_error: *is_error,
+            });
+        }
+        run.verdict = verdicts.into_iter().fold(Verdict::Continue, stronger);
+        run.phase = Phase::Between;
+        self.last_batch = Some(summary);
+    }
+
+    /// At the end of a run every unanswered call gets a result, so the transcript stays
+    /// well-formed (each tool call answered) for the next run.
+    fn abandon_open_calls(&mut self) {
+        let Some(run) = self.run.as_mut() else { return };
+        let Phase::Tools(batch) = &mut run.phase else {
+            return;
+        };
+        for slot in &mut batch.slots {
+            if !matches!(slot.state, SlotState::Done { .. }) {
+                slot.state = SlotState::Done {
+                    content: "Not run: the run ended before this call could run.".into(),
+                    is_error: true,
+                };
+            }
+        }
+        self.complete_batch_if_done();
+    }
+
+    fn set_phase(&mut self, phase: Phase) {
+        if let Some(run) = self.run.as_mut() {
+            run.phase = phase;
+        }
+    }
+}
+
+fn stronger(a: Verdict, b: Verdict) -> Verdict {
+    match (&a, &b) {
+        (Verdict::Stop(_), _) => a,
+        (_, Verdict::Stop(_)) => b,
+        (Verdict::Diagnose(_), _) => a,
+        (Verdict::Continue, _) => b,
+    }
+}
+
+fn new_slot(config: &AgentConfig, call: &ToolCall) -> Slot {
+    let args = parse_args(&call.arguments).unwrap_or(Value::Null);
+    Slot {
+        args_hash: args_hash(&call.name, &args),
+        kind: config.tool(&call.name).map(|d| d.kind),
+        call: call.clone(),
+        args,
+        state: SlotState::Pending,
+        approved: false,
+        interrupted: false,
+        attempts: 0,
+    }
+}
+
+/// Parses model-produced argument text; an empty string means no arguments.
+pub fn parse_args(raw: &str) -> Result<Value, serde_json::Error> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(raw)
+}
+
+fn parse_todos(args: &Value) -> Option<Vec<TodoItem>> {
+    serde_json::from_value(args.get("items")?.clone()).ok()
+}
+
+fn finish_summary(args: &Value) -> String {
+    args.get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn truncate(content: &str, max_chars: usize) -> String {
+    let total = content.chars().count();
+    if total <= max_chars {
+        return content.to_string();
+    }
+    let kept: String = content.chars().take(max_chars).collect();
+    format!("{kept}\n[... {} more characters cut]", total - max_chars)
+}

@@ -1,0 +1,67 @@
+//! An in-memory [`EventStore`]: the reference implementation the store contract tests pin down,
+//! used natively and as a fallback when browser storage is unavailable.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use super::{Durability, EventStore, SessionSummary, StoreError};
+use crate::core::Record;
+
+/// Logs kept in memory.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    logs: RefCell<BTreeMap<String, Vec<Record>>>,
+    /// When set, appends fail with `QuotaExceeded` once a log would exceed this many records.
+    quota_records: Option<usize>,
+}
+
+impl MemoryStore {
+    /// A store that refuses appends beyond `records` per session (to test full disks).
+    pub fn with_quota(records: usize) -> Self {
+        Self { logs: RefCell::default(), quota_records: Some(records) }
+    }
+}
+
+impl EventStore for MemoryStore {
+    async fn append(&self, session: &str, records: &[Record], _durability: Durability) -> Result<(), StoreError> {
+        let mut logs = self.logs.borrow_mut();
+        let log = logs.entry(session.to_string()).or_default();
+        let mut fresh = Vec::new();
+        for record in records {
+            let len = (log.len() + fresh.len()) as u64;
+            match log.get(record.seq as usize) {
+                Some(existing) if existing == record => continue,
+                Some(_) => return Err(StoreError::Conflict { seq: record.seq }),
+                None if record.seq == len => fresh.push(record.clone()),
+                None => return Err(StoreError::Gap { expected: len, found: record.seq }),
+            }
+        }
+        if self.quota_records.is_some_and(|q| log.len() + fresh.len() > q) {
+            return Err(StoreError::QuotaExceeded("memory store quota reached".into()));
+        }
+        log.extend(fresh);
+        Ok(())
+    }
+
+    async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
+        Ok(self.logs.borrow().get(session).cloned().unwrap_or_default())
+    }
+
+    async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        Ok(self
+            .logs
+            .borrow()
+            .iter()
+            .map(|(session, log)| SessionSummary {
+                session: session.clone(),
+                records: log.len() as u64,
+                updated_at: log.last().map_or(0, |r| r.at),
+            })
+            .collect())
+    }
+
+    async fn delete(&self, session: &str) -> Result<(), StoreError> {
+        self.logs.borrow_mut().remove(session);
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! Turning a non-2xx provider response into a [`ModelError`], and keeping secrets out of error
+//! messages. The body shapes of OpenAI-compatible servers and of Anthropic are both understood.
+
+use serde_json::Value;
+
+use super::model::{ModelError, ModelErrorKind};
+use super::stream::str_field;
+
+/// Longest excerpt of a non-JSON body kept in an error message, in characters.
+const MAX_BODY_EXCERPT: usize = 300;
+
+/// Builds the error for a non-success HTTP response from its status, body and the server-directed
+/// wait (see `retry::parse_retry_after`). The message names the status, the provider's error type
+/// and its message; it never contains request headers, and API keys echoed by the provider are
+/// redacted.
+pub fn parse_error_body(status: u16, body: &str, retry_after_ms: Option<u64>) -> ModelError {
+    let detail = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|value| describe(&value));
+    let message = match detail {
+        Some((Some(error_type), text)) => format!("HTTP {status} {error_type}: {text}"),
+        Some((None, text)) => format!("HTTP {status}: {text}"),
+        None => {
+            let excerpt = excerpt(body);
+            if excerpt.is_empty() {
+                format!("HTTP {status}")
+            } else {
+                format!("HTTP {status}: {excerpt}")
+            }
+        }
+    };
+    ModelError {
+        kind: ModelErrorKind::Http {
+            status,
+            retry_after_ms,
+        },
+        message: redact_secrets(&message),
+    }
+}
+
+/// The error type and message of a JSON error body: `{"error": {"type", "message"}}` (both
+/// providers; OpenAI may give `code` instead of `type`), `{"error": "text"}`, or a top-level
+/// `message` / `detail`.
+fn describe(value: &Value) -> Option<(Option<String>, String)> {
+    match value.get("error") {
+        Some(error @ Value::Object(_)) => {
+            let error_type = str_field(error, "type")
+                .or_else(|| str_field(error, "code"))
+                .map(str::to_string);
+            let text = str_field(error, "message").unwrap_or("").to_string();
+            Some((error_type, text))
+        }
+        Some(Value::String(text)) => Some((None, text.clone())),
+        Some(_) | None => str_field(value, "message")
+            .or_else(|| str_field(value, "detail"))
+            .map(|text| (None, text.to_string())),
+    }
+}
+
+/// The body with whitespace collapsed, cut to [`MAX_BODY_EXCERPT`] characters.
+fn excerpt(body: &str) -> String {
+    let collapsed = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= MAX_BODY_EXCERPT {
+        return collapsed;
+    }
+    let mut cut: String = collapsed.chars().take(MAX_BODY_EXCERPT).collect();
+    cut.push('…');
+    cut
+}
+
+/// Replaces anything that looks like a secret key (a word starting with `sk-`, `sk_`, or the
+/// token after `Bearer `) with `[redacted]`. Providers sometimes echo part of a rejected key.
+pub fn redact_secrets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = next_secret(rest) {
+        out.push_str(&rest[..start.0]);
+        out.push_str(start.1);
+        out.push_str("[redacted]");
+        let tail = &rest[start.2..];
+        let end = tail.find(|c: char| !is_key_char(c)).unwrap_or(tail.len());
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Finds the next secret: (byte offset of its start, prefix to keep, offset where the key body
+/// starts).
+fn next_secret(text: &str) -> Option<(usize, &'static str, usize)> {
+    let mut best: Option<(usize, &'static str, usize)> = None;
+    for (marker, keep) in [("sk-", "sk-"), ("sk_", "sk_"), ("Bearer ", "Bearer ")] {
+        let mut from = 0;
+        while let Some(found) = text[from..].find(marker) {
+            let at = from + found;
+            let boundary = text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_ascii_alphanumeric());
+            if boundary {
+                if best.is_none_or(|b| at < b.0) {
+                    best = Some((at, keep, at + marker.len()));
+                }
+                break;
+            }
+            from = at + marker.len();
+        }
+    }
+    best
+}
+
+/// Characters a key (or its masked echo) is made of.
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*' | '.' | '…')
+}

@@ -1,0 +1,318 @@
+//! Requests to and replies from a small local model (SmolLM2 through llama.cpp / wllama) whose
+//! chat template has no tool calling. Tools are described in the system prompt, and a JSON
+//! Schema `response_format` (one `{tool, arguments}` shape per tool, plus `{final}`) makes
+//! llama.cpp's grammar admit only well-formed calls. Replies are parsed back leniently: output
+//! that is not a call is the model's final answer, never an error.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::message::{Message, ToolCall, ToolSpec};
+use super::model::{FinishReason, ModelReply, ModelRequest, Usage};
+
+/// A chat request for the local runtime. Serialise it directly (e.g. `serde_json::to_string`
+/// or `serde_wasm_bindgen`), not through `serde_json::Value`: see [`ResponseFormat`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocalRequest {
+    /// OpenAI-style `{role, content}` messages with plain-text content (`system`, `user`,
+    /// `assistant` only).
+    pub messages: Vec<Value>,
+    /// The JSON Schema constraint; `None` (free text) when no tools are offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+    /// Upper bound on generated tokens.
+    pub max_tokens: u32,
+}
+
+/// The `response_format` constraining the reply to one tool call or a final answer:
+/// `{type: "json_schema", json_schema: {schema: {oneOf: [...]}}}` with, per tool,
+/// `{tool: {const: name}, arguments: <its parameters schema>}` (both required, no other keys)
+/// and `{final: string}`.
+///
+/// It serialises with `tool` before `arguments`. llama.cpp builds its grammar in the schema's
+/// property order, so this order makes the model name the tool before writing arguments. A
+/// `serde_json::Value` would sort the keys (`arguments` first), which is why this is a type of
+/// its own; [`ResponseFormat::to_value`] gives the order-insensitive value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseFormat {
+    /// `(tool name, parameters JSON Schema)` for each offered tool, in order.
+    pub tools: Vec<(String, Value)>,
+}
+
+impl ResponseFormat {
+    /// The format as a JSON value (object keys sorted; for comparison and inspection).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for ResponseFormat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut one_of: Vec<Shape<'_>> = self
+            .tools
+            .iter()
+            .map(|(name, parameters)| {
+                Shape::Tool(Object {
+                    kind: "object",
+                    properties: ToolProperties {
+                        tool: Const { value: name },
+                        arguments: parameters,
+                    },
+                    required: &["tool", "arguments"],
+                    additional_properties: false,
+                })
+            })
+            .collect();
+        one_of.push(Shape::Final(Object {
+            kind: "object",
+            properties: FinalProperties {
+                answer: TypeOnly { kind: "string" },
+            },
+            required: &["final"],
+            additional_properties: false,
+        }));
+        Wire {
+            kind: "json_schema",
+            json_schema: SchemaHolder {
+                schema: OneOf { one_of },
+            },
+        }
+        .serialize(serializer)
+    }
+}
+
+/// `{type, json_schema}`.
+#[derive(Serialize)]
+struct Wire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: SchemaHolder<'a>,
+}
+
+/// `{schema}`.
+#[derive(Serialize)]
+struct SchemaHolder<'a> {
+    schema: OneOf<'a>,
+}
+
+/// `{oneOf}`.
+#[derive(Serialize)]
+struct OneOf<'a> {
+    #[serde(rename = "oneOf")]
+    one_of: Vec<Shape<'a>>,
+}
+
+/// One alternative reply shape.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Shape<'a> {
+    Tool(Object<ToolProperties<'a>>),
+    Final(Object<FinalProperties>),
+}
+
+/// A closed object schema with required properties.
+#[derive(Serialize)]
+struct Object<P> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: P,
+    required: &'static [&'static str],
+    #[serde(rename = "additionalProperties")]
+    additional_properties: bool,
+}
+
+/// `{tool, arguments}`, in this order.
+#[derive(Serialize)]
+struct ToolProperties<'a> {
+    tool: Const<'a>,
+    arguments: &'a Value,
+}
+
+/// `{final}`.
+#[derive(Serialize)]
+struct FinalProperties {
+    #[serde(rename = "final")]
+    answer: TypeOnly,
+}
+
+/// `{const}`.
+#[derive(Serialize)]
+struct Const<'a> {
+    #[serde(rename = "const")]
+    value: &'a str,
+}
+
+/// `{type}`.
+#[derive(Serialize)]
+struct TypeOnly {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// Builds the local request. With tools, the system message describes them in plain language
+/// and asks for one JSON object; tool results become user messages (`Result of <name> (call
+/// <id>):` or `Error from <name> (call <id>):`) because the template has no tool role; earlier
+/// assistant turns are rendered as the JSON objects the model would have produced.
+pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
+    let tools_offered = !req.tools.is_empty();
+    let mut system = req.system.clone().unwrap_or_default();
+    if tools_offered {
+        if !system.is_empty() {
+            system.push_str("\n\n");
+        }
+        system.push_str(&tool_instructions(&req.tools));
+    }
+    let mut messages = Vec::with_capacity(req.messages.len() + 1);
+    if !system.is_empty() {
+        messages.push(text_message("system", system));
+    }
+    for message in &req.messages {
+        let (role, content) = match message {
+            Message::User { text } => ("user", text.clone()),
+            Message::Assistant { text, tool_calls } => (
+                "assistant",
+                render_assistant(text, tool_calls, tools_offered),
+            ),
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                is_error,
+            } => {
+                let head = if *is_error { "Error from" } else { "Result of" };
+                (
+                    "user",
+                    format!("{head} {name} (call {call_id}):\n{content}"),
+                )
+            }
+        };
+        messages.push(text_message(role, content));
+    }
+    LocalRequest {
+        messages,
+        response_format: tools_offered.then(|| ResponseFormat {
+            tools: req
+                .tools
+                .iter()
+                .map(|tool| (tool.name.clone(), tool.parameters.clone()))
+                .collect(),
+        }),
+        max_tokens: req.max_output_tokens,
+    }
+}
+
+/// `{"role", "content"}`.
+fn text_message(role: &str, content: String) -> Value {
+    serde_json::json!({ "role": role, "content": content })
+}
+
+/// The plain-language tool list and answer format appended to the system prompt.
+fn tool_instructions(tools: &[ToolSpec]) -> String {
+    let mut out = String::from("You can use these tools:\n");
+    for tool in tools {
+        out.push_str(&format!(
+            "\n- {}: {}\n  Parameters (JSON Schema): {}\n",
+            tool.name, tool.description, tool.parameters
+        ));
+    }
+    out.push_str(
+        "\nAnswer with exactly one JSON object and nothing else.\n\
+         To call a tool: {\"tool\": \"<tool name>\", \"arguments\": {<arguments>}}\n\
+         To give your final answer: {\"final\": \"<your answer>\"}\n\
+         Call one tool at a time; its result will be sent back to you.",
+    );
+    out
+}
+
+/// An assistant turn as the model would have written it: one `{"tool", "arguments"}` object per
+/// call (after any text), else `{"final": text}` when tools are offered, else the plain text.
+fn render_assistant(text: &str, tool_calls: &[ToolCall], tools_offered: bool) -> String {
+    if tool_calls.is_empty() {
+        return if tools_offered {
+            serde_json::json!({ "final": text }).to_string()
+        } else {
+            text.to_string()
+        };
+    }
+    let mut lines: Vec<String> = Vec::with_capacity(tool_calls.len() + 1);
+    if !text.is_empty() {
+        lines.push(text.to_string());
+    }
+    lines.extend(tool_calls.iter().map(render_call));
+    lines.join("\n")
+}
+
+/// `{"tool":<name>,"arguments":<arguments>}`, `tool` first; arguments that are not valid JSON
+/// are embedded as a string.
+fn render_call(call: &ToolCall) -> String {
+    let arguments = match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(value) => value,
+        Err(_) => Value::String(call.arguments.clone()),
+    };
+    format!(
+        "{{\"tool\":{},\"arguments\":{}}}",
+        Value::String(call.name.clone()),
+        arguments
+    )
+}
+
+/// Parses what the local model produced. When tools were offered, `{"tool": .., "arguments":
+/// {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`) and
+/// `{"final": ".."}` the answer text (`EndTurn`). A JSON object cut short (the model hit its
+/// token limit) is returned as raw text with `MaxTokens`; anything else is the raw text as the
+/// final answer (`EndTurn`). This never fails.
+pub fn parse_local_output(
+    text: &str,
+    tools_were_offered: bool,
+    usage: Usage,
+    call_id: String,
+) -> ModelReply {
+    let mut reply = ModelReply {
+        text: text.to_string(),
+        tool_calls: Vec::new(),
+        finish: FinishReason::EndTurn,
+        usage,
+        model: String::new(),
+    };
+    if !tools_were_offered {
+        return reply;
+    }
+    let candidate = strip_code_fence(text.trim());
+    match serde_json::from_str::<Value>(candidate) {
+        Ok(Value::Object(object)) => {
+            let tool = object.get("tool").and_then(Value::as_str);
+            let arguments = object.get("arguments").filter(|a| a.is_object());
+            let answer = object.get("final").and_then(Value::as_str);
+            match (tool, arguments, answer) {
+                (Some(name), Some(arguments), None) => {
+                    reply.tool_calls.push(ToolCall {
+                        id: call_id,
+                        name: name.to_string(),
+                        arguments: arguments.to_string(),
+                    });
+                    reply.text = String::new();
+                    reply.finish = FinishReason::ToolUse;
+                }
+                (None, None, Some(answer)) => answer.clone_into(&mut reply.text),
+                _ => {}
+            }
+        }
+        Ok(_) => {}
+        Err(error) => {
+            if error.is_eof() && candidate.starts_with('{') {
+                reply.finish = FinishReason::MaxTokens;
+            }
+        }
+    }
+    reply
+}
+
+/// The inside of a Markdown code fence (```` ```json ... ``` ````), or the text unchanged.
+fn strip_code_fence(text: &str) -> &str {
+    let Some(inner) = text.strip_prefix("```") else {
+        return text;
+    };
+    let inner = inner.strip_suffix("```").unwrap_or(inner);
+    let inner = inner.strip_prefix("json").unwrap_or(inner);
+    inner.trim()
+}

@@ -1,0 +1,83 @@
+//! Helpers shared by the `protocol_*` test crates: fixture loading and whole-stream runs.
+#![cfg(test)]
+#![allow(dead_code)]
+
+use tabloop::protocol::{
+    AnthropicStream, ModelError, ModelReply, OpenAiStream, SseEvent, SseParser, StreamDelta,
+};
+
+/// The bytes of `tests/fixtures/sse/<name>`.
+pub fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/sse/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// Parses the chunks in order, then finishes; returns the events and `ended_mid_event`.
+pub fn parse_chunks(chunks: &[&[u8]]) -> (Vec<SseEvent>, bool) {
+    let mut parser = SseParser::default();
+    let mut events = Vec::new();
+    for chunk in chunks {
+        events.extend(parser.push(chunk));
+    }
+    events.extend(parser.finish());
+    (events, parser.ended_mid_event())
+}
+
+/// Parses a whole stream delivered as one chunk.
+pub fn parse(bytes: &[u8]) -> Vec<SseEvent> {
+    parse_chunks(&[bytes]).0
+}
+
+/// Runs events through an OpenAI assembler; stops at the first error.
+pub fn assemble_openai(events: &[SseEvent]) -> (Vec<StreamDelta>, Result<ModelReply, ModelError>) {
+    let mut stream = OpenAiStream::default();
+    let mut deltas = Vec::new();
+    for event in events {
+        match stream.push(event) {
+            Ok(more) => deltas.extend(more),
+            Err(error) => return (deltas, Err(error)),
+        }
+    }
+    (deltas, stream.finish())
+}
+
+/// Runs events through an Anthropic assembler; stops at the first error.
+pub fn assemble_anthropic(
+    events: &[SseEvent],
+) -> (Vec<StreamDelta>, Result<ModelReply, ModelError>) {
+    let mut stream = AnthropicStream::default();
+    let mut deltas = Vec::new();
+    for event in events {
+        match stream.push(event) {
+            Ok(more) => deltas.extend(more),
+            Err(error) => return (deltas, Err(error)),
+        }
+    }
+    (deltas, stream.finish())
+}
+
+/// An SSE event of the default type.
+pub fn data_event(data: &str) -> SseEvent {
+    SseEvent {
+        event: "message".to_string(),
+        data: data.to_string(),
+        id: None,
+    }
+}
+
+/// An SSE event of a named type.
+pub fn named_event(event: &str, data: &str) -> SseEvent {
+    SseEvent {
+        event: event.to_string(),
+        data: data.to_string(),
+        id: None,
+    }
+}
+
+/// The fixture's events up to (not including) the first event whose data contains `marker`.
+pub fn events_before(name: &str, marker: &str) -> Vec<SseEvent> {
+    parse(&fixture(name))
+        .into_iter()
+        .take_while(|e| !e.data.contains(marker))
+        .collect()
+}
