@@ -13,3 +13,5 @@ pub mod protocol;
 pub mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
