@@ -9,7 +9,8 @@ use super::context::COMPACTION_SYSTEM;
 use super::effect::{Effect, ToolInvocation};
 use super::error::InputError;
 use super::event::{
-    CallPurpose, Event, InterruptCause, Millis, Record, StopReason, SCHEMA_VERSION,
+    CallPurpose, Event, InterruptCause, Millis, Record, StopReason, TransitionReason,
+    SCHEMA_VERSION,
 };
 use super::run::{Phase, RunState, SlotState};
 use super::state::AgentState;
@@ -160,7 +161,18 @@ impl Agent {
                 }
                 self.advance_batch();
             }
-            Phase::Between => self.after_step_work(),
+            Phase::Between => {
+                let run = self.state.active_run();
+                if !run.is_some_and(|r| r.step_open) {
+                    // Cut (by a fork) between two steps: the next one starts now.
+                    self.start_step(TransitionReason::Resumed);
+                } else if self.state.last_batch.is_none() {
+                    // The step started but its model call was never recorded.
+                    self.call_model(CallPurpose::Step);
+                } else {
+                    self.after_step_work();
+                }
+            }
             Phase::Finished(_) => {}
         }
     }
@@ -224,7 +236,24 @@ impl Agent {
                 .slot(call)
                 .map(|slot| self.ask_effect(slot, *after_interrupt)),
             Event::RunFinished { outcome } => Some(Effect::Finished(outcome.clone())),
-            _ => None,
+            Event::SessionStarted { .. }
+            | Event::UserMessage { .. }
+            | Event::RunStarted { .. }
+            | Event::StepStarted { .. }
+            | Event::ModelReplied { .. }
+            | Event::ModelFailed { .. }
+            | Event::ModelCallAbandoned { .. }
+            | Event::Compacted { .. }
+            | Event::ToolCallRejected { .. }
+            | Event::ApprovalDecided { .. }
+            | Event::ToolCallFinished { .. }
+            | Event::ToolCallInterrupted { .. }
+            | Event::GuardTriggered { .. }
+            | Event::CompletionRejected { .. }
+            | Event::StepFinished { .. }
+            | Event::BudgetExtended { .. }
+            | Event::Suspended
+            | Event::Resumed => None,
         }
     }
 

@@ -10,7 +10,7 @@ use super::config::{Permission, ToolKind};
 use super::event::{Event, Rejection};
 use super::run::{Phase, Slot, SlotState, TodoItem, TodoStatus};
 use super::schema;
-use super::state::parse_args;
+use super::state_batch::parse_args;
 use super::{completion, InputError};
 
 impl Agent {

@@ -49,7 +49,7 @@ pub enum TransitionReason {
     BudgetContinuation,
     /// A human decided a pending approval.
     ApprovalResumed,
-    /// The page was reloaded and the run picks up where it stopped.
+    /// The log was reopened (after a reload or a fork) between two steps; the run goes on.
     Resumed,
 }
 

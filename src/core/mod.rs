@@ -22,6 +22,7 @@ mod replay;
 mod run;
 mod schema;
 mod state;
+mod state_batch;
 mod tools;
 
 pub use agent::Agent;
@@ -42,4 +43,5 @@ pub use replay::{parse_jsonl, to_jsonl};
 pub use run::{Phase, RunState, Slot, SlotState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;
 pub use state::{AgentState, CONTINUE_PROMPT};
+pub use state_batch::parse_args;
 pub use tools::{finish_tool, todo_tool};

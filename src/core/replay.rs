@@ -52,7 +52,17 @@ impl Agent {
                 .iter()
                 .rposition(|r| matches!(r.event, Event::StepFinished { step: s, .. } if s == step))
                 .ok_or(ReplayError::NoSuchStep(step))?;
-            last + 1
+            // Keep what directly follows the step's end (the next step's start, or the run's
+            // end) so the fork resumes exactly at that point.
+            let mut end = last + 1;
+            while let Some(Record {
+                event: Event::StepStarted { .. } | Event::RunFinished { .. },
+                ..
+            }) = records.get(end)
+            {
+                end += 1;
+            }
+            end
         };
         let mut out: Vec<Record> = records[..end].to_vec();
         if let Some(Record {

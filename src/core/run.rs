@@ -137,6 +137,8 @@ pub struct RunState {
     pub phase: Phase,
     /// Steps started.
     pub step: u32,
+    /// A step has started and not finished.
+    pub step_open: bool,
     /// Spend when the current step started.
     pub step_ledger_before: Ledger,
     /// Evidence gathered in the current step.
@@ -181,6 +183,7 @@ impl RunState {
             ledger: Ledger::default(),
             phase: Phase::Between,
             step: 0,
+            step_open: false,
             step_ledger_before: Ledger::default(),
             step_evidence: EvidenceDelta::default(),
             guard: LoopGuard::default(),

@@ -208,7 +208,9 @@ fn single_type_matches(t: &str, value: &Value) -> bool {
 fn type_name(expected: &Value) -> String {
     match expected {
         Value::String(t) => t.clone(),
-        other => other.to_string(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+            expected.to_string()
+        }
     }
 }
 

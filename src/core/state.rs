@@ -1,16 +1,13 @@
 //! The agent's state and the fold that builds it: `apply` is the only place state changes, used
 //! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
 
-use serde_json::Value;
-
 use super::config::{AgentConfig, ToolKind};
 use super::context::Transcript;
-use super::event::{CallPurpose, Event, InterruptCause, Millis, Record, TransitionReason};
-use super::fingerprint::args_hash;
+use super::event::{CallPurpose, Event, Millis, Record, TransitionReason};
 use super::hygiene::strip_control_tokens;
-use super::loop_guard::{Observation, Verdict};
-use super::run::{push_bounded, Phase, RunState, Slot, SlotState, TodoItem, ToolBatch};
-use crate::protocol::{Message, ModelErrorKind, ToolCall, Usage};
+use super::run::{push_bounded, Phase, RunState, Slot, SlotState, ToolBatch};
+use super::state_batch::new_slot;
+use crate::protocol::{Message, ModelErrorKind, Usage};
 
 /// Message injected when a reply was cut at the output limit.
 pub const CONTINUE_PROMPT: &str =
@@ -85,7 +82,12 @@ impl AgentState {
         self.advance_clock(record.at, matches!(record.event, Event::Resumed));
         self.next_seq = record.seq + 1;
         match &record.event {
-            Event::SessionStarted { .. } | Event::StepFinished { .. } => {}
+            Event::SessionStarted { .. } => {}
+            Event::StepFinished { .. } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.step_open = false;
+                }
+            }
             Event::UserMessage { text } => self.on_user_message(text),
             Event::RunStarted { run, budget } => {
                 self.run = Some(RunState::new(*run, self.last_user_text.clone(), *budget));
@@ -157,7 +159,12 @@ impl AgentState {
                 call,
                 content,
                 is_error,
-            } => self.finish_slot(call, content.clone(), *is_error),
+            } => {
+                if !is_error {
+                    self.take_todo_list(call);
+                }
+                self.finish_slot(call, content.clone(), *is_error)
+            }
             Event::ToolCallInterrupted { call, cause } => self.on_interrupted(call, *cause),
             Event::GuardTriggered { stop, message, .. } => {
                 if let Some(run) = self.run.as_mut() {
@@ -219,6 +226,7 @@ impl AgentState {
     fn on_step_started(&mut self, step: u32, reason: &TransitionReason) {
         let Some(run) = self.run.as_mut() else { return };
         run.step = step;
+        run.step_open = true;
         run.step_ledger_before = run.ledger;
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
@@ -308,221 +316,9 @@ impl AgentState {
         }
     }
 
-    fn on_approval(&mut self, call: &str, approved: bool, reason: &Option<String>) {
-        if let Some(Phase::Tools(batch)) = self.run.as_mut().map(|r| &mut r.phase) {
-            batch.approval_decided = true;
-        }
-        if approved {
-            self.with_slot(call, |slot| {
-                slot.approved = true;
-                slot.state = SlotState::Pending;
-            });
-        } else {
-            let why = reason.as_deref().unwrap_or("no reason given");
-            self.finish_slot(
-                call,
-                format!("Denied by the user: {why}. The call was not run."),
-                true,
-            );
-        }
-    }
-
-    fn on_interrupted(&mut self, call: &str, cause: InterruptCause) {
-        match cause {
-            InterruptCause::Reload => self.with_slot(call, |slot| {
-                slot.state = SlotState::Pending;
-                slot.interrupted = true;
-            }),
-            InterruptCause::Cancelled | InterruptCause::Budget => {
-                let why = if cause == InterruptCause::Cancelled {
-                    "the run was cancelled"
-                } else {
-                    "the budget ran out"
-                };
-                self.finish_slot(
-                    call,
-                    format!("Interrupted: {why} before the call returned."),
-                    true,
-                );
-            }
-        }
-    }
-
-    fn with_slot(&mut self, call: &str, f: impl FnOnce(&mut Slot)) {
-        if let Some(Phase::Tools(batch)) = self.run.as_mut().map(|r| &mut r.phase) {
-            if let Some(slot) = batch.slot_mut(call) {
-                f(slot);
-            }
-        }
-    }
-
-    fn finish_slot(&mut self, call: &str, content: String, is_error: bool) {
-        self.with_slot(call, |slot| {
-            slot.state = SlotState::Done { content, is_error }
-        });
-        self.complete_batch_if_done();
-    }
-
-    /// When every call of the batch has its result: the results join the transcript in call
-    /// order, each is judged by the loop guard, and the counters move.
-    fn complete_batch_if_done(&mut self) {
-        let Some(run) = self.run.as_mut() else { return };
-        let Phase::Tools(batch) = &run.phase else {
-            return;
-        };
-        if !batch.complete() {
-            return;
-        }
-        let batch = batch.clone();
-        let mut summary = BatchSummary {
-            approval_decided: batch.approval_decided,
-            cut: batch.cut,
-            verified: false,
-        };
-        let mut verdicts = Vec::new();
-        for slot in &batch.slots {
-            let SlotState::Done { content, is_error } = &slot.state else {
-                continue;
-            };
-            let obs = Observation {
-                tool: &slot.call.name,
-                args: &slot.args,
-                raw_args: &slot.call.arguments,
-                content,
-                is_error: *is_error,
-            };
-            verdicts.push(
-                run.guard
-                    .observe(&obs, &self.config.guard, &mut run.step_evidence),
-            );
-            run.consecutive_errors = if *is_error {
-                run.consecutive_errors + 1
-            } else {
-                0
-            };
-            let stats = run
-                .tool_stats
-                .entry(slot.call.name.clone())
-                .or_insert((0, 0));
-            stats.0 += 1;
-            let brief: String = content.chars().take(200).collect();
-            if *is_error {
-                stats.1 += 1;
-                push_bounded(
-                    &mut run.errors,
-                    format!("{} failed: {brief}", slot.call.name),
-                    6,
-                );
-            } else {
-                push_bounded(
-                    &mut run.findings,
-                    format!("{} → {brief}", slot.call.name),
-                    6,
-                );
-            }
-            match slot.kind {
-                Some(ToolKind::Todo) if !is_error => {
-                    if let Some(items) = parse_todos(&slot.args) {
-                        run.todos = items;
-                    }
-                }
-                // Only a verifier that actually ran counts; a refused finish call does not.
-                Some(ToolKind::Finish) if slot.attempts > 0 => {
-                    if *is_error {
-                        run.verification_failed = true;
-                    } else {
-                        run.verification_failed = false;
-                        run.verified_summary = Some(finish_summary(&slot.args));
-                        summary.verified = true;
-                    }
-                }
-                Some(ToolKind::Todo) | Some(ToolKind::Host) | Some(ToolKind::Finish) | None => {}
-            }
-            let shown = truncate(content, self.config.max_observation_chars);
-            self.transcript.push(Message::Tool {
-                call_id: slot.call.id.clone(),
-                name: slot.call.name.clone(),
-                content: shown,
-                is_error: *is_error,
-            });
-        }
-        run.verdict = verdicts.into_iter().fold(Verdict::Continue, stronger);
-        run.phase = Phase::Between;
-        self.last_batch = Some(summary);
-    }
-
-    /// At the end of a run every unanswered call gets a result, so the transcript stays
-    /// well-formed (each tool call answered) for the next run.
-    fn abandon_open_calls(&mut self) {
-        let Some(run) = self.run.as_mut() else { return };
-        let Phase::Tools(batch) = &mut run.phase else {
-            return;
-        };
-        for slot in &mut batch.slots {
-            if !matches!(slot.state, SlotState::Done { .. }) {
-                slot.state = SlotState::Done {
-                    content: "Not run: the run ended before this call could run.".into(),
-                    is_error: true,
-                };
-            }
-        }
-        self.complete_batch_if_done();
-    }
-
     fn set_phase(&mut self, phase: Phase) {
         if let Some(run) = self.run.as_mut() {
             run.phase = phase;
         }
     }
-}
-
-fn stronger(a: Verdict, b: Verdict) -> Verdict {
-    match (&a, &b) {
-        (Verdict::Stop(_), _) => a,
-        (_, Verdict::Stop(_)) => b,
-        (Verdict::Diagnose(_), _) => a,
-        (Verdict::Continue, _) => b,
-    }
-}
-
-fn new_slot(config: &AgentConfig, call: &ToolCall) -> Slot {
-    let args = parse_args(&call.arguments).unwrap_or(Value::Null);
-    Slot {
-        args_hash: args_hash(&call.name, &args),
-        kind: config.tool(&call.name).map(|d| d.kind),
-        call: call.clone(),
-        args,
-        state: SlotState::Pending,
-        approved: false,
-        interrupted: false,
-        attempts: 0,
-    }
-}
-
-/// Parses model-produced argument text; an empty string means no arguments.
-pub fn parse_args(raw: &str) -> Result<Value, serde_json::Error> {
-    if raw.trim().is_empty() {
-        return Ok(Value::Object(Default::default()));
-    }
-    serde_json::from_str(raw)
-}
-
-fn parse_todos(args: &Value) -> Option<Vec<TodoItem>> {
-    serde_json::from_value(args.get("items")?.clone()).ok()
-}
-
-fn finish_summary(args: &Value) -> String {
-    args.get("summary")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn truncate(content: &str, max_chars: usize) -> String {
-    let total = content.chars().count();
-    if total <= max_chars {
-        return content.to_string();
-    }
-    let kept: String = content.chars().take(max_chars).collect();
-    format!("{kept}\n[... {} more characters cut]", total - max_chars)
 }

@@ -18,12 +18,20 @@ pub struct MemoryStore {
 impl MemoryStore {
     /// A store that refuses appends beyond `records` per session (to test full disks).
     pub fn with_quota(records: usize) -> Self {
-        Self { logs: RefCell::default(), quota_records: Some(records) }
+        Self {
+            logs: RefCell::default(),
+            quota_records: Some(records),
+        }
     }
 }
 
 impl EventStore for MemoryStore {
-    async fn append(&self, session: &str, records: &[Record], _durability: Durability) -> Result<(), StoreError> {
+    async fn append(
+        &self,
+        session: &str,
+        records: &[Record],
+        _durability: Durability,
+    ) -> Result<(), StoreError> {
         let mut logs = self.logs.borrow_mut();
         let log = logs.entry(session.to_string()).or_default();
         let mut fresh = Vec::new();
@@ -33,11 +41,21 @@ impl EventStore for MemoryStore {
                 Some(existing) if existing == record => continue,
                 Some(_) => return Err(StoreError::Conflict { seq: record.seq }),
                 None if record.seq == len => fresh.push(record.clone()),
-                None => return Err(StoreError::Gap { expected: len, found: record.seq }),
+                None => {
+                    return Err(StoreError::Gap {
+                        expected: len,
+                        found: record.seq,
+                    })
+                }
             }
         }
-        if self.quota_records.is_some_and(|q| log.len() + fresh.len() > q) {
-            return Err(StoreError::QuotaExceeded("memory store quota reached".into()));
+        if self
+            .quota_records
+            .is_some_and(|q| log.len() + fresh.len() > q)
+        {
+            return Err(StoreError::QuotaExceeded(
+                "memory store quota reached".into(),
+            ));
         }
         log.extend(fresh);
         Ok(())

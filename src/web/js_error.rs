@@ -15,13 +15,22 @@ impl JsFailure {
     /// Reads `name` and `message` from any thrown value.
     pub fn from_js(value: &JsValue) -> Self {
         if let Some(exception) = value.dyn_ref::<web_sys::DomException>() {
-            return Self { name: exception.name(), message: exception.message() };
+            return Self {
+                name: exception.name(),
+                message: exception.message(),
+            };
         }
         if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-            return Self { name: String::from(error.name()), message: String::from(error.message()) };
+            return Self {
+                name: String::from(error.name()),
+                message: String::from(error.message()),
+            };
         }
         let text = value.as_string().unwrap_or_else(|| format!("{value:?}"));
-        Self { name: "Error".into(), message: text }
+        Self {
+            name: "Error".into(),
+            message: text,
+        }
     }
 
     /// The storage quota is exhausted.

@@ -1,0 +1,318 @@
+//! Budget scenarios: the unsolvable-task drill, every budget kind, wall-clock time that does not
+//! count suspended time, and continuing a run after its budget is raised.
+
+#![allow(
+    clippy::wildcard_enum_match_arm,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+mod core_support;
+
+use core_support::*;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tabloop::core::{
+    BudgetKind, BudgetLimits, Event, Input, InputError, Price, StopReason, TransitionReason,
+};
+
+fn limits() -> BudgetLimits {
+    BudgetLimits {
+        max_steps: None,
+        max_tool_calls: None,
+        max_input_tokens: None,
+        max_output_tokens: None,
+        max_cost_usd: None,
+        max_wall_ms: None,
+    }
+}
+
+#[test]
+fn the_unsolvable_task_drill_ends_inside_its_budget_with_a_handoff_report() {
+    let mut cfg = config();
+    cfg.budget = BudgetLimits {
+        max_steps: Some(6),
+        ..limits()
+    };
+    let mut h = Harness::new(cfg);
+    let mut effects = h.user("Find the password in the vault");
+    let mut outcome = None;
+    for i in 0..20 {
+        // The model tries a different file each time; each read says "no password here".
+        effects = h.reply(
+            &effects,
+            calls(vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("vault/{i}.txt")}),
+            )]),
+        );
+        if let Some(o) = Harness::finished(&effects) {
+            outcome = Some(o);
+            break;
+        }
+        effects = h.tool_result(
+            &format!("c{i}"),
+            &format!("vault/{i}.txt: no password here (entry {i})"),
+            false,
+        );
+        if let Some(o) = Harness::finished(&effects) {
+            outcome = Some(o);
+            break;
+        }
+    }
+    let outcome = outcome.expect("the run ended");
+    assert_eq!(
+        outcome.stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::Steps
+        }
+    );
+    assert_eq!(outcome.steps, 6);
+    let model_calls = h
+        .events()
+        .filter(|e| matches!(e, Event::ModelCallStarted { .. }))
+        .count();
+    assert_eq!(model_calls, 6, "no model call beyond the budget");
+    let report = outcome.handoff.expect("a handoff report");
+    assert_eq!(report.task, "Find the password in the vault");
+    assert_eq!(
+        report.progress[0],
+        "6 step(s), 6 tool call(s), 600 input and 60 output tokens, $0.0000."
+    );
+    assert_eq!(report.progress[1], "read_file: 6 call(s), 0 failed");
+    assert_eq!(report.findings.len(), 6);
+    assert!(report.findings[5].contains("vault/5.txt: no password here"));
+    assert!(report.to_text().contains("Findings:"));
+}
+
+#[test]
+fn the_cost_budget_uses_the_price_table() {
+    let mut cfg = config();
+    cfg.price = Price {
+        input_per_mtok: 3.0,
+        output_per_mtok: 15.0,
+        cached_input_per_mtok: 0.3,
+    };
+    cfg.budget = BudgetLimits {
+        max_cost_usd: Some(0.001),
+        ..limits()
+    };
+    let mut h = Harness::new(cfg);
+    let mut effects = h.user("go");
+    // Each reply: 100 input, 10 output → $0.00045.
+    for i in 0..5 {
+        effects = h.reply(
+            &effects,
+            calls(vec![call(
+                &format!("c{i}"),
+                "read_file",
+                json!({"path": format!("{i}")}),
+            )]),
+        );
+        if Harness::finished(&effects).is_some() {
+            break;
+        }
+        effects = h.tool_result(&format!("c{i}"), &format!("r{i}"), false);
+        if Harness::finished(&effects).is_some() {
+            break;
+        }
+    }
+    let outcome = Harness::finished(&effects).unwrap();
+    assert_eq!(
+        outcome.stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::Cost
+        }
+    );
+    assert_eq!(outcome.steps, 3);
+    assert!(
+        (outcome.cost_usd - 0.00135).abs() < 1e-12,
+        "{}",
+        outcome.cost_usd
+    );
+}
+
+#[test]
+fn token_and_tool_call_budgets_stop_before_the_next_model_call() {
+    // Each step spends 100 input tokens, 10 output tokens and one tool call.
+    for (budget, kind, steps) in [
+        (
+            BudgetLimits {
+                max_input_tokens: Some(250),
+                ..limits()
+            },
+            BudgetKind::InputTokens,
+            3,
+        ),
+        (
+            BudgetLimits {
+                max_output_tokens: Some(25),
+                ..limits()
+            },
+            BudgetKind::OutputTokens,
+            3,
+        ),
+        (
+            BudgetLimits {
+                max_tool_calls: Some(2),
+                ..limits()
+            },
+            BudgetKind::ToolCalls,
+            2,
+        ),
+    ] {
+        let mut cfg = config();
+        cfg.budget = budget;
+        let mut h = Harness::new(cfg);
+        let mut effects = h.user("go");
+        for i in 0..10 {
+            effects = h.reply(
+                &effects,
+                calls(vec![call(
+                    &format!("c{i}"),
+                    "read_file",
+                    json!({"path": format!("{i}")}),
+                )]),
+            );
+            if Harness::finished(&effects).is_some() {
+                break;
+            }
+            effects = h.tool_result(&format!("c{i}"), &format!("r{i}"), false);
+            if Harness::finished(&effects).is_some() {
+                break;
+            }
+        }
+        let outcome = Harness::finished(&effects).unwrap();
+        assert_eq!(
+            outcome.stop,
+            StopReason::BudgetExhausted { budget: kind },
+            "{kind:?}"
+        );
+        assert_eq!(outcome.steps, steps, "{kind:?}");
+    }
+}
+
+#[test]
+fn wall_clock_counts_active_time_only() {
+    let mut cfg = config();
+    cfg.budget = BudgetLimits {
+        max_wall_ms: Some(60_000),
+        ..limits()
+    };
+    let mut h = Harness::new(cfg);
+    let effects = h.user("go");
+    let request = Harness::model_call(&effects);
+    h.tick(20_000);
+    h.send(Input::Suspend).unwrap();
+    h.tick(3_600_000); // an hour in a background tab
+    h.send(Input::Resume).unwrap();
+    h.tick(20_000);
+    assert!(
+        h.send(Input::Tick).unwrap().is_empty(),
+        "40 s active is inside the budget"
+    );
+    h.send(Input::ModelReplied {
+        request,
+        reply: calls(vec![call("c", "read_file", json!({"path": "a"}))]),
+    })
+    .unwrap();
+    let run = h.agent.run().unwrap();
+    assert!(run.ledger.suspended_ms >= 3_600_000);
+    assert!(run.ledger.active_ms < 60_000, "{}", run.ledger.active_ms);
+    h.tick(30_000);
+    let effects = h.send(Input::Tick).unwrap();
+    let outcome = Harness::finished(&effects).unwrap();
+    assert_eq!(
+        outcome.stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::WallClock
+        }
+    );
+    assert_eq!(
+        effects[0],
+        tabloop::core::Effect::Abort {
+            request: None,
+            calls: vec!["c".into()]
+        }
+    );
+}
+
+#[test]
+fn a_run_out_of_budget_continues_when_the_budget_is_raised() {
+    let mut cfg = config();
+    cfg.budget = BudgetLimits {
+        max_steps: Some(1),
+        ..limits()
+    };
+    let mut h = Harness::new(cfg);
+    let effects = h.user("go");
+    h.reply(
+        &effects,
+        calls(vec![call("c", "read_file", json!({"path": "a"}))]),
+    );
+    let effects = h.tool_result("c", "r", false);
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::Steps
+        }
+    );
+    let effects = h
+        .send(Input::ExtendBudget {
+            budget: BudgetLimits {
+                max_steps: Some(5),
+                ..limits()
+            },
+        })
+        .unwrap();
+    let effects = h.reply(&effects, text("found it"));
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::Completed
+    );
+    let reasons: Vec<_> = h
+        .events()
+        .filter_map(|e| match e {
+            Event::StepStarted { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            TransitionReason::NextTurn,
+            TransitionReason::BudgetContinuation
+        ]
+    );
+    assert_eq!(
+        h.send(Input::ExtendBudget { budget: limits() }),
+        Err(InputError::NothingToExtend)
+    );
+}
+
+#[test]
+fn a_run_can_get_its_own_budget() {
+    let mut h = Harness::new(config());
+    let effects = h
+        .send(Input::UserMessage {
+            text: "go".into(),
+            budget: Some(BudgetLimits {
+                max_steps: Some(1),
+                ..limits()
+            }),
+        })
+        .unwrap();
+    h.reply(
+        &effects,
+        calls(vec![call("c", "read_file", json!({"path": "a"}))]),
+    );
+    let effects = h.tool_result("c", "r", false);
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::Steps
+        }
+    );
+}

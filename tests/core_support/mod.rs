@@ -1,0 +1,254 @@
+//! Test harness for the loop core: a scripted driver with a manual clock that records the log
+//! and the actions the core asked for.
+#![allow(dead_code)]
+#![allow(
+    clippy::wildcard_enum_match_arm,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use serde_json::{json, Value};
+use tabloop::core::{
+    Agent, AgentConfig, BudgetLimits, Effect, Event, Input, InputError, Permission, Record,
+    ToolDecl, ToolInvocation, ToolKind,
+};
+use tabloop::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
+
+/// A host tool declaration with an object schema of string properties.
+pub fn host_tool(
+    name: &str,
+    props: &[&str],
+    permission: Permission,
+    parallel_safe: bool,
+    idempotent: bool,
+) -> ToolDecl {
+    let properties: serde_json::Map<String, Value> = props
+        .iter()
+        .map(|p| (p.to_string(), json!({"type": "string"})))
+        .collect();
+    ToolDecl {
+        spec: ToolSpec {
+            name: name.into(),
+            description: format!("{name} tool"),
+            parameters: json!({"type": "object", "properties": properties, "required": props, "additionalProperties": false}),
+        },
+        permission,
+        idempotent,
+        parallel_safe,
+        kind: ToolKind::Host,
+    }
+}
+
+/// A config with `read_file(path)` and `grep(pattern, path)` (allowed, parallel-safe),
+/// `write_file(path, text)` (ask, sequential) and the core's `todo` and `finish` tools.
+pub fn config() -> AgentConfig {
+    AgentConfig {
+        system: Some("You are a test agent.".into()),
+        tools: vec![
+            host_tool("read_file", &["path"], Permission::Allow, true, true),
+            host_tool("grep", &["pattern", "path"], Permission::Allow, true, true),
+            host_tool(
+                "write_file",
+                &["path", "text"],
+                Permission::Ask,
+                false,
+                false,
+            ),
+            host_tool("delete_all", &[], Permission::Deny, false, false),
+            tabloop::core::todo_tool(),
+            tabloop::core::finish_tool(),
+        ],
+        budget: BudgetLimits {
+            max_steps: Some(50),
+            max_tool_calls: Some(200),
+            max_wall_ms: None,
+            ..BudgetLimits::default()
+        },
+        ..AgentConfig::default()
+    }
+}
+
+pub fn usage(input: u64, output: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+    }
+}
+
+pub fn text(t: &str) -> ModelReply {
+    ModelReply {
+        text: t.into(),
+        tool_calls: vec![],
+        finish: FinishReason::EndTurn,
+        usage: usage(100, 10),
+        model: "m".into(),
+    }
+}
+
+pub fn cut_text(t: &str) -> ModelReply {
+    ModelReply {
+        finish: FinishReason::MaxTokens,
+        ..text(t)
+    }
+}
+
+pub fn call(id: &str, name: &str, args: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+pub fn calls(list: Vec<ToolCall>) -> ModelReply {
+    ModelReply {
+        text: String::new(),
+        tool_calls: list,
+        finish: FinishReason::ToolUse,
+        usage: usage(100, 10),
+        model: "m".into(),
+    }
+}
+
+/// A driver stand-in: feeds inputs, keeps the persisted log, returns the actions.
+pub struct Harness {
+    pub agent: Agent,
+    pub log: Vec<Record>,
+    pub now: u64,
+}
+
+impl Harness {
+    pub fn new(config: AgentConfig) -> Self {
+        let mut h = Self {
+            agent: Agent::new("s1", config, 1_000),
+            log: Vec::new(),
+            now: 1_000,
+        };
+        h.drain();
+        h
+    }
+
+    /// Advances the manual clock.
+    pub fn tick(&mut self, ms: u64) {
+        self.now += ms;
+    }
+
+    /// Feeds an input 10 ms after the last one; returns the non-persist effects.
+    pub fn send(&mut self, input: Input) -> Result<Vec<Effect>, InputError> {
+        self.now += 10;
+        self.agent.handle(input, self.now)?;
+        Ok(self.drain())
+    }
+
+    pub fn drain(&mut self) -> Vec<Effect> {
+        let mut actions = Vec::new();
+        while let Some(effect) = self.agent.poll() {
+            match effect {
+                Effect::Persist(record) => {
+                    assert_eq!(record.seq, self.log.len() as u64, "records are contiguous");
+                    self.log.push(record);
+                }
+                other => actions.push(other),
+            }
+        }
+        actions
+    }
+
+    pub fn user(&mut self, t: &str) -> Vec<Effect> {
+        self.send(Input::UserMessage {
+            text: t.into(),
+            budget: None,
+        })
+        .unwrap()
+    }
+
+    /// The request id of the model call the effects ask for.
+    pub fn model_call(effects: &[Effect]) -> u64 {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::CallModel { request, .. } => Some(*request),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("expected a model call in {effects:#?}"))
+    }
+
+    pub fn tool_calls(effects: &[Effect]) -> Vec<ToolInvocation> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::CallTool(inv) => Some(inv.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Answers the pending model call with `reply`.
+    pub fn reply(&mut self, effects: &[Effect], reply: ModelReply) -> Vec<Effect> {
+        let request = Self::model_call(effects);
+        self.send(Input::ModelReplied { request, reply }).unwrap()
+    }
+
+    pub fn tool_result(&mut self, call: &str, content: &str, is_error: bool) -> Vec<Effect> {
+        self.send(Input::ToolFinished {
+            call: call.into(),
+            content: content.into(),
+            is_error,
+        })
+        .unwrap()
+    }
+
+    /// The log's event type names from `from` on, for whole-sequence comparisons.
+    pub fn kinds(&self, from: usize) -> Vec<String> {
+        self.log[from..].iter().map(|r| kind(&r.event)).collect()
+    }
+
+    pub fn finished(effects: &[Effect]) -> Option<tabloop::core::RunOutcome> {
+        effects.iter().find_map(|e| match e {
+            Effect::Finished(o) => Some(o.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.log.iter().map(|r| &r.event)
+    }
+}
+
+/// The serde tag of an event, e.g. `step_started`, with the reason or outcome for steps and ends.
+pub fn kind(event: &Event) -> String {
+    let value = serde_json::to_value(event).unwrap();
+    let tag = value["type"].as_str().unwrap().to_string();
+    match event {
+        Event::StepStarted { reason, .. } => {
+            format!(
+                "{tag}:{}",
+                serde_json::to_value(reason).unwrap()["kind"]
+                    .as_str()
+                    .unwrap()
+            )
+        }
+        Event::RunFinished { outcome } => format!("{tag}:{}", outcome.stop.code()),
+        Event::ModelCallStarted { purpose, .. } => {
+            format!(
+                "{tag}:{}",
+                serde_json::to_value(purpose).unwrap().as_str().unwrap()
+            )
+        }
+        Event::GuardTriggered { detector, stop, .. } => format!(
+            "{tag}:{}:{}",
+            serde_json::to_value(detector).unwrap().as_str().unwrap(),
+            if *stop { "stop" } else { "diagnose" }
+        ),
+        Event::ToolCallRejected { rejection, .. } => {
+            format!(
+                "{tag}:{}",
+                serde_json::to_value(rejection).unwrap().as_str().unwrap()
+            )
+        }
+        _ => tag,
+    }
+}

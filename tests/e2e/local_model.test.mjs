@@ -1,0 +1,401 @@
+// End-to-end tests of the in-tab local model (www/local/*.js + wllama + SmolLM2-135M) in headless
+// Chromium: download with progress, browser-storage cache across a reload, streamed text,
+// JSON-Schema-constrained tool calls, abort, and both thread modes (cross-origin isolated or not).
+// Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from './support/server.mjs';
+import { launchBrowser } from './support/browser.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../..');
+const WWW = path.join(REPO, 'www');
+const PAGE = path.join(HERE, 'pages/local-model.html');
+const MODEL_PATH = '/models/smollm2-135m-instruct-q4_1.gguf';
+const MODEL_BYTES = 98_362_432;
+const ISOLATION_HEADERS = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+// The tool-call schema the agent loop uses with the local model: call read_file, or answer.
+const TOOL_SCHEMA = {
+  oneOf: [
+    {
+      type: 'object',
+      properties: {
+        tool: { const: 'read_file' },
+        arguments: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+      required: ['tool', 'arguments'],
+    },
+    { type: 'object', properties: { final: { type: 'string' } }, required: ['final'] },
+  ],
+};
+const TOOL_MESSAGES = [
+  {
+    role: 'system',
+    content:
+      'You are an agent that works on files. You have one tool:\n' +
+      '- read_file(path: string): returns the text of the file at path.\n' +
+      'Reply with JSON only. To call the tool: {"tool":"read_file","arguments":{"path":"<path>"}}. ' +
+      'To answer the user: {"final":"<answer>"}.',
+  },
+  { role: 'user', content: 'Read the file notes.txt.' },
+];
+
+function matchesToolSchema(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  if ('tool' in value) {
+    const args = value.arguments;
+    const ok = value.tool === 'read_file' && args !== null && typeof args === 'object' && !Array.isArray(args) &&
+      typeof args.path === 'string';
+    return ok ? 'tool' : null;
+  }
+  return typeof value.final === 'string' ? 'final' : null;
+}
+
+function assetsProblem() {
+  const model = path.join(WWW, MODEL_PATH);
+  const vendor = path.join(WWW, 'vendor/wllama/index.js');
+  const wasm = path.join(WWW, 'vendor/wllama/wasm/wllama.wasm');
+  const missing = [];
+  if (!fs.existsSync(model) || fs.statSync(model).size !== MODEL_BYTES) missing.push(`www${MODEL_PATH} (${MODEL_BYTES} bytes)`);
+  if (!fs.existsSync(vendor) || !fs.existsSync(wasm)) missing.push('www/vendor/wllama/ (index.js, wasm/wllama.wasm)');
+  if (missing.length === 0) return null;
+  return `local model assets are missing: ${missing.join(', ')}. Run \`bash scripts/fetch-model-assets.sh\` first.`;
+}
+
+/** Serves www/ plus the test page at /local-test.html, and any extra routes. */
+async function startServer({ isolated, routes = {} }) {
+  const html = fs.readFileSync(PAGE);
+  return serveStatic(WWW, {
+    isolated,
+    routes: {
+      '/local-test.html': (req, res) => {
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          ...(isolated ? ISOLATION_HEADERS : {}),
+        });
+        res.end(html);
+      },
+      ...routes,
+    },
+  });
+}
+
+async function openTestPage(context, server) {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => console.error('[page error]', err));
+  await page.goto(`${server.url}/local-test.html`);
+  await page.waitForFunction(() => window.tabloopLocalReady === true, null, { timeout: 20_000 });
+  return page;
+}
+
+const ggufHits = (server) => server.hits.filter((p) => p === MODEL_PATH).length;
+const figures = {};
+// Generous: on a busy 2-core machine llama.cpp's threads stall each other (see defaultThreads()).
+const TEST_TIMEOUT_MS = 150_000;
+let browser;
+
+before(async () => {
+  const problem = assetsProblem();
+  if (problem) throw new Error(problem);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  console.log(JSON.stringify({ local_model_figures: figures }));
+});
+
+/** Loads the model in `page` (kept as window.model) and returns what was observed. */
+function loadInPage(page, { threads, clear }) {
+  return page.evaluate(
+    async ({ threads, clear }) => {
+      const L = window.tabloopLocal;
+      if (clear) await L.clearModelCache();
+      const events = [];
+      const started = performance.now();
+      window.model = await L.loadLocalModel({ threads, onProgress: (p) => events.push(p) });
+      return {
+        wall_ms: Math.round(performance.now() - started),
+        info: window.model.info,
+        isolated: crossOriginIsolated,
+        events,
+      };
+    },
+    { threads, clear },
+  );
+}
+
+function streamInPage(page, request) {
+  return page.evaluate(async (request) => {
+    const deltas = [];
+    const out = await window.model.complete(request, { onDelta: (d) => deltas.push(d) });
+    return { ...out, deltas };
+  }, request);
+}
+
+function abortInPage(page) {
+  return page.evaluate(async () => {
+    const controller = new AbortController();
+    let deltas = 0;
+    let abortedAt = 0;
+    const out = await window.model.complete(
+      {
+        messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper and the sea.' }],
+        max_tokens: 400,
+      },
+      {
+        signal: controller.signal,
+        onDelta: () => {
+          deltas += 1;
+          if (deltas === 3) {
+            abortedAt = performance.now();
+            controller.abort();
+          }
+        },
+      },
+    );
+    const returnMs = Math.round(performance.now() - abortedAt);
+    // The model must still work after an abort.
+    const next = await window.model.complete({ messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 3 });
+    return { out, deltas, returnMs, next };
+  });
+}
+
+function checkFreeText(result) {
+  assert.ok(result.deltas.length >= 2, `expected at least 2 streamed deltas, got ${result.deltas.length}`);
+  assert.ok(result.text.trim().length > 0, 'expected a non-empty answer');
+  assert.equal(result.deltas.join(''), result.text, 'the deltas should add up to the text');
+  assert.ok(['stop', 'length'].includes(result.finish), `finish was ${result.finish}`);
+  assert.ok(result.usage.input_tokens > 0 && result.usage.output_tokens > 0, JSON.stringify(result.usage));
+}
+
+function checkToolCall(result) {
+  let value;
+  try {
+    value = JSON.parse(result.text);
+  } catch (err) {
+    assert.fail(`the json_schema output does not parse as JSON: ${JSON.stringify(result.text)} (${err.message})`);
+  }
+  const branch = matchesToolSchema(value);
+  assert.ok(branch, `the output matches neither schema branch: ${result.text}`);
+  return { branch, value };
+}
+
+const FREE_TEXT = {
+  messages: [{ role: 'user', content: 'What is the capital of France? Answer in one short sentence.' }],
+  max_tokens: 16,
+};
+const TOOL_CALL = {
+  messages: TOOL_MESSAGES,
+  response_format: { type: 'json_schema', json_schema: { schema: TOOL_SCHEMA } },
+  max_tokens: 48,
+  temperature: 0,
+};
+
+describe('local model, cross-origin isolated (multi-thread)', () => {
+  let server;
+  let context;
+  let page;
+  const f = (figures.isolated = {});
+
+  before(async () => {
+    server = await startServer({ isolated: true });
+    context = await browser.newContext();
+    page = await openTestPage(context, server);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+  });
+
+  test('cold load downloads the GGUF with progress up to the total, using threads', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const loaded = await loadInPage(page, { threads: 2, clear: true });
+    assert.equal(loaded.isolated, true, 'the page should be cross-origin isolated');
+    const downloads = loaded.events.filter((e) => e.phase === 'download');
+    assert.ok(downloads.length >= 2, `expected several progress events, got ${downloads.length}`);
+    const last = downloads.at(-1);
+    assert.equal(last.total, MODEL_BYTES);
+    assert.equal(last.loaded, MODEL_BYTES, 'progress should reach the total');
+    assert.equal(loaded.events.at(-1).phase, 'init');
+    assert.equal(loaded.info.from_cache, false);
+    assert.equal(loaded.info.bytes, MODEL_BYTES);
+    assert.equal(loaded.info.multithread, true);
+    assert.ok(loaded.info.threads >= 2, `threads: ${loaded.info.threads}`);
+    assert.equal(ggufHits(server), 1);
+    Object.assign(f, { load_ms_cold: loaded.info.load_ms, download_ms: loaded.info.download_ms, threads: loaded.info.threads, store: loaded.info.store });
+  });
+
+  test('streams a free-text answer', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const result = await streamInPage(page, FREE_TEXT);
+    checkFreeText(result);
+    Object.assign(f, { first_token_ms: result.timings.first_token_ms, tokens_per_s: round(result.timings.tokens_per_s), text_sample: result.text });
+  });
+
+  test('json_schema-constrained call returns a tool call matching the schema', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const result = await streamInPage(page, TOOL_CALL);
+    const { branch, value } = checkToolCall(result);
+    Object.assign(f, { json_call_ms: result.timings.total_ms, json_branch: branch, json_output: value });
+  });
+
+  test('abort mid-generation returns at once with finish "abort"', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { out, deltas, returnMs, next } = await abortInPage(page);
+    assert.equal(out.finish, 'abort');
+    assert.ok(deltas >= 3 && out.text.length > 0, 'some text should have streamed before the abort');
+    assert.ok(returnMs < 1000, `complete() took ${returnMs} ms to return after abort`);
+    assert.ok(next.text.length > 0 && next.finish !== 'abort', 'the model should work after an abort');
+    f.abort_return_ms = returnMs;
+  });
+
+  test('a reload gets the model from browser storage, not the server', { timeout: TEST_TIMEOUT_MS }, async () => {
+    await page.reload();
+    await page.waitForFunction(() => window.tabloopLocalReady === true);
+    const loaded = await loadInPage(page, { threads: 2, clear: false });
+    assert.equal(loaded.info.from_cache, true);
+    assert.equal(loaded.info.bytes, MODEL_BYTES);
+    const cacheEvent = loaded.events.find((e) => e.phase === 'cache');
+    assert.ok(cacheEvent && cacheEvent.loaded === MODEL_BYTES && cacheEvent.total === MODEL_BYTES);
+    assert.equal(ggufHits(server), 1, 'the GGUF must not be requested from the server again');
+    const result = await streamInPage(page, { ...FREE_TEXT, max_tokens: 3 });
+    assert.ok(result.text.length > 0);
+    f.load_ms_cached = loaded.info.load_ms;
+  });
+});
+
+describe('local model, not isolated (single thread)', () => {
+  let server;
+  let context;
+  let page;
+  const f = (figures.single_thread = {});
+
+  before(async () => {
+    server = await startServer({ isolated: false });
+    context = await browser.newContext();
+    page = await openTestPage(context, server);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+  });
+
+  test('loads single-threaded without cross-origin isolation', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const loaded = await loadInPage(page, { clear: true });
+    assert.equal(loaded.isolated, false);
+    assert.equal(loaded.info.multithread, false);
+    assert.equal(loaded.info.threads, 1);
+    assert.equal(loaded.events.filter((e) => e.phase === 'download').at(-1).loaded, MODEL_BYTES);
+    Object.assign(f, { load_ms_cold: loaded.info.load_ms, threads: loaded.info.threads });
+  });
+
+  test('streams text, constrains JSON, and aborts', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const text = await streamInPage(page, FREE_TEXT);
+    checkFreeText(text);
+    const call = await streamInPage(page, TOOL_CALL);
+    const { branch } = checkToolCall(call);
+    const { out, returnMs, next } = await abortInPage(page);
+    assert.equal(out.finish, 'abort');
+    assert.ok(returnMs < 1000, `complete() took ${returnMs} ms to return after abort`);
+    assert.ok(next.text.length > 0);
+    Object.assign(f, {
+      first_token_ms: text.timings.first_token_ms,
+      tokens_per_s: round(text.timings.tokens_per_s),
+      json_call_ms: call.timings.total_ms,
+      json_branch: branch,
+      abort_return_ms: returnMs,
+    });
+  });
+});
+
+describe('model store (synthetic GGUF files)', () => {
+  const SIZE = 300_000;
+  const body = Buffer.alloc(SIZE, 7);
+  body.write('GGUF', 0, 'latin1');
+  let server;
+  let context;
+  let page;
+
+  before(async () => {
+    server = await startServer({
+      isolated: false,
+      routes: {
+        '/fake/good.gguf': (req, res) => {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': SIZE });
+          res.end(body);
+        },
+        // Promises SIZE bytes, sends a third, then drops the connection.
+        '/fake/cut.gguf': (req, res) => {
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': SIZE });
+          res.write(body.subarray(0, SIZE / 3), () => setTimeout(() => res.destroy(), 50));
+        },
+        '/fake/page.gguf': (req, res) => {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<!doctype html><p>not a model</p>');
+        },
+      },
+    });
+    context = await browser.newContext();
+    page = await openTestPage(context, server);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+  });
+
+  for (const store of ['cache', 'opfs', 'none']) {
+    const keeps = store !== 'none';
+    const title = keeps ? 'stores a download, serves it again' : 'downloads each time';
+    test(`${store}: ${title}, and rejects cut or bad files`, async () => {
+      const r = await page.evaluate(async (store) => {
+        const L = window.tabloopLocal;
+        await L.clearModelCache();
+        const attempt = async (url) => {
+          try {
+            const got = await L.fetchModel(url, { store });
+            return { ok: true, bytes: got.bytes, from_cache: got.from_cache, store: got.store };
+          } catch (err) {
+            return { ok: false, name: err.name, message: err.message };
+          }
+        };
+        const events = [];
+        const first = await L.fetchModel('/fake/good.gguf', { store, onProgress: (p) => events.push(p) });
+        const second = await attempt('/fake/good.gguf');
+        const cut = await attempt('/fake/cut.gguf');
+        const cutCached = await L.isModelCached('/fake/cut.gguf', { store });
+        const html = await attempt('/fake/page.gguf');
+        const missing = await attempt('/fake/missing.gguf');
+        const removed = await L.clearModelCache('/fake/good.gguf');
+        const goodCachedAfterClear = await L.isModelCached('/fake/good.gguf', { store });
+        return { first: { bytes: first.bytes, from_cache: first.from_cache, store: first.store }, last: events.at(-1), second, cut, cutCached, html, missing, removed, goodCachedAfterClear };
+      }, store);
+      assert.deepEqual(r.first, { bytes: SIZE, from_cache: false, store });
+      assert.equal(r.last.loaded, SIZE);
+      assert.equal(r.last.total, SIZE);
+      assert.deepEqual(r.second, { ok: true, bytes: SIZE, from_cache: keeps, store });
+      assert.equal(r.cut.ok, false);
+      assert.equal(r.cut.name, 'ModelDownloadError');
+      assert.match(r.cut.message, /cut|incomplete|failed after/);
+      assert.equal(r.cutCached, false, 'a cut download must leave no cache entry');
+      assert.equal(r.html.ok, false);
+      assert.match(r.html.message, /not a GGUF file/);
+      assert.equal(r.missing.ok, false);
+      assert.match(r.missing.message, /HTTP 404/);
+      assert.equal(r.removed, keeps ? 1 : 0);
+      assert.equal(r.goodCachedAfterClear, false);
+      const goodHits = server.hits.filter((p) => p === '/fake/good.gguf').length;
+      assert.equal(goodHits, keeps ? 1 : 2, keeps ? 'the second fetch must come from storage' : 'no storage: fetch again');
+      server.hits.length = 0;
+    });
+  }
+});
+
+function round(x) {
+  return x == null ? null : Math.round(x * 10) / 10;
+}

@@ -1,0 +1,329 @@
+// The in-tab local model: a small GGUF model run by wllama (llama.cpp compiled to wasm) in a
+// worker. No server and no key. One completion runs at a time; later calls wait their turn.
+//
+//   const model = await loadLocalModel({ onProgress });
+//   const out = await model.complete({ messages, max_tokens: 64 }, { onDelta, signal });
+//   await model.unload();
+
+import { Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
+import { DEFAULT_MODEL_URL, fetchModel } from './model_store.js';
+
+export { DEFAULT_MODEL_URL, clearModelCache, isModelCached, ModelDownloadError } from './model_store.js';
+
+const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
+const DEFAULT_N_CTX = 4096;
+const MAX_DEFAULT_THREADS = 8;
+
+// A module with one 64-bit memory: validates only where wasm memory64 is supported.
+const MEMORY64_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]);
+
+/**
+ * What this browser offers the local model.
+ * @returns {{ok: boolean, memory64: boolean, jspi: boolean, cross_origin_isolated: boolean, threads: number, reason: string|null}}
+ *   `ok` is false when the model cannot run here (`reason` says why); `threads` is what
+ *   loadLocalModel would use by default.
+ */
+export function localModelSupport() {
+  const wasm = typeof WebAssembly === 'object';
+  let memory64 = false;
+  try {
+    memory64 = wasm && WebAssembly.validate(MEMORY64_PROBE);
+  } catch {
+    memory64 = false;
+  }
+  const jspi = wasm && typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
+  const isolated = !!globalThis.crossOriginIsolated;
+  let reason = null;
+  if (!wasm) reason = 'WebAssembly is not available';
+  else if (!memory64) reason = 'this browser lacks WebAssembly memory64, which the local model needs';
+  return {
+    ok: reason == null,
+    memory64,
+    jspi,
+    cross_origin_isolated: isolated,
+    threads: defaultThreads(),
+    reason,
+  };
+}
+
+/**
+ * Threads used when none are asked for: 1 unless the page is cross-origin isolated (threads need
+ * SharedArrayBuffer); when isolated, half the logical cores (at most 8). llama.cpp's threads
+ * spin-wait on each other, so taking every core makes them stall when the tab or the machine is
+ * busy; on 2 cores this means 1 thread (measured: 2 threads on a loaded 2-core machine were ~10x
+ * slower than 1).
+ */
+export function defaultThreads() {
+  if (!globalThis.crossOriginIsolated) return 1;
+  const cores = globalThis.navigator?.hardwareConcurrency || 1;
+  return Math.max(1, Math.min(Math.floor(cores / 2), MAX_DEFAULT_THREADS));
+}
+
+function abortError(message) {
+  return new DOMException(message, 'AbortError');
+}
+
+const quietLogger = {
+  debug: () => {},
+  log: () => {},
+  warn: (...args) => console.warn('[wllama]', ...args),
+  error: (...args) => console.error('[wllama]', ...args),
+};
+
+/**
+ * Downloads (or reads from browser storage) a GGUF model and starts it.
+ *
+ * @param {object} [options]
+ * @param {string} [options.url] GGUF URL; default: the bundled SmolLM2-135M-Instruct Q4_1
+ * @param {Blob} [options.blob] a GGUF file the user picked (used instead of `url`, not stored)
+ * @param {(p: {phase: 'download'|'cache'|'init', loaded: number, total: number|null, from_cache: boolean}) => void} [options.onProgress]
+ *   download progress in bytes; the last 'download'/'cache' event has loaded === total, then one
+ *   'init' event when the model starts
+ * @param {number} [options.threads] worker threads; forced to 1 unless the page is cross-origin isolated
+ * @param {number} [options.n_ctx] context length in tokens (default 4096)
+ * @param {'auto'|'cache'|'opfs'|'none'} [options.store] where to keep the download (default 'auto')
+ * @param {boolean} [options.gpu] offload to WebGPU when available (default false: CPU only)
+ * @param {AbortSignal} [options.signal] aborts the download / start (rejects with an AbortError)
+ * @param {boolean} [options.debug] print llama.cpp's own log
+ * @returns {Promise<LocalModel>}
+ */
+export async function loadLocalModel(options = {}) {
+  const { url = DEFAULT_MODEL_URL, blob, onProgress, signal, store = 'auto', gpu = false, debug = false } = options;
+  const support = localModelSupport();
+  if (!support.ok) throw new Error(`the local model cannot run in this browser: ${support.reason}`);
+  const started = performance.now();
+
+  let source;
+  if (blob) {
+    source = { blob, url: blob.name ?? 'file', bytes: blob.size, from_cache: false, store: 'none', ms: 0 };
+    onProgress?.({ phase: 'cache', loaded: blob.size, total: blob.size, from_cache: false });
+  } else {
+    source = await fetchModel(url, { onProgress, signal, store });
+  }
+  if (signal?.aborted) throw abortError('loading the local model was aborted');
+
+  const isolated = !!globalThis.crossOriginIsolated;
+  const requested = Number.isInteger(options.threads) && options.threads > 0 ? options.threads : defaultThreads();
+  const threads = isolated ? requested : 1;
+  const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
+
+  onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache });
+  const initStarted = performance.now();
+  const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
+  try {
+    await wllama.loadModel([source.blob], {
+      n_ctx: nCtx,
+      n_threads: threads,
+      // one slot: requests run one at a time and reuse the previous prompt's KV cache
+      n_parallel: 1,
+      ...(gpu ? {} : { n_gpu_layers: 0 }),
+    });
+  } catch (err) {
+    await wllama.exit().catch(() => {});
+    throw new Error(`the local model failed to start: ${err?.message ?? err}`, { cause: err });
+  }
+  if (signal?.aborted) {
+    await wllama.exit().catch(() => {});
+    throw abortError('loading the local model was aborted');
+  }
+  const now = performance.now();
+  const info = {
+    url: source.url,
+    bytes: source.bytes,
+    from_cache: source.from_cache,
+    store: source.store,
+    download_ms: Math.round(source.ms),
+    init_ms: Math.round(now - initStarted),
+    load_ms: Math.round(now - started),
+    threads: wllama.getNumThreads(),
+    multithread: wllama.isMultithread(),
+    cross_origin_isolated: isolated,
+    n_ctx: nCtx,
+  };
+  return new LocalModel(wllama, info);
+}
+
+function toChatMessages(messages) {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new TypeError('complete(): messages must be a non-empty array of {role, content}');
+  }
+  return messages.map((m, i) => {
+    if (typeof m?.content !== 'string') throw new TypeError(`complete(): messages[${i}].content must be a string`);
+    // The chat template knows system/user/assistant; anything else (e.g. tool results) is user text.
+    const role = m.role === 'system' || m.role === 'assistant' ? m.role : 'user';
+    return { role, content: m.content };
+  });
+}
+
+function toResponseFormat(format) {
+  if (format == null) return undefined;
+  if (format.type === 'json_schema') {
+    const js = format.json_schema ?? {};
+    if (js.schema == null) throw new TypeError('complete(): response_format.json_schema.schema is missing');
+    return { type: 'json_schema', json_schema: { name: js.name ?? 'response', schema: js.schema, strict: js.strict ?? true } };
+  }
+  if (format.type === 'json_object' || format.type === 'text') return { type: format.type };
+  throw new TypeError(`complete(): unknown response_format type ${format.type}`);
+}
+
+/** A started model. Create it with loadLocalModel(). */
+export class LocalModel {
+  constructor(wllama, info) {
+    this._wllama = wllama;
+    this._queue = Promise.resolve();
+    this._unloaded = false;
+    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, multithread, cross_origin_isolated, n_ctx} */
+    this.info = info;
+    /** Generation speed of the last finished completion (tokens per second), or null. */
+    this.last_tokens_per_s = null;
+  }
+
+  /**
+   * Runs one chat completion, streaming the text as it is generated.
+   *
+   * @param {{messages: {role: string, content: string}[], response_format?: object, max_tokens?: number, temperature?: number}} request
+   *   `response_format`: `{type: 'json_schema', json_schema: {schema}}` constrains the output to
+   *   JSON matching `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
+   * @param {{onDelta?: (text: string) => void, signal?: AbortSignal}} [options]
+   * @returns {Promise<{text: string, finish: 'stop'|'length'|'abort', usage: {input_tokens: number, output_tokens: number},
+   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null}}>}
+   *   On abort it resolves (not rejects) with the text so far and finish 'abort'.
+   */
+  complete(request, options = {}) {
+    if (this._unloaded) return Promise.reject(new Error('the local model was unloaded'));
+    // Requests run one at a time: each waits until wllama has really finished the previous one
+    // (an aborted request resolves at once but frees the model a moment later).
+    let release;
+    const turn = new Promise((resolve) => {
+      release = resolve;
+    });
+    const previous = this._queue;
+    this._queue = turn;
+    return previous.then(async () => {
+      let work = null;
+      try {
+        return await this._run(request, options, (w) => {
+          work = w;
+        });
+      } finally {
+        if (work) work.then(release, release);
+        else release();
+      }
+    });
+  }
+
+  async _run(request, { onDelta, signal } = {}, onWork) {
+    if (this._unloaded) throw new Error('the local model was unloaded');
+    const started = performance.now();
+    const result = (text, finish, usage, extra = {}) => ({
+      text,
+      finish,
+      usage,
+      timings: {
+        first_token_ms: null,
+        total_ms: Math.round(performance.now() - started),
+        prompt_ms: null,
+        generation_ms: null,
+        tokens_per_s: null,
+        ...extra,
+      },
+    });
+    if (signal?.aborted) return result('', 'abort', { input_tokens: 0, output_tokens: 0 });
+
+    const params = {
+      messages: toChatMessages(request?.messages),
+      max_tokens: request?.max_tokens ?? 256,
+      stream: true,
+      return_progress: true,
+    };
+    if (request?.temperature != null) params.temperature = request.temperature;
+    const format = toResponseFormat(request?.response_format);
+    if (format) params.response_format = format;
+
+    const inner = new AbortController();
+    params.abortSignal = inner.signal;
+    let text = '';
+    let deltas = 0;
+    let firstTokenAt = null;
+    let finishReason = null;
+    let usage = null;
+    let timings = null;
+    let promptTokens = null;
+    let aborted = false;
+    let callbackError = null;
+    params.onData = (chunk) => {
+      if (chunk?.prompt_progress?.total != null) promptTokens = chunk.prompt_progress.total;
+      if (chunk?.usage) usage = chunk.usage;
+      if (chunk?.timings) timings = chunk.timings;
+      const choice = chunk?.choices?.[0];
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      const delta = choice?.delta?.content;
+      if (!delta || aborted) return;
+      if (firstTokenAt == null) firstTokenAt = performance.now();
+      text += delta;
+      deltas += 1;
+      try {
+        onDelta?.(delta);
+      } catch (err) {
+        callbackError ??= err;
+        inner.abort();
+      }
+    };
+
+    let settleAbort;
+    const abortedPromise = new Promise((resolve) => {
+      settleAbort = resolve;
+    });
+    const onAbort = () => {
+      aborted = true;
+      inner.abort();
+      settleAbort('abort');
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const work = this._wllama.createChatCompletion(params);
+    onWork(work);
+    let outcome;
+    try {
+      outcome = await Promise.race([work.then(() => 'done'), abortedPromise]);
+    } catch (err) {
+      if (callbackError) throw callbackError;
+      if (err instanceof WllamaAbortError || err?.name === 'AbortError' || aborted) outcome = 'abort';
+      else throw new Error(`the local model failed: ${err?.message ?? err}`, { cause: err });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (callbackError) throw callbackError;
+
+    // prompt_progress.total counts the whole prompt; timings.prompt_n only the part not reused
+    // from the previous request's KV cache (timings.cache_n).
+    const inputTokens =
+      promptTokens ?? usage?.prompt_tokens ?? (timings ? (timings.cache_n ?? 0) + (timings.prompt_n ?? 0) : 0);
+    const outputTokens = usage?.completion_tokens ?? timings?.predicted_n ?? deltas;
+    const firstTokenMs = firstTokenAt == null ? null : Math.round(firstTokenAt - started);
+    if (outcome === 'abort') {
+      return result(text, 'abort', { input_tokens: inputTokens, output_tokens: deltas }, { first_token_ms: firstTokenMs });
+    }
+    const tokensPerS = timings?.predicted_per_second ?? null;
+    if (tokensPerS != null) this.last_tokens_per_s = tokensPerS;
+    return result(
+      text,
+      finishReason === 'length' ? 'length' : 'stop',
+      { input_tokens: inputTokens, output_tokens: outputTokens },
+      {
+        first_token_ms: firstTokenMs,
+        prompt_ms: timings?.prompt_ms != null ? Math.round(timings.prompt_ms) : null,
+        generation_ms: timings?.predicted_ms != null ? Math.round(timings.predicted_ms) : null,
+        tokens_per_s: tokensPerS,
+      },
+    );
+  }
+
+  /** Stops the model and frees its memory (waits for a running completion to end). */
+  async unload() {
+    if (this._unloaded) return;
+    this._unloaded = true;
+    await this._queue.catch(() => {});
+    await this._wllama.exit();
+  }
+}

@@ -1,0 +1,218 @@
+// Owns the tool registry the runtime calls through: spec validation, lookup, the model-facing
+// listing, and `callTool`, which enforces each tool's timeout via its AbortSignal and turns every
+// outcome into `{ok: true, value}` or `{ok: false, error}` without ever throwing.
+
+import { vfsTool } from './vfs.js';
+import { evalTool } from './eval.js';
+import { httpFetchTool } from './http_fetch.js';
+import { todoSpec } from './todo.js';
+import { finishSpec } from './finish.js';
+
+/** Timeout used when a spec does not give one. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_ERROR_CHARS = 4000;
+const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const PERMISSIONS = ['allow', 'ask', 'deny'];
+
+/**
+ * Checks a tool spec and returns a normalised, frozen copy (defaults: permission 'ask',
+ * idempotent false, parallelSafe false, timeoutMs 30 000).
+ * @param {object} spec
+ * @returns {Readonly<object>}
+ * @throws {TypeError} naming the first problem
+ */
+export function validateSpec(spec) {
+  if (spec === null || typeof spec !== 'object') throw new TypeError('tool spec must be an object');
+  const { name, description, parameters, execute } = spec;
+  if (typeof name !== 'string' || !NAME.test(name)) throw new TypeError(`tool name must match ${NAME}: ${JSON.stringify(name)}`);
+  if (typeof description !== 'string' || description.trim() === '') throw new TypeError(`tool ${name}: description must be a non-empty string`);
+  if (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters) || parameters.type !== 'object') {
+    throw new TypeError(`tool ${name}: parameters must be a JSON Schema object with type 'object'`);
+  }
+  try {
+    JSON.stringify(parameters);
+  } catch (error) {
+    throw new TypeError(`tool ${name}: parameters must be JSON-serialisable (${error.message})`);
+  }
+  if (typeof execute !== 'function') throw new TypeError(`tool ${name}: execute must be a function`);
+  const permission = spec.permission ?? 'ask';
+  if (!PERMISSIONS.includes(permission)) throw new TypeError(`tool ${name}: permission must be one of ${PERMISSIONS.join(', ')}`);
+  for (const flag of ['idempotent', 'parallelSafe']) {
+    if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') throw new TypeError(`tool ${name}: ${flag} must be a boolean`);
+  }
+  const timeoutMs = spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2_147_483_647) throw new TypeError(`tool ${name}: timeoutMs must be a positive number of milliseconds`);
+  return Object.freeze({
+    name,
+    description,
+    parameters: structuredClone(parameters),
+    execute,
+    permission,
+    idempotent: spec.idempotent ?? false,
+    parallelSafe: spec.parallelSafe ?? false,
+    timeoutMs,
+  });
+}
+
+function describeSpec(spec) {
+  const { name, description, parameters, permission, idempotent, parallelSafe, timeoutMs } = spec;
+  return { name, description, parameters: structuredClone(parameters), permission, idempotent, parallelSafe, timeoutMs };
+}
+
+function errorText(error) {
+  let text;
+  if (error instanceof Error) text = error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+  else {
+    try {
+      text = typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+    } catch {
+      text = String(error);
+    }
+  }
+  text = text || 'tool failed without a message';
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… [error truncated]` : text;
+}
+
+function failure(error, code) {
+  const out = { ok: false, error: errorText(error) };
+  const reason = code ?? (typeof error?.code === 'string' ? error.code : undefined);
+  if (reason) out.code = reason;
+  if (error?.needsApproval === true) out.needsApproval = true;
+  return out;
+}
+
+function toJsonValue(value) {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+}
+
+/**
+ * Creates an independent registry. The module-level functions below use a default one.
+ */
+export function createRegistry() {
+  const tools = new Map();
+
+  return {
+    /**
+     * Adds a tool. Throws on a malformed spec, or on a duplicate name unless `{replace: true}`.
+     * @param {object} spec
+     * @param {{replace?: boolean}} [options]
+     */
+    registerTool(spec, options = {}) {
+      const checked = validateSpec(spec);
+      if (tools.has(checked.name) && !options.replace) throw new Error(`tool "${checked.name}" is already registered (pass {replace: true} to replace it)`);
+      tools.set(checked.name, checked);
+      return describeSpec(checked);
+    },
+
+    /** Removes a tool; returns whether it existed. */
+    unregisterTool(name) {
+      return tools.delete(name);
+    },
+
+    /** The registered spec (with execute), or undefined. */
+    getTool(name) {
+      return tools.get(name);
+    },
+
+    /** All specs without `execute`, in registration order. */
+    listTools() {
+      return [...tools.values()].map(describeSpec);
+    },
+
+    /**
+     * Runs a tool. Never throws: resolves `{ok: true, value}` with a JSON-clean value, or
+     * `{ok: false, error, code?, needsApproval?}`. The tool gets its own AbortSignal, aborted when
+     * `ctx.signal` aborts or when the tool's `timeoutMs` passes.
+     * @param {string} name
+     * @param {object} args
+     * @param {{signal?: AbortSignal, callId?: string, session?: string}} [ctx]
+     */
+    async callTool(name, args, ctx = {}) {
+      const spec = typeof name === 'string' ? tools.get(name) : undefined;
+      if (!spec) return failure(new Error(`unknown tool: ${JSON.stringify(name)}`), 'unknown_tool');
+      if (spec.permission === 'deny') return failure(new Error(`tool "${name}" is denied by configuration`), 'denied');
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) return failure(new Error('tool arguments must be a JSON object'), 'bad_args');
+      let safeArgs;
+      try {
+        safeArgs = structuredClone(args);
+      } catch (error) {
+        return failure(new Error(`tool arguments are not plain data: ${error.message}`), 'bad_args');
+      }
+      const outer = ctx?.signal;
+      if (outer?.aborted) return failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
+
+      const controller = new AbortController();
+      let settle;
+      const stopped = new Promise((resolve) => {
+        settle = resolve;
+      });
+      const onOuterAbort = () => {
+        controller.abort(outer.reason);
+        settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
+      };
+      outer?.addEventListener('abort', onOuterAbort, { once: true });
+      const timer = setTimeout(() => {
+        const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
+        controller.abort(reason);
+        settle(failure(new Error(reason.message), 'timeout'));
+      }, spec.timeoutMs);
+
+      const toolCtx = Object.freeze({
+        signal: controller.signal,
+        callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
+        session: typeof ctx?.session === 'string' ? ctx.session : '',
+      });
+      const running = Promise.resolve()
+        .then(() => spec.execute(safeArgs, toolCtx))
+        .then(
+          (value) => {
+            try {
+              return { ok: true, value: toJsonValue(value) };
+            } catch (error) {
+              return failure(new Error(`tool "${name}" returned a value that is not JSON-serialisable: ${error.message}`), 'bad_result');
+            }
+          },
+          (error) => failure(error),
+        );
+      try {
+        return await Promise.race([running, stopped]);
+      } finally {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', onOuterAbort);
+      }
+    },
+  };
+}
+
+const defaultRegistry = createRegistry();
+
+/** Registers a tool in the default registry. @see createRegistry */
+export const registerTool = (spec, options) => defaultRegistry.registerTool(spec, options);
+/** Removes a tool from the default registry. */
+export const unregisterTool = (name) => defaultRegistry.unregisterTool(name);
+/** Looks a tool up in the default registry. */
+export const getTool = (name) => defaultRegistry.getTool(name);
+/** Lists the default registry's tools without `execute`. */
+export const listTools = () => defaultRegistry.listTools();
+/** Calls a tool of the default registry; never throws. */
+export const callTool = (name, args, ctx) => defaultRegistry.callTool(name, args, ctx);
+
+/**
+ * The built-in tools the JavaScript side executes: `vfs`, `eval` and `http_fetch`.
+ * @param {{vfs?: object, eval?: object, http?: object}} [options] passed to each tool's factory
+ * @returns {object[]} specs ready for `registerTool`
+ */
+export function builtinTools(options = {}) {
+  return [vfsTool(options.vfs), evalTool(options.eval), httpFetchTool(options.http)];
+}
+
+/**
+ * Specs (without `execute`) of the tools the Rust core implements itself, so the app can describe
+ * them to the model next to `listTools()`.
+ * @returns {object[]}
+ */
+export function coreToolSpecs() {
+  return [structuredClone(todoSpec), structuredClone(finishSpec)];
+}
