@@ -8,6 +8,7 @@
 pub mod core;
 pub mod ports;
 pub mod protocol;
+pub mod runtime;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

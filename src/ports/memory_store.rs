@@ -1,7 +1,7 @@
 //! An in-memory [`EventStore`]: the reference implementation the store contract tests pin down,
 //! used natively and as a fallback when browser storage is unavailable.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use super::{Durability, EventStore, SessionSummary, StoreError};
@@ -12,16 +12,27 @@ use crate::core::Record;
 pub struct MemoryStore {
     logs: RefCell<BTreeMap<String, Vec<Record>>>,
     /// When set, appends fail with `QuotaExceeded` once a log would exceed this many records.
-    quota_records: Option<usize>,
+    quota_records: Cell<Option<usize>>,
+    /// Size and durability of every successful append, for tests that check intent records.
+    appends: RefCell<Vec<(usize, Durability)>>,
 }
 
 impl MemoryStore {
     /// A store that refuses appends beyond `records` per session (to test full disks).
     pub fn with_quota(records: usize) -> Self {
-        Self {
-            logs: RefCell::default(),
-            quota_records: Some(records),
-        }
+        let store = Self::default();
+        store.quota_records.set(Some(records));
+        store
+    }
+
+    /// Changes the quota (`None`: unlimited), as when a user frees space.
+    pub fn set_quota(&self, records: Option<usize>) {
+        self.quota_records.set(records);
+    }
+
+    /// Size and durability of every successful append so far.
+    pub fn appends(&self) -> Vec<(usize, Durability)> {
+        self.appends.borrow().clone()
     }
 }
 
@@ -30,7 +41,7 @@ impl EventStore for MemoryStore {
         &self,
         session: &str,
         records: &[Record],
-        _durability: Durability,
+        durability: Durability,
     ) -> Result<(), StoreError> {
         let mut logs = self.logs.borrow_mut();
         let log = logs.entry(session.to_string()).or_default();
@@ -51,12 +62,14 @@ impl EventStore for MemoryStore {
         }
         if self
             .quota_records
+            .get()
             .is_some_and(|q| log.len() + fresh.len() > q)
         {
             return Err(StoreError::QuotaExceeded(
                 "memory store quota reached".into(),
             ));
         }
+        self.appends.borrow_mut().push((fresh.len(), durability));
         log.extend(fresh);
         Ok(())
     }

@@ -1,0 +1,281 @@
+//! The driver: one per open session. Persists every record batch before performing the actions
+//! that follow it, pauses (losing nothing) when storage fails, and resumes a session from its
+//! log when opened again.
+
+use std::rc::Rc;
+
+use futures::channel::mpsc::UnboundedReceiver;
+use futures::{pin_mut, FutureExt, StreamExt};
+
+use super::notice::{Notice, Observer};
+use super::work::{InFlight, WorkKey};
+use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
+use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
+
+/// How often the core hears the time while calls are in flight (wall-clock budget).
+const TICK_MS: u64 = 1_000;
+
+/// What the page asks of a running driver.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Feed this input to the core.
+    Input(Input),
+    /// Try again to write the records that storage refused.
+    RetryStorage,
+    /// Stop the driver's task (the session stays in the log).
+    Stop,
+}
+
+/// Why a session could not be opened or an input was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DriverError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The log cannot be replayed.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The core refused the input.
+    #[error(transparent)]
+    Input(#[from] InputError),
+}
+
+/// Runs one session's loop over the ports.
+pub struct Driver<M, S, T, C> {
+    agent: Agent,
+    session: String,
+    model: Rc<M>,
+    store: Rc<S>,
+    tools: Rc<T>,
+    clock: Rc<C>,
+    observer: Rc<Observer>,
+    unsaved: Vec<Record>,
+    waiting: Vec<Effect>,
+    storage_failed: bool,
+    in_flight: InFlight,
+}
+
+impl<M, S, T, C> Driver<M, S, T, C>
+where
+    M: ModelClient + 'static,
+    S: EventStore + 'static,
+    T: ToolHost + 'static,
+    C: Clock + 'static,
+{
+    /// Opens `session`: a new log with `config`, or the stored one replayed and resumed (the
+    /// stored configuration wins). Work that was in flight is re-issued.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn open(
+        session: &str,
+        config: AgentConfig,
+        model: Rc<M>,
+        store: Rc<S>,
+        tools: Rc<T>,
+        clock: Rc<C>,
+        observer: Observer,
+    ) -> Result<Self, DriverError> {
+        let log = store.load(session).await?;
+        let agent = if log.is_empty() {
+            Agent::new(session, config, clock.now())
+        } else {
+            let mut agent = Agent::replay(&log)?;
+            agent.resume(clock.now());
+            agent
+        };
+        let mut driver = Self {
+            agent,
+            session: session.to_string(),
+            model,
+            store,
+            tools,
+            clock,
+            observer: Rc::new(observer),
+            unsaved: Vec::new(),
+            waiting: Vec::new(),
+            storage_failed: false,
+            in_flight: InFlight::default(),
+        };
+        // If storage refuses these first records the driver opens paused, as after any failed
+        // write; the observer has been told.
+        driver.collect();
+        driver.flush().await;
+        Ok(driver)
+    }
+
+    /// The agent (read-only).
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// Whether storage refused the last write and the run is paused.
+    pub fn storage_failed(&self) -> bool {
+        self.storage_failed
+    }
+
+    /// Feeds one input and performs what follows.
+    pub async fn feed(&mut self, input: Input) -> Result<(), InputError> {
+        self.agent.handle(input, self.clock.now())?;
+        self.collect();
+        self.flush().await;
+        Ok(())
+    }
+
+    /// Runs until `Command::Stop` or until the command channel closes.
+    pub async fn run(mut self, mut commands: UnboundedReceiver<Command>) -> Self {
+        enum Wake {
+            Command(Option<Command>),
+            Work(Option<Input>),
+            Tick,
+        }
+        loop {
+            let wake = {
+                let command = commands.next().fuse();
+                pin_mut!(command);
+                if self.in_flight.is_empty() {
+                    Wake::Command(command.await)
+                } else {
+                    let clock = self.clock.clone();
+                    let tick = clock.sleep(TICK_MS).fuse();
+                    let work = self.in_flight.next().fuse();
+                    pin_mut!(tick, work);
+                    futures::select! {
+                        c = command => Wake::Command(c),
+                        w = work => Wake::Work(w),
+                        _ = tick => Wake::Tick,
+                    }
+                }
+            };
+            match wake {
+                Wake::Command(None) | Wake::Command(Some(Command::Stop)) => return self,
+                Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
+                    // A refused input (a late result, a stale approval) changes nothing.
+                    let _ = self.feed(input).await;
+                }
+                Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
+                Wake::Work(None) => {}
+                Wake::Tick => {
+                    let _ = self.feed(Input::Tick).await;
+                }
+            }
+        }
+    }
+
+    /// Moves the core's effects into the unsaved batch and the actions waiting on it. Aborts are
+    /// performed at once: stopping work needs no record first.
+    fn collect(&mut self) {
+        while let Some(effect) = self.agent.poll() {
+            match effect {
+                Effect::Persist(record) => self.unsaved.push(record),
+                Effect::Abort { request, calls } => {
+                    if let Some(request) = request {
+                        self.in_flight.abort(&WorkKey::Model(request));
+                    }
+                    for call in calls {
+                        self.in_flight.abort(&WorkKey::Tool(call));
+                    }
+                }
+                other @ (Effect::CallModel { .. }
+                | Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Finished(_)) => self.waiting.push(other),
+            }
+        }
+    }
+
+    /// Writes the unsaved records as one batch, then performs the actions that waited on them.
+    /// On failure nothing runs; the records stay queued for `RetryStorage`.
+    async fn flush(&mut self) {
+        if !self.unsaved.is_empty() {
+            let strict = self.unsaved.iter().any(|r| is_intent(&r.event));
+            let durability = if strict {
+                Durability::Strict
+            } else {
+                Durability::Relaxed
+            };
+            match self
+                .store
+                .append(&self.session, &self.unsaved, durability)
+                .await
+            {
+                Ok(()) => {
+                    for record in self.unsaved.drain(..) {
+                        (self.observer)(&Notice::Persisted(record));
+                    }
+                    if self.storage_failed {
+                        self.storage_failed = false;
+                        (self.observer)(&Notice::StorageRecovered);
+                    }
+                }
+                Err(error) => {
+                    self.storage_failed = true;
+                    (self.observer)(&Notice::StorageFailed(error.to_string()));
+                    return;
+                }
+            }
+        }
+        for action in std::mem::take(&mut self.waiting) {
+            self.perform(action);
+        }
+    }
+
+    fn perform(&mut self, effect: Effect) {
+        match effect {
+            Effect::CallModel { request, .. } => {
+                let Some(model_request) = self.agent.model_request() else {
+                    return;
+                };
+                let model = self.model.clone();
+                let observer = self.observer.clone();
+                let future = async move {
+                    let mut on_delta = |delta| observer(&Notice::Delta(delta));
+                    match model.complete(&model_request, &mut on_delta).await {
+                        Ok(reply) => Input::ModelReplied { request, reply },
+                        Err(error) => Input::ModelFailed { request, error },
+                    }
+                };
+                self.in_flight
+                    .spawn(WorkKey::Model(request), Box::pin(future));
+            }
+            Effect::CallTool(invocation) => {
+                let tools = self.tools.clone();
+                let key = WorkKey::Tool(invocation.call.clone());
+                let future = async move {
+                    let output = tools.call(&invocation).await;
+                    Input::ToolFinished {
+                        call: invocation.call,
+                        content: output.content,
+                        is_error: output.is_error,
+                    }
+                };
+                self.in_flight.spawn(key, Box::pin(future));
+            }
+            Effect::AskApproval {
+                call,
+                tool,
+                args,
+                args_hash,
+                after_interrupt,
+            } => {
+                (self.observer)(&Notice::ApprovalNeeded {
+                    call,
+                    tool,
+                    args,
+                    args_hash,
+                    after_interrupt,
+                });
+            }
+            Effect::Finished(outcome) => (self.observer)(&Notice::Finished(outcome)),
+            Effect::Persist(_) | Effect::Abort { .. } => {}
+        }
+    }
+}
+
+/// Records that guard a side effect or a human decision are written with strict durability.
+fn is_intent(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::ToolCallStarted { .. }
+            | Event::ApprovalRequested { .. }
+            | Event::ApprovalDecided { .. }
+    )
+}

@@ -1,0 +1,396 @@
+//! The driver over in-memory ports: persistence before actions, strict intent records, resume
+//! after a "reload" with no event lost, a full disk pausing the run, and cancellation.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::wildcard_enum_match_arm
+)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures::channel::mpsc;
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tabloop::core::{
+    Agent, AgentConfig, Event, Input, Permission, StopReason, ToolDecl, ToolInvocation, ToolKind,
+};
+use tabloop::ports::{
+    Clock, Durability, EventStore, MemoryStore, ModelClient, ToolHost, ToolOutput,
+};
+use tabloop::protocol::{
+    FinishReason, ModelError, ModelReply, ModelRequest, StreamDelta, ToolCall, ToolSpec, Usage,
+};
+use tabloop::runtime::{Command, Driver, Notice};
+
+enum Scripted {
+    Reply(ModelReply),
+}
+
+#[derive(Default)]
+struct ScriptedModel {
+    script: RefCell<VecDeque<Scripted>>,
+    calls: Cell<u32>,
+}
+
+impl ScriptedModel {
+    fn new(script: Vec<Scripted>) -> Rc<Self> {
+        Rc::new(Self {
+            script: RefCell::new(script.into()),
+            calls: Cell::new(0),
+        })
+    }
+}
+
+impl ModelClient for ScriptedModel {
+    async fn complete(
+        &self,
+        _request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        self.calls.set(self.calls.get() + 1);
+        let next = self.script.borrow_mut().pop_front();
+        match next {
+            Some(Scripted::Reply(reply)) => {
+                on_delta(StreamDelta::Text(reply.text.clone()));
+                Ok(reply)
+            }
+            None => futures::future::pending().await,
+        }
+    }
+}
+
+/// Sets its flag when dropped: shows that an aborted call's future was dropped.
+struct DropFlag(Rc<Cell<bool>>);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+#[derive(Default)]
+struct FakeTools {
+    calls: RefCell<Vec<String>>,
+    hang: Cell<bool>,
+    dropped: Rc<Cell<bool>>,
+}
+
+impl ToolHost for FakeTools {
+    async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
+        self.calls.borrow_mut().push(invocation.call.clone());
+        if self.hang.get() {
+            let _flag = DropFlag(self.dropped.clone());
+            futures::future::pending::<()>().await;
+        }
+        ToolOutput {
+            content: format!("contents of {}", invocation.args["path"]),
+            is_error: false,
+        }
+    }
+}
+
+#[derive(Default)]
+struct ManualClock(Cell<u64>);
+impl Clock for ManualClock {
+    fn now(&self) -> u64 {
+        self.0.set(self.0.get() + 1);
+        self.0.get()
+    }
+    async fn sleep(&self, _ms: u64) {
+        futures::future::pending::<()>().await
+    }
+}
+
+fn config() -> AgentConfig {
+    let tool = |name: &str, permission, idempotent| ToolDecl {
+        spec: ToolSpec {
+            name: name.into(),
+            description: name.into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        },
+        permission,
+        idempotent,
+        parallel_safe: true,
+        kind: ToolKind::Host,
+    };
+    AgentConfig {
+        tools: vec![
+            tool("read_file", Permission::Allow, true),
+            tool("write_file", Permission::Ask, false),
+        ],
+        ..AgentConfig::default()
+    }
+}
+
+fn reply_calls(calls: Vec<(&str, &str, &str)>) -> Scripted {
+    Scripted::Reply(ModelReply {
+        text: String::new(),
+        tool_calls: calls
+            .into_iter()
+            .map(|(id, name, path)| ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: json!({"path": path}).to_string(),
+            })
+            .collect(),
+        finish: FinishReason::ToolUse,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 2,
+            ..Usage::default()
+        },
+        model: "m".into(),
+    })
+}
+
+fn reply_text(t: &str) -> Scripted {
+    Scripted::Reply(ModelReply {
+        text: t.into(),
+        tool_calls: vec![],
+        finish: FinishReason::EndTurn,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 2,
+            ..Usage::default()
+        },
+        model: "m".into(),
+    })
+}
+
+struct Rig {
+    pool: LocalPool,
+    notices: Rc<RefCell<Vec<Notice>>>,
+    commands: mpsc::UnboundedSender<Command>,
+}
+
+fn start(store: Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Rig {
+    let mut pool = LocalPool::new();
+    let notices = Rc::new(RefCell::new(Vec::new()));
+    let sink = notices.clone();
+    let observer = Box::new(move |n: &Notice| sink.borrow_mut().push(n.clone()));
+    let driver = pool
+        .run_until(Driver::open(
+            "s",
+            config(),
+            model,
+            store,
+            tools,
+            Rc::new(ManualClock::default()),
+            observer,
+        ))
+        .unwrap();
+    let (commands, rx) = mpsc::unbounded();
+    pool.spawner()
+        .spawn_local(async move {
+            driver.run(rx).await;
+        })
+        .unwrap();
+    Rig {
+        pool,
+        notices,
+        commands,
+    }
+}
+
+impl Rig {
+    fn send(&mut self, input: Input) {
+        self.commands.unbounded_send(Command::Input(input)).unwrap();
+        self.pool.run_until_stalled();
+    }
+    fn outcome(&self) -> Option<StopReason> {
+        self.notices.borrow().iter().find_map(|n| match n {
+            Notice::Finished(o) => Some(o.stop.clone()),
+            _ => None,
+        })
+    }
+}
+
+fn log(store: &MemoryStore) -> Vec<tabloop::core::Record> {
+    futures::executor::block_on(store.load("s")).unwrap()
+}
+
+#[test]
+fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
+    let store = Rc::new(MemoryStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let mut rig = start(store.clone(), model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let persisted: Vec<_> = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Persisted(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        persisted,
+        log(&store),
+        "every persisted record was announced, in order"
+    );
+    assert!(rig
+        .notices
+        .borrow()
+        .contains(&Notice::Delta(StreamDelta::Text("done".into()))));
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    // The batch holding ToolCallStarted was written with strict durability; the others relaxed.
+    let appends = store.appends();
+    assert!(appends.iter().any(|(_, d)| *d == Durability::Strict));
+    assert!(appends.iter().any(|(_, d)| *d == Durability::Relaxed));
+    assert_eq!(
+        Agent::replay(&log(&store))
+            .unwrap()
+            .state()
+            .transcript
+            .all()
+            .len(),
+        4
+    );
+}
+
+#[test]
+fn reopening_a_session_resumes_it_with_no_event_lost() {
+    let store = Rc::new(MemoryStore::default());
+    let tools = Rc::new(FakeTools::default());
+    tools.hang.set(true);
+    let model = ScriptedModel::new(vec![reply_calls(vec![("c1", "read_file", "a.txt")])]);
+    let mut rig = start(store.clone(), model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    let before = log(&store);
+    assert!(matches!(
+        before.last().unwrap().event,
+        Event::ToolCallStarted { .. }
+    ));
+    // "Reload": the old driver is gone; a new one opens the same session.
+    drop(rig);
+    tools.hang.set(false);
+    let model = ScriptedModel::new(vec![reply_text("done after reload")]);
+    let rig = start(store.clone(), model, tools.clone());
+    let mut rig = rig;
+    rig.pool.run_until_stalled();
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let after = log(&store);
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "the old log is an untouched prefix"
+    );
+    let kinds: Vec<_> = after[before.len()..]
+        .iter()
+        .map(|r| {
+            serde_json::to_value(&r.event).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        &kinds[..3],
+        &["resumed", "tool_call_interrupted", "tool_call_started"]
+    );
+    assert_eq!(
+        *tools.calls.borrow(),
+        vec!["c1", "c1"],
+        "the idempotent read ran again"
+    );
+}
+
+#[test]
+fn a_full_disk_pauses_the_run_and_nothing_runs_before_its_record_is_written() {
+    let store = Rc::new(MemoryStore::with_quota(6));
+    let tools = Rc::new(FakeTools::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let mut rig = start(store.clone(), model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert!(rig
+        .notices
+        .borrow()
+        .iter()
+        .any(|n| matches!(n, Notice::StorageFailed(m) if m.contains("storage is full"))));
+    assert!(
+        tools.calls.borrow().is_empty(),
+        "the tool did not run without its record"
+    );
+    let written = log(&store);
+    assert!(written.len() <= 6);
+    // The user frees space: the same records are written and the run goes on.
+    store.set_quota(None);
+    rig.commands.unbounded_send(Command::RetryStorage).unwrap();
+    rig.pool.run_until_stalled();
+    assert!(rig.notices.borrow().contains(&Notice::StorageRecovered));
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let full = log(&store);
+    assert_eq!(full[..written.len()], written[..]);
+    assert_eq!(Agent::replay(&full).unwrap().run().unwrap().step, 2);
+}
+
+#[test]
+fn cancel_drops_the_running_tool_call() {
+    let store = Rc::new(MemoryStore::default());
+    let tools = Rc::new(FakeTools::default());
+    tools.hang.set(true);
+    let model = ScriptedModel::new(vec![reply_calls(vec![("c1", "read_file", "a.txt")])]);
+    let mut rig = start(store, model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert!(!tools.dropped.get());
+    rig.send(Input::Cancel);
+    assert!(
+        tools.dropped.get(),
+        "the tool's future was dropped (aborted)"
+    );
+    assert_eq!(rig.outcome(), Some(StopReason::Cancelled));
+}
+
+#[test]
+fn an_approval_is_announced_and_the_decision_runs_the_call() {
+    let store = Rc::new(MemoryStore::default());
+    let tools = Rc::new(FakeTools::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("w1", "write_file", "out.txt")]),
+        reply_text("written"),
+    ]);
+    let mut rig = start(store, model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "write".into(),
+        budget: None,
+    });
+    let hash = rig.notices.borrow().iter().find_map(|n| match n {
+        Notice::ApprovalNeeded { args_hash, .. } => Some(args_hash.clone()),
+        _ => None,
+    });
+    assert!(tools.calls.borrow().is_empty());
+    rig.send(Input::ApprovalDecided {
+        call: "w1".into(),
+        args_hash: hash.unwrap(),
+        approved: true,
+        reason: None,
+    });
+    assert_eq!(*tools.calls.borrow(), vec!["w1"]);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+}
