@@ -44,7 +44,7 @@ impl EventStore for MemoryStore {
         durability: Durability,
     ) -> Result<(), StoreError> {
         let mut logs = self.logs.borrow_mut();
-        let log = logs.entry(session.to_string()).or_default();
+        let log = logs.get(session).map_or(&[][..], Vec::as_slice);
         let mut fresh = Vec::new();
         for record in records {
             let len = (log.len() + fresh.len()) as u64;
@@ -70,7 +70,10 @@ impl EventStore for MemoryStore {
             ));
         }
         self.appends.borrow_mut().push((fresh.len(), durability));
-        log.extend(fresh);
+        // A refused or empty append leaves no trace, not even an empty session.
+        if !fresh.is_empty() {
+            logs.entry(session.to_string()).or_default().extend(fresh);
+        }
         Ok(())
     }
 

@@ -4,6 +4,8 @@
 
 mod driver;
 mod notice;
+pub mod options;
+pub mod public;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};

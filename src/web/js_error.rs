@@ -2,6 +2,8 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::ports::StoreError;
+
 /// A JavaScript exception reduced to what Rust code needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsFailure {
@@ -42,6 +44,40 @@ impl JsFailure {
     pub fn is_abort(&self) -> bool {
         self.name == "AbortError"
     }
+}
+
+/// Turns a rejection of `www/store/idb_store.js` into a [`StoreError`]: `QuotaExceededError`
+/// becomes `QuotaExceeded`, `ConflictError {seq}` `Conflict`, `GapError {expected, found}` `Gap`,
+/// `CorruptError` `Corrupt`, and everything else (blocked, closed, unknown) `Unavailable`.
+pub fn to_store_error(value: &JsValue) -> StoreError {
+    let failure = JsFailure::from_js(value);
+    if failure.is_quota_exceeded() {
+        return StoreError::QuotaExceeded(failure.message);
+    }
+    match failure.name.as_str() {
+        "ConflictError" => match number_field(value, "seq") {
+            Some(seq) => StoreError::Conflict { seq },
+            None => StoreError::Unavailable(failure.to_string()),
+        },
+        "GapError" => match (
+            number_field(value, "expected"),
+            number_field(value, "found"),
+        ) {
+            (Some(expected), Some(found)) => StoreError::Gap { expected, found },
+            (None, _) | (_, None) => StoreError::Unavailable(failure.to_string()),
+        },
+        "CorruptError" => StoreError::Corrupt(failure.message),
+        _ => StoreError::Unavailable(failure.to_string()),
+    }
+}
+
+/// A non-negative integer property of a thrown object (`seq`, `expected`, `found`).
+fn number_field(value: &JsValue, name: &str) -> Option<u64> {
+    let field = js_sys::Reflect::get(value, &JsValue::from_str(name)).ok()?;
+    let number = field.as_f64()?;
+    let whole = number >= 0.0 && number.fract() == 0.0 && number <= 9_007_199_254_740_991.0;
+    // The checks above make the cast exact.
+    whole.then_some(number as u64)
 }
 
 impl std::fmt::Display for JsFailure {

@@ -1,4 +1,18 @@
 //! Browser adapters (wasm only): they implement the ports with IndexedDB, fetch, the JS tool
-//! registry and the in-tab model. They make no loop decisions.
+//! registry and the in-tab model, and expose the public JS API. They make no loop decisions.
 
+pub mod abort;
+pub mod any_model;
+pub mod api;
+pub mod http_stream;
+pub mod idb_store;
 pub mod js_error;
+pub mod local_bridge;
+pub mod local_client;
+pub mod local_shared;
+pub mod locks;
+pub mod provider;
+pub mod remote_client;
+pub mod session_handle;
+pub mod timer;
+pub mod tool_host;

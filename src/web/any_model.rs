@@ -1,0 +1,50 @@
+//! The model a session uses, chosen by its provider options: a remote API or the shared in-tab
+//! model.
+
+use crate::ports::ModelClient;
+use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
+use crate::runtime::options::{ProviderKind, ProviderOptions};
+
+use super::local_shared::local_model;
+use super::provider::Provider;
+use super::remote_client::RemoteModel;
+
+/// A remote or local model behind one [`ModelClient`].
+pub enum AnyModel {
+    /// OpenAI-compatible or Anthropic over fetch.
+    Remote(RemoteModel),
+    /// The in-tab model at this GGUF URL (`None`: the bundled default).
+    Local(Option<String>),
+}
+
+impl AnyModel {
+    /// The client for `options`. Remote defaults: the provider's public API root.
+    pub fn from_options(options: &ProviderOptions) -> Self {
+        let remote = |provider, default_base: &str| {
+            AnyModel::Remote(RemoteModel::new(
+                provider,
+                options.base_url.clone().unwrap_or_else(|| default_base.to_string()),
+                options.api_key.clone().unwrap_or_default(),
+                options.model.clone().unwrap_or_default(),
+            ))
+        };
+        match options.kind {
+            ProviderKind::Local => AnyModel::Local(options.base_url.clone().filter(|u| !u.is_empty())),
+            ProviderKind::Openai => remote(Provider::OpenAi, "https://api.openai.com/v1"),
+            ProviderKind::Anthropic => remote(Provider::Anthropic, "https://api.anthropic.com"),
+        }
+    }
+}
+
+impl ModelClient for AnyModel {
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        match self {
+            AnyModel::Remote(model) => model.complete(request, on_delta).await,
+            AnyModel::Local(url) => local_model(url.clone()).await?.complete(request, on_delta).await,
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! The public JavaScript API. The playground exposes it as `window.tabloop`; the ES module
+//! exports the same names for other pages. See `www/tabloop.d.ts` for the documented types.
+
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::session_handle::{new_session_id, shared_store, SessionEvent, SessionHandle};
+use super::tool_host::register_tool as register_js_tool;
+use crate::core::{parse_jsonl, to_jsonl, Agent, Input};
+use crate::ports::{Durability, EventStore};
+use crate::protocol::StreamDelta;
+use crate::runtime::options::{AgentOptions, BudgetOptions};
+use crate::runtime::public::{outcome_json, record_json, session_title};
+use crate::runtime::Notice;
+
+fn to_js(value: &Value) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&serializer).unwrap_or(JsValue::NULL)
+}
+
+fn error(message: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&message.to_string()).into()
+}
+
+/// Creates (or resumes) an agent session.
+#[wasm_bindgen(js_name = createAgent)]
+pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
+    let options: AgentOptions = if options.is_undefined() || options.is_null() {
+        AgentOptions::default()
+    } else {
+        serde_wasm_bindgen::from_value(options).map_err(|e| error(format!("invalid options: {e}")))?
+    };
+    let handle = SessionHandle::open(options).await.map_err(error)?;
+    Ok(AgentHandle { inner: handle })
+}
+
+/// Registers a tool the agent may call: `{ name, description, parameters, execute, permission,
+/// idempotent, parallelSafe, timeoutMs }`. Pass `{ replace: true }` to replace one.
+#[wasm_bindgen(js_name = registerTool)]
+pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let replace = js_sys::Reflect::get(&options, &"replace".into()).ok().is_some_and(|v| v.is_truthy());
+    register_js_tool(&spec, replace).await.map_err(error)
+}
+
+/// Every stored session: `[{ session, records, updatedAt, title }]`.
+#[wasm_bindgen(js_name = listSessions)]
+pub async fn list_sessions() -> Result<JsValue, JsValue> {
+    let store = shared_store();
+    let mut out = Vec::new();
+    for summary in store.sessions().await.map_err(error)? {
+        let records = store.load(&summary.session).await.map_err(error)?;
+        out.push(serde_json::json!({
+            "session": summary.session,
+            "records": summary.records,
+            "updatedAt": summary.updated_at,
+            "title": session_title(&records),
+        }));
+    }
+    Ok(to_js(&Value::Array(out)))
+}
+
+/// Imports a session exported as JSON lines; resolves to its id. Refuses a log from a newer
+/// build and a session id that already exists.
+#[wasm_bindgen(js_name = importSession)]
+pub async fn import_session(jsonl: String) -> Result<String, JsValue> {
+    let records = parse_jsonl(&jsonl).map_err(error)?;
+    let agent = Agent::replay(&records).map_err(error)?;
+    let session = agent.state().session.clone();
+    let store = shared_store();
+    if !store.load(&session).await.map_err(error)?.is_empty() {
+        return Err(error(format!("a session named {session} already exists")));
+    }
+    store.append(&session, &records, Durability::Strict).await.map_err(error)?;
+    Ok(session)
+}
+
+/// Deletes a stored session.
+#[wasm_bindgen(js_name = deleteSession)]
+pub async fn delete_session(session: String) -> Result<(), JsValue> {
+    shared_store().delete(&session).await.map_err(error)
+}
+
+/// One agent session, as returned by `createAgent`.
+#[wasm_bindgen]
+pub struct AgentHandle {
+    inner: Rc<SessionHandle>,
+}
+
+#[wasm_bindgen]
+impl AgentHandle {
+    /// The session id.
+    #[wasm_bindgen(getter)]
+    pub fn session(&self) -> String {
+        self.inner.session.clone()
+    }
+
+    /// Whether this tab writes the session (another tab may hold it).
+    #[wasm_bindgen(getter, js_name = isWriter)]
+    pub fn is_writer(&self) -> bool {
+        self.inner.is_writer()
+    }
+
+    /// Calls `callback` with every persisted event as plain JSON `{ seq, at, type, ... }`.
+    #[wasm_bindgen(js_name = onEvent)]
+    pub fn on_event(&self, callback: js_sys::Function) {
+        self.inner.subscribe(Rc::new(move |event: &SessionEvent| {
+            if let SessionEvent::Notice(Notice::Persisted(record)) = event {
+                let _ = callback.call1(&JsValue::NULL, &to_js(&record_json(record)));
+            }
+        }));
+    }
+
+    /// Calls `callback` with live status: `{ type: 'delta' | 'approval' | 'finished' |
+    /// 'storage_failed' | 'storage_recovered' | 'writer' | 'follower' | 'failed', ... }`.
+    #[wasm_bindgen(js_name = onStatus)]
+    pub fn on_status(&self, callback: js_sys::Function) {
+        self.inner.subscribe(Rc::new(move |event: &SessionEvent| {
+            if let Some(status) = status_json(event) {
+                let _ = callback.call1(&JsValue::NULL, &to_js(&status));
+            }
+        }));
+    }
+
+    /// Runs a task; resolves to `{ stopReason, explanation, finalText, steps, usage, costUsd }`.
+    pub async fn run(&self, task: String) -> Result<JsValue, JsValue> {
+        let outcome = self.inner.run(task, None).await.map_err(|_| error("the session stopped"))?;
+        outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
+    }
+
+    /// Cancels the run in progress.
+    pub fn cancel(&self) {
+        self.inner.send(Input::Cancel);
+    }
+
+    /// Approves a pending call (bound to the exact arguments it was asked about).
+    pub fn approve(&self, call_id: String) -> Result<(), JsValue> {
+        self.inner.decide(&call_id, true, None).map_err(error)
+    }
+
+    /// Denies a pending call; the model is told the reason.
+    pub fn deny(&self, call_id: String, reason: Option<String>) -> Result<(), JsValue> {
+        self.inner.decide(&call_id, false, reason).map_err(error)
+    }
+
+    /// Raises the limits of a run that ran out of budget and continues it.
+    #[wasm_bindgen(js_name = extendBudget)]
+    pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
+        let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
+        let base = crate::core::BudgetLimits::default();
+        self.inner.send(Input::ExtendBudget { budget: options.over(base) });
+        Ok(())
+    }
+
+    /// Writes the events storage refused (after space was freed).
+    #[wasm_bindgen(js_name = retryStorage)]
+    pub fn retry_storage(&self) {
+        self.inner.retry_storage();
+    }
+
+    /// Every persisted event of the session.
+    pub async fn events(&self) -> Result<JsValue, JsValue> {
+        let records = shared_store().load(&self.inner.session).await.map_err(error)?;
+        Ok(to_js(&Value::Array(records.iter().map(record_json).collect())))
+    }
+
+    /// The session as JSON lines (no API keys are ever in the log).
+    #[wasm_bindgen(js_name = exportJsonl)]
+    pub async fn export_jsonl(&self) -> Result<String, JsValue> {
+        let records = shared_store().load(&self.inner.session).await.map_err(error)?;
+        Ok(to_jsonl(&records))
+    }
+
+    /// Copies the session up to the end of `step` into a new session; resolves to its id.
+    pub async fn fork(&self, step: u32) -> Result<String, JsValue> {
+        let store = shared_store();
+        let records = store.load(&self.inner.session).await.map_err(error)?;
+        let session = new_session_id();
+        let forked = Agent::fork(&records, step, &session).map_err(error)?;
+        store.append(&session, &forked, Durability::Strict).await.map_err(error)?;
+        Ok(session)
+    }
+
+    /// Stops this tab's driver for the session.
+    pub fn close(&self) {
+        self.inner.close();
+    }
+}
+
+fn status_json(event: &SessionEvent) -> Option<Value> {
+    use serde_json::json;
+    Some(match event {
+        SessionEvent::Notice(Notice::Persisted(_)) => return None,
+        SessionEvent::Notice(Notice::Delta(StreamDelta::Text(text))) => json!({"type": "delta", "text": text}),
+        SessionEvent::Notice(Notice::Delta(StreamDelta::Thinking(text))) => json!({"type": "thinking", "text": text}),
+        SessionEvent::Notice(Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. })) => {
+            json!({"type": "tool_call", "id": id, "name": name})
+        }
+        SessionEvent::Notice(Notice::ApprovalNeeded { call, tool, args, after_interrupt, .. }) => {
+            json!({"type": "approval", "callId": call, "tool": tool, "args": args, "afterInterrupt": after_interrupt})
+        }
+        SessionEvent::Notice(Notice::Finished(outcome)) => json!({"type": "finished", "outcome": outcome_json(outcome)}),
+        SessionEvent::Notice(Notice::StorageFailed(message)) => json!({"type": "storage_failed", "message": message}),
+        SessionEvent::Notice(Notice::StorageRecovered) => json!({"type": "storage_recovered"}),
+        SessionEvent::Writer => json!({"type": "writer"}),
+        SessionEvent::Follower => json!({"type": "follower"}),
+        SessionEvent::Failed(message) => json!({"type": "failed", "message": message}),
+    })
+}

@@ -1,0 +1,191 @@
+//! A session opened in this tab: its driver task (started once this tab holds the session's
+//! lock), and the listeners, run waiters and pending approvals the page and the UI share.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::channel::oneshot;
+
+use super::any_model::AnyModel;
+use super::idb_store::IdbStore;
+use super::locks::SessionLock;
+use super::timer::BrowserClock;
+use super::tool_host::{registered_tools, JsToolHost};
+use crate::core::{BudgetLimits, Input, RunOutcome};
+use crate::runtime::options::AgentOptions;
+use crate::runtime::{Command, Driver, Notice};
+
+/// What a session tells its listeners.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// From the driver.
+    Notice(Notice),
+    /// This tab now writes the session (another tab may have held it until now).
+    Writer,
+    /// Another tab writes this session; this one waits to take over.
+    Follower,
+    /// The session could not be opened or its driver stopped with an error.
+    Failed(String),
+}
+
+type Listener = Rc<dyn Fn(&SessionEvent)>;
+
+/// A session of this tab.
+pub struct SessionHandle {
+    /// Session id.
+    pub session: String,
+    commands: UnboundedSender<Command>,
+    listeners: Rc<RefCell<Vec<Listener>>>,
+    waiters: Rc<RefCell<Vec<oneshot::Sender<Result<RunOutcome, String>>>>>,
+    approvals: Rc<RefCell<BTreeMap<String, String>>>,
+    writer: Rc<Cell<bool>>,
+}
+
+thread_local! {
+    static STORE: Rc<IdbStore> = Rc::new(IdbStore::new("tabloop"));
+}
+
+/// The page's event store.
+pub fn shared_store() -> Rc<IdbStore> {
+    STORE.with(Rc::clone)
+}
+
+/// A fresh session id.
+pub fn new_session_id() -> String {
+    let random = (js_sys::Math::random() * 1e9) as u64;
+    format!("s-{}-{random:09}", js_sys::Date::now() as u64)
+}
+
+impl SessionHandle {
+    /// Opens (or resumes) the session the options name, or a new one.
+    pub async fn open(options: AgentOptions) -> Result<Rc<Self>, String> {
+        let registered = registered_tools().await.map_err(|e| e.to_string())?;
+        let config = options.to_config(&registered).map_err(|e| e.to_string())?;
+        let session = options.session.clone().filter(|s| !s.is_empty()).unwrap_or_else(new_session_id);
+        let (commands, receiver) = unbounded();
+        let handle = Rc::new(Self {
+            session: session.clone(),
+            commands,
+            listeners: Rc::default(),
+            waiters: Rc::default(),
+            approvals: Rc::default(),
+            writer: Rc::new(Cell::new(false)),
+        });
+        let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
+        let model = Rc::new(AnyModel::from_options(&options.provider));
+        let task_handle = handle.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let lock = match first_lock {
+                Some(lock) => lock,
+                None => {
+                    task_handle.emit(&SessionEvent::Follower);
+                    match SessionLock::acquire_when_free(&session).await {
+                        Ok(lock) => lock,
+                        Err(e) => return task_handle.fail(e.0),
+                    }
+                }
+            };
+            task_handle.writer.set(true);
+            task_handle.emit(&SessionEvent::Writer);
+            let observer = task_handle.observer();
+            let tools = Rc::new(JsToolHost::new(&session));
+            let opened =
+                Driver::open(&session, config, model, shared_store(), tools, Rc::new(BrowserClock), observer).await;
+            match opened {
+                Ok(driver) => {
+                    driver.run(receiver).await;
+                }
+                Err(e) => task_handle.fail(e.to_string()),
+            }
+            lock.release().await;
+        });
+        Ok(handle)
+    }
+
+    /// Listens to everything the session reports.
+    pub fn subscribe(&self, listener: Listener) {
+        self.listeners.borrow_mut().push(listener);
+    }
+
+    /// Whether this tab writes the session.
+    pub fn is_writer(&self) -> bool {
+        self.writer.get()
+    }
+
+    /// Sends a task (or a message joining the current run); resolves when that run ends.
+    pub fn run(&self, task: String, budget: Option<BudgetLimits>) -> oneshot::Receiver<Result<RunOutcome, String>> {
+        let (sender, receiver) = oneshot::channel();
+        self.waiters.borrow_mut().push(sender);
+        self.send(Input::UserMessage { text: task, budget });
+        receiver
+    }
+
+    /// Feeds an input to the driver (queued until this tab writes the session).
+    pub fn send(&self, input: Input) {
+        // A closed channel means the driver stopped; its failure was already reported.
+        let _ = self.commands.unbounded_send(Command::Input(input));
+    }
+
+    /// Approves or denies a pending call, quoting the arguments it was asked about.
+    pub fn decide(&self, call: &str, approved: bool, reason: Option<String>) -> Result<(), String> {
+        let args_hash = self
+            .approvals
+            .borrow_mut()
+            .remove(call)
+            .ok_or_else(|| format!("no approval is pending for call {call}"))?;
+        self.send(Input::ApprovalDecided { call: call.to_string(), args_hash, approved, reason });
+        Ok(())
+    }
+
+    /// Calls waiting for a decision: (call id, args hash).
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.approvals.borrow().keys().cloned().collect()
+    }
+
+    /// Writes the records storage refused before.
+    pub fn retry_storage(&self) {
+        let _ = self.commands.unbounded_send(Command::RetryStorage);
+    }
+
+    /// Stops this tab's driver; the session stays in the log and can be opened again.
+    pub fn close(&self) {
+        let _ = self.commands.unbounded_send(Command::Stop);
+    }
+
+    fn emit(&self, event: &SessionEvent) {
+        let listeners = self.listeners.borrow().clone();
+        for listener in listeners {
+            listener(event);
+        }
+    }
+
+    fn fail(&self, message: String) {
+        for waiter in self.waiters.borrow_mut().drain(..) {
+            let _ = waiter.send(Err(message.clone()));
+        }
+        self.emit(&SessionEvent::Failed(message));
+    }
+
+    /// The driver's observer: keeps approvals and run waiters current, then tells listeners.
+    fn observer(self: &Rc<Self>) -> crate::runtime::Observer {
+        let handle = self.clone();
+        Box::new(move |notice: &Notice| {
+            match notice {
+                Notice::ApprovalNeeded { call, args_hash, .. } => {
+                    handle.approvals.borrow_mut().insert(call.clone(), args_hash.clone());
+                }
+                Notice::Finished(outcome) => {
+                    handle.approvals.borrow_mut().clear();
+                    for waiter in handle.waiters.borrow_mut().drain(..) {
+                        let _ = waiter.send(Ok(outcome.clone()));
+                    }
+                }
+                Notice::Persisted(_) | Notice::Delta(_) | Notice::StorageFailed(_) | Notice::StorageRecovered => {}
+            }
+            handle.emit(&SessionEvent::Notice(notice.clone()));
+        })
+    }
+}
+

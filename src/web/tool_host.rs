@@ -1,0 +1,109 @@
+//! The [`ToolHost`] over the JavaScript tool registry (`www/tools/registry.js`, reached through
+//! `www/host_bridge.js`). Dropping a call's future aborts its AbortSignal.
+
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::abort::AbortOnDrop;
+use super::js_error::JsFailure;
+use crate::core::ToolInvocation;
+use crate::ports::{ToolHost, ToolOutput};
+use crate::runtime::options::HostToolSpec;
+
+#[wasm_bindgen(module = "/www/host_bridge.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = hostRegisterTool, catch)]
+    fn host_register_tool(spec: &JsValue, replace: bool) -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(js_name = hostListTools, catch)]
+    fn host_list_tools() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(js_name = hostCallTool, catch)]
+    fn host_call_tool(
+        name: &str,
+        args_json: &str,
+        call_id: &str,
+        session: &str,
+        signal: &web_sys::AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// Registers a page's tool (a JS object with `execute`); returns its description.
+pub async fn register_tool(spec: &JsValue, replace: bool) -> Result<JsValue, JsFailure> {
+    let promise = host_register_tool(spec, replace).map_err(|e| JsFailure::from_js(&e))?;
+    JsFuture::from(promise).await.map_err(|e| JsFailure::from_js(&e))
+}
+
+/// Every registered tool's spec.
+pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
+    let promise = host_list_tools().map_err(|e| JsFailure::from_js(&e))?;
+    let text = JsFuture::from(promise).await.map_err(|e| JsFailure::from_js(&e))?;
+    let text = text.as_string().unwrap_or_default();
+    serde_json::from_str(&text)
+        .map_err(|e| JsFailure { name: "TypeError".into(), message: format!("tool list: {e}") })
+}
+
+/// Runs tools in the page's registry for one session.
+pub struct JsToolHost {
+    session: String,
+}
+
+impl JsToolHost {
+    /// A host for `session` (the VFS keeps a volume per session).
+    pub fn new(session: &str) -> Self {
+        Self { session: session.to_string() }
+    }
+}
+
+#[derive(Deserialize)]
+struct Outcome {
+    ok: bool,
+    #[serde(default)]
+    value: Value,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default, rename = "needsApproval")]
+    needs_approval: bool,
+}
+
+impl ToolHost for JsToolHost {
+    async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
+        let abort = match AbortOnDrop::new() {
+            Ok(abort) => abort,
+            Err(failure) => return error_output(format!("could not start the call: {failure}")),
+        };
+        let args = invocation.args.to_string();
+        let promise = match host_call_tool(&invocation.tool, &args, &invocation.call, &self.session, &abort.signal()) {
+            Ok(promise) => promise,
+            Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
+        };
+        let text = match JsFuture::from(promise).await {
+            Ok(text) => text.as_string().unwrap_or_default(),
+            Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
+        };
+        abort.disarm();
+        match serde_json::from_str::<Outcome>(&text) {
+            Ok(Outcome { ok: true, value, .. }) => ToolOutput { content: render(&value), is_error: false },
+            Ok(Outcome { error, needs_approval, .. }) => {
+                let mut message = error.unwrap_or_else(|| "the tool failed".into());
+                if needs_approval {
+                    message.push_str(" (this needs the user's approval: ask them to allow it)");
+                }
+                error_output(message)
+            }
+            Err(e) => error_output(format!("the tool returned something unreadable: {e}")),
+        }
+    }
+}
+
+fn error_output(content: String) -> ToolOutput {
+    ToolOutput { content, is_error: true }
+}
+
+/// A string result is shown as is; anything else as compact JSON.
+fn render(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => value.to_string(),
+    }
+}

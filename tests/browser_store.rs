@@ -1,0 +1,295 @@
+//! The store contract against IndexedDB in headless Chromium (one fresh database per test),
+//! plus what only a browser has: quota errors, durability modes, a corrupt row, Web Locks.
+#![cfg(all(test, target_arch = "wasm32"))]
+// Clippy's allow-*-in-tests settings do not recognise `#[wasm_bindgen_test]` functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod store_contract;
+
+use std::cell::Cell;
+
+use futures::future::{select, Either};
+use pretty_assertions::assert_eq;
+use tabloop::ports::{Durability, EventStore, StoreError};
+use tabloop::web::idb_store::IdbStore;
+use tabloop::web::locks::SessionLock;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+use store_contract::{message, messages, summary};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+// Test-only JS that writes a raw row behind the store's back (its own connection).
+#[wasm_bindgen(inline_js = r#"
+export function putRawRecord(name, session, seq, json) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(['records', 'sessions'], 'readwrite');
+      tx.objectStore('records').put({ session, seq, at: 0, json });
+      tx.objectStore('sessions').put({ session, records: seq + 1, updated_at: 0 });
+      tx.oncomplete = () => { db.close(); resolve(); };
+      tx.onabort = () => { db.close(); reject(tx.error); };
+    };
+  });
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = putRawRecord)]
+    async fn put_raw_record(
+        name: &str,
+        session: &str,
+        seq: u32,
+        json: &str,
+    ) -> Result<JsValue, JsValue>;
+}
+
+thread_local! {
+    static NEXT_DB: Cell<u32> = const { Cell::new(0) };
+}
+
+/// A store over a database no other test uses.
+fn fresh_store() -> IdbStore {
+    let n = NEXT_DB.with(|next| {
+        let n = next.get();
+        next.set(n + 1);
+        n
+    });
+    let stamp = js_sys::Date::now() as u64;
+    let salt = (js_sys::Math::random() * 1e9) as u64;
+    IdbStore::new(format!("tabloop-test-{stamp}-{n}-{salt}"))
+}
+
+/// Resolves after `ms` milliseconds.
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+}
+
+/// One `#[wasm_bindgen_test]` per contract check, each on its own database, deleted after.
+macro_rules! contract {
+    ($($check:ident),* $(,)?) => {
+        $(
+            #[wasm_bindgen_test]
+            async fn $check() {
+                let store = fresh_store();
+                store_contract::$check(&store).await;
+                store.delete_database().await.unwrap();
+            }
+        )*
+    };
+}
+
+contract!(
+    append_then_load_returns_the_same_records_in_order,
+    appends_in_several_batches_continue_the_log,
+    loading_an_unknown_session_gives_an_empty_log,
+    a_gap_is_refused_with_gap,
+    a_batch_with_a_gap_writes_nothing,
+    a_conflicting_reappend_is_refused_with_conflict,
+    a_batch_with_a_conflict_writes_nothing,
+    a_refused_append_to_a_new_session_creates_no_session,
+    an_empty_append_changes_nothing,
+    reappending_identical_records_is_accepted_without_duplicates,
+    a_retry_overlapping_the_log_appends_only_new_records,
+    sessions_are_isolated,
+    sessions_reports_counts_and_last_time,
+    delete_removes_only_that_session,
+    a_deleted_session_starts_again_from_zero,
+    a_record_round_trips_byte_identical_through_json,
+    a_thousand_records_load_back_in_order,
+);
+
+#[wasm_bindgen_test]
+async fn quota_exceeded_is_reported_and_nothing_is_written() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.fail_next_append_for_tests().unwrap();
+    let batch = [message(3, "a"), message(4, "b")];
+    let refused = store.append("s", &batch, Durability::Relaxed).await;
+    assert!(
+        matches!(refused, Err(StoreError::QuotaExceeded(_))),
+        "{refused:?}"
+    );
+    assert_eq!(store.load("s").await.unwrap(), messages(3));
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 3, 1002)]);
+    // The hook fires once; the same batch then goes through.
+    store
+        .append("s", &batch, Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap().len(), 5);
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_strict_append_is_stored_and_loads_back() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(5), Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), messages(5));
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn two_handles_on_one_database_share_the_log() {
+    let store = fresh_store();
+    let other = IdbStore::new(store.db_name());
+    store
+        .append("s", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(other.load("s").await.unwrap(), messages(2));
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_deleted_database_is_reopened_empty_on_next_use() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.delete_database().await.unwrap();
+    assert_eq!(store.load("s").await.unwrap(), vec![]);
+    store
+        .append("s", &messages(1), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), messages(1));
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_connection_closed_behind_our_back_is_reopened_once() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.close_connection_for_tests().await.unwrap();
+    let more = [message(2, "after")];
+    store.append("s", &more, Durability::Relaxed).await.unwrap();
+    assert_eq!(store.load("s").await.unwrap().len(), 3);
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_stored_row_that_is_not_a_record_is_reported_corrupt() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(1), Durability::Relaxed)
+        .await
+        .unwrap();
+    put_raw_record(store.db_name(), "s", 1, "{not json")
+        .await
+        .unwrap();
+    let loaded = store.load("s").await;
+    assert!(matches!(loaded, Err(StoreError::Corrupt(_))), "{loaded:?}");
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn append_latency_strict_and_relaxed_is_reported() {
+    let store = fresh_store();
+    let all = messages(1000);
+    let mut lines = Vec::new();
+    for (durability, name) in [
+        (Durability::Relaxed, "relaxed"),
+        (Durability::Strict, "strict"),
+    ] {
+        let single = format!("single-{name}");
+        let start = js_sys::Date::now();
+        for record in &all {
+            store
+                .append(&single, std::slice::from_ref(record), durability)
+                .await
+                .unwrap();
+        }
+        let singles = js_sys::Date::now() - start;
+        let start = js_sys::Date::now();
+        store
+            .append(&format!("batch-{name}"), &all, durability)
+            .await
+            .unwrap();
+        let batch = js_sys::Date::now() - start;
+        let start = js_sys::Date::now();
+        assert_eq!(store.load(&single).await.unwrap().len(), 1000);
+        let load = js_sys::Date::now() - start;
+        lines.push(format!(
+            "info: {name}: 1000 one-record appends {singles:.0} ms ({:.2} ms each), \
+             one 1000-record append {batch:.0} ms, load of 1000 {load:.0} ms",
+            singles / 1000.0
+        ));
+    }
+    for line in lines {
+        console_log!("{line}");
+    }
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_second_try_acquire_fails_while_the_lock_is_held() {
+    let session = format!("lock-{}", js_sys::Math::random());
+    let first = SessionLock::try_acquire(&session).await.unwrap();
+    assert!(first.is_some());
+    assert!(SessionLock::try_acquire(&session).await.unwrap().is_none());
+    drop(first);
+    // Dropping frees the lock a moment later; wait for the browser to process it.
+    sleep(20).await;
+    let again = SessionLock::try_acquire(&session).await.unwrap();
+    assert_eq!(
+        again.as_ref().map(SessionLock::session),
+        Some(session.as_str())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_awaited_release_frees_the_lock_at_once() {
+    let session = format!("lock-{}", js_sys::Math::random());
+    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
+    first.release().await;
+    assert!(SessionLock::try_acquire(&session).await.unwrap().is_some());
+}
+
+#[wasm_bindgen_test]
+async fn a_waiting_acquire_takes_over_when_the_holder_releases() {
+    let session = format!("lock-{}", js_sys::Math::random());
+    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
+    let mut waiter = Box::pin(SessionLock::acquire_when_free(&session));
+    match select(waiter.as_mut(), Box::pin(sleep(50))).await {
+        Either::Left(_) => panic!("the waiter got a held lock"),
+        Either::Right(((), _)) => {}
+    }
+    drop(first);
+    let second = waiter.await.unwrap();
+    assert_eq!(second.session(), session);
+}
+
+#[wasm_bindgen_test]
+async fn a_withdrawn_wait_leaves_the_lock_free() {
+    let session = format!("lock-{}", js_sys::Math::random());
+    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
+    let mut waiter = Box::pin(SessionLock::acquire_when_free(&session));
+    match select(waiter.as_mut(), Box::pin(sleep(20))).await {
+        Either::Left(_) => panic!("the waiter got a held lock"),
+        Either::Right(((), _)) => {}
+    }
+    drop(waiter);
+    first.release().await;
+    assert!(SessionLock::try_acquire(&session).await.unwrap().is_some());
+}

@@ -1,0 +1,86 @@
+//! `createAgent` options become the core configuration: tools chosen and permissions applied,
+//! budgets laid over the defaults, and API keys kept out of anything printed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tabloop::core::{Permission, ToolKind};
+use tabloop::runtime::options::{AgentOptions, HostToolSpec, OptionsError};
+
+fn registered() -> Vec<HostToolSpec> {
+    serde_json::from_value(json!([
+        {"name": "vfs", "description": "files", "parameters": {"type": "object"}, "permission": "allow", "idempotent": false, "parallelSafe": false},
+        {"name": "http_fetch", "description": "web", "parameters": {"type": "object"}, "permission": "allow", "idempotent": true, "parallelSafe": true}
+    ]))
+    .unwrap()
+}
+
+#[test]
+fn the_public_options_are_read_from_camel_case_json() {
+    let options: AgentOptions = serde_json::from_value(json!({
+        "session": "s1",
+        "provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:1/v1", "apiKey": "sk-secret", "model": "gpt"},
+        "budget": {"maxSteps": 7, "maxCostUsd": 0.5},
+        "tools": ["http_fetch", "finish"],
+        "permissions": {"http_fetch": "ask"},
+        "system": "be brief"
+    }))
+    .unwrap();
+    let config = options.to_config(&registered()).unwrap();
+    let names: Vec<_> = config.tools.iter().map(|t| (t.spec.name.as_str(), t.permission, t.kind)).collect();
+    assert_eq!(
+        names,
+        vec![("http_fetch", Permission::Ask, ToolKind::Host), ("finish", Permission::Allow, ToolKind::Finish)]
+    );
+    assert_eq!(config.budget.max_steps, Some(7));
+    assert_eq!(config.budget.max_cost_usd, Some(0.5));
+    assert_eq!(config.budget.max_tool_calls, Some(100), "unset fields keep the defaults");
+    assert_eq!(config.system.as_deref(), Some("be brief"));
+    assert!(!serde_json::to_string(&config).unwrap().contains("sk-secret"), "the key is not in the config");
+    assert!(!format!("{options:?}").contains("sk-secret"), "nor in debug output");
+}
+
+#[test]
+fn without_a_tool_list_every_registered_tool_and_the_core_tools_are_offered() {
+    let config = AgentOptions::default().to_config(&registered()).unwrap();
+    let names: Vec<_> = config.tools.iter().map(|t| t.spec.name.clone()).collect();
+    assert_eq!(names, vec!["vfs", "http_fetch", "todo", "finish"]);
+    assert_eq!(config.context_window, 4096, "the local model's window");
+}
+
+#[test]
+fn an_unknown_tool_or_an_incomplete_provider_is_refused() {
+    let options: AgentOptions = serde_json::from_value(json!({"tools": ["nope"]})).unwrap();
+    assert_eq!(options.to_config(&registered()), Err(OptionsError::UnknownTool("nope".into())));
+    let options: AgentOptions = serde_json::from_value(json!({"provider": {"kind": "anthropic"}})).unwrap();
+    assert_eq!(
+        options.to_config(&registered()),
+        Err(OptionsError::MissingProviderField("anthropic", "a model"))
+    );
+}
+
+#[test]
+fn outcomes_and_records_have_the_public_shape() {
+    use tabloop::core::{BudgetKind, Event, Record, RunOutcome, StopReason};
+    use tabloop::protocol::Usage;
+    use tabloop::runtime::public::{outcome_json, record_json};
+    let outcome = RunOutcome {
+        stop: StopReason::BudgetExhausted { budget: BudgetKind::Steps },
+        explanation: "spent".into(),
+        final_text: None,
+        steps: 3,
+        usage: Usage { input_tokens: 5, output_tokens: 2, cached_input_tokens: 1, cache_write_tokens: 0 },
+        cost_usd: 0.25,
+        handoff: None,
+    };
+    assert_eq!(
+        outcome_json(&outcome),
+        json!({
+            "stopReason": "budget_exhausted", "detail": {"budget": "steps"}, "explanation": "spent",
+            "finalText": null, "steps": 3, "costUsd": 0.25, "handoff": null,
+            "usage": {"inputTokens": 5, "outputTokens": 2, "cachedInputTokens": 1}
+        })
+    );
+    let record = Record { seq: 4, at: 9, event: Event::UserMessage { text: "hi".into() } };
+    assert_eq!(record_json(&record), json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9}));
+}

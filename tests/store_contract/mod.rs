@@ -1,0 +1,345 @@
+//! The store contract: what every [`EventStore`] must do, written once and run against
+//! `MemoryStore` natively (`tests/store_memory.rs`) and IndexedDB in headless Chromium
+//! (`tests/browser_store.rs`). Each check takes a fresh, empty store and panics on a breach.
+//! No `allow(dead_code)`: a check that one of the two runners forgets is a warning.
+#![cfg(test)]
+
+use pretty_assertions::assert_eq;
+use tabloop::core::{Agent, AgentConfig, Effect, Event, Input, Record};
+use tabloop::ports::{Durability, EventStore, SessionSummary, StoreError};
+
+/// Records 0..n of a session, each a user message whose text names its seq.
+pub fn messages(n: u64) -> Vec<Record> {
+    (0..n).map(|seq| message(seq, "hello")).collect()
+}
+
+/// One user-message record at `seq`, written at `1000 + seq`.
+pub fn message(seq: u64, text: &str) -> Record {
+    Record {
+        seq,
+        at: 1000 + seq,
+        event: Event::UserMessage {
+            text: format!("{text} #{seq}"),
+        },
+    }
+}
+
+/// A real log from the loop core: session start, a user message with awkward text, the run and
+/// step it starts, a model call, suspend and resume, and a cancel that ends the run.
+pub fn agent_log() -> Vec<Record> {
+    let mut agent = Agent::new("s", AgentConfig::default(), 1000);
+    let mut records = Vec::new();
+    let mut drain = |agent: &mut Agent| {
+        while let Some(effect) = agent.poll() {
+            match effect {
+                Effect::Persist(record) => records.push(record),
+                Effect::CallModel { .. }
+                | Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Abort { .. }
+                | Effect::Finished(_) => {}
+            }
+        }
+    };
+    drain(&mut agent);
+    let text = "quotes \" \\ tabs \t newlines \n nul \u{0} é 日本 🦀 \u{2028}".to_string();
+    let inputs = [
+        Input::UserMessage { text, budget: None },
+        Input::Suspend,
+        Input::Resume,
+        Input::Cancel,
+    ];
+    for (i, input) in inputs.into_iter().enumerate() {
+        agent.handle(input, 1001 + i as u64).unwrap();
+        drain(&mut agent);
+    }
+    records
+}
+
+fn json(records: &[Record]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap())
+        .collect()
+}
+
+/// Append then load returns the same records in order.
+pub async fn append_then_load_returns_the_same_records_in_order<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), messages(3));
+}
+
+/// Appends in several batches continue one log.
+pub async fn appends_in_several_batches_continue_the_log<S: EventStore>(store: &S) {
+    let all = messages(6);
+    store
+        .append("s", &all[..1], Durability::Strict)
+        .await
+        .unwrap();
+    store
+        .append("s", &all[1..4], Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("s", &all[4..], Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), all);
+}
+
+/// Loading a session that was never written gives an empty log.
+pub async fn loading_an_unknown_session_gives_an_empty_log<S: EventStore>(store: &S) {
+    assert_eq!(store.load("nobody").await.unwrap(), Vec::<Record>::new());
+    assert_eq!(
+        store.sessions().await.unwrap(),
+        Vec::<SessionSummary>::new()
+    );
+}
+
+/// A gap is refused with `Gap`, both for a new session and after existing records.
+pub async fn a_gap_is_refused_with_gap<S: EventStore>(store: &S) {
+    let refused = store
+        .append("s", &[message(1, "late")], Durability::Relaxed)
+        .await;
+    assert_eq!(
+        refused,
+        Err(StoreError::Gap {
+            expected: 0,
+            found: 1
+        })
+    );
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let refused = store
+        .append("s", &[message(5, "late")], Durability::Relaxed)
+        .await;
+    assert_eq!(
+        refused,
+        Err(StoreError::Gap {
+            expected: 3,
+            found: 5
+        })
+    );
+}
+
+/// A batch with a gap in its middle writes nothing, not even its valid prefix.
+pub async fn a_batch_with_a_gap_writes_nothing<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let batch = [message(3, "a"), message(4, "b"), message(6, "c")];
+    let refused = store.append("s", &batch, Durability::Relaxed).await;
+    assert_eq!(
+        refused,
+        Err(StoreError::Gap {
+            expected: 5,
+            found: 6
+        })
+    );
+    assert_eq!(store.load("s").await.unwrap(), messages(3));
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 3, 1002)]);
+}
+
+/// A conflicting re-append is refused with `Conflict` naming the first differing seq.
+pub async fn a_conflicting_reappend_is_refused_with_conflict<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let refused = store
+        .append("s", &[message(1, "other")], Durability::Relaxed)
+        .await;
+    assert_eq!(refused, Err(StoreError::Conflict { seq: 1 }));
+}
+
+/// A batch with a conflict writes nothing, not even the new records after it.
+pub async fn a_batch_with_a_conflict_writes_nothing<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let batch = [
+        message(1, "hello"),
+        message(2, "other"),
+        message(3, "new"),
+        message(4, "new"),
+    ];
+    let refused = store.append("s", &batch, Durability::Relaxed).await;
+    assert_eq!(refused, Err(StoreError::Conflict { seq: 2 }));
+    assert_eq!(store.load("s").await.unwrap(), messages(3));
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 3, 1002)]);
+}
+
+/// A refused append to a new session leaves no session behind.
+pub async fn a_refused_append_to_a_new_session_creates_no_session<S: EventStore>(store: &S) {
+    let batch = [message(0, "a"), message(2, "b")];
+    let refused = store.append("s", &batch, Durability::Relaxed).await;
+    assert_eq!(
+        refused,
+        Err(StoreError::Gap {
+            expected: 1,
+            found: 2
+        })
+    );
+    assert_eq!(
+        store.sessions().await.unwrap(),
+        Vec::<SessionSummary>::new()
+    );
+    assert_eq!(store.load("s").await.unwrap(), Vec::<Record>::new());
+}
+
+/// An empty append succeeds and changes nothing.
+pub async fn an_empty_append_changes_nothing<S: EventStore>(store: &S) {
+    store.append("s", &[], Durability::Relaxed).await.unwrap();
+    assert_eq!(
+        store.sessions().await.unwrap(),
+        Vec::<SessionSummary>::new()
+    );
+}
+
+/// Re-appending identical records (a retry after commit-then-error) is accepted and writes no
+/// duplicates.
+pub async fn reappending_identical_records_is_accepted_without_duplicates<S: EventStore>(
+    store: &S,
+) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), messages(3));
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 3, 1002)]);
+}
+
+/// A retry that overlaps the stored tail appends only the records that are new.
+pub async fn a_retry_overlapping_the_log_appends_only_new_records<S: EventStore>(store: &S) {
+    let all = messages(5);
+    store
+        .append("s", &all[..3], Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("s", &all[1..], Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), all);
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 5, 1004)]);
+}
+
+/// Sessions are isolated: the same seqs in two sessions never meet.
+pub async fn sessions_are_isolated<S: EventStore>(store: &S) {
+    let other: Vec<Record> = (0..2).map(|seq| message(seq, "other")).collect();
+    store
+        .append("a", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("b", &other, Durability::Relaxed)
+        .await
+        .unwrap();
+    // A prefix of one session's name is another session.
+    store
+        .append("a:1", &messages(1), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("a").await.unwrap(), messages(3));
+    assert_eq!(store.load("b").await.unwrap(), other);
+    assert_eq!(store.load("a:1").await.unwrap(), messages(1));
+}
+
+/// `sessions()` reports every session with its record count and last record time.
+pub async fn sessions_reports_counts_and_last_time<S: EventStore>(store: &S) {
+    store
+        .append("b", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("a", &messages(4), Durability::Relaxed)
+        .await
+        .unwrap();
+    let mut sessions = store.sessions().await.unwrap();
+    sessions.sort_by(|x, y| x.session.cmp(&y.session));
+    assert_eq!(sessions, vec![summary("a", 4, 1003), summary("b", 2, 1001)]);
+}
+
+/// Delete removes that session only; deleting an unknown session is not an error.
+pub async fn delete_removes_only_that_session<S: EventStore>(store: &S) {
+    store
+        .append("a", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("b", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.delete("a").await.unwrap();
+    store.delete("never-written").await.unwrap();
+    assert_eq!(store.load("a").await.unwrap(), Vec::<Record>::new());
+    assert_eq!(store.load("b").await.unwrap(), messages(3));
+    assert_eq!(store.sessions().await.unwrap(), vec![summary("b", 3, 1002)]);
+}
+
+/// A deleted session can be started again from seq 0.
+pub async fn a_deleted_session_starts_again_from_zero<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.delete("s").await.unwrap();
+    let fresh = [message(0, "again")];
+    store
+        .append("s", &fresh, Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), fresh.to_vec());
+}
+
+/// Real loop records (several `Event` variants, awkward text) round-trip byte-identical
+/// through JSON.
+pub async fn a_record_round_trips_byte_identical_through_json<S: EventStore>(store: &S) {
+    let log = agent_log();
+    let kinds: std::collections::BTreeSet<String> = json(&log)
+        .iter()
+        .map(|j| serde_json::from_str::<serde_json::Value>(j).unwrap()["event"]["type"].to_string())
+        .collect();
+    assert!(kinds.len() >= 5, "too few event kinds: {kinds:?}");
+    store.append("s", &log, Durability::Strict).await.unwrap();
+    let loaded = store.load("s").await.unwrap();
+    assert_eq!(json(&loaded), json(&log));
+    assert_eq!(loaded, log);
+}
+
+/// 1,000 records appended one by one and as one batch load back in order.
+pub async fn a_thousand_records_load_back_in_order<S: EventStore>(store: &S) {
+    let all = messages(1000);
+    store
+        .append("batch", &all, Durability::Relaxed)
+        .await
+        .unwrap();
+    for record in &all {
+        store
+            .append("single", std::slice::from_ref(record), Durability::Relaxed)
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.load("batch").await.unwrap(), all);
+    assert_eq!(store.load("single").await.unwrap(), all);
+}
+
+/// The summary a session of `records` records last written at `updated_at` should have.
+pub fn summary(session: &str, records: u64, updated_at: u64) -> SessionSummary {
+    SessionSummary {
+        session: session.into(),
+        records,
+        updated_at,
+    }
+}

@@ -1,0 +1,50 @@
+// The bridge between the Rust runtime and the JavaScript tool registry. wasm-bindgen copies this
+// file alone into its snippets folder, so it loads the registry by URL: from
+// `globalThis.TABLOOP_BASE` when an embedding page sets it, else relative to the page.
+
+let registryPromise;
+
+function base() {
+  return globalThis.TABLOOP_BASE ?? document.baseURI;
+}
+
+/** The registry module, with the built-in tools registered once. */
+function registry() {
+  registryPromise ??= (async () => {
+    const module = await import(new URL('www/tools/registry.js', base()).href);
+    for (const spec of module.builtinTools()) {
+      if (!module.getTool(spec.name)) module.registerTool(spec);
+    }
+    return module;
+  })();
+  return registryPromise;
+}
+
+/** Registers a page's tool; resolves to its description (without `execute`). */
+export async function hostRegisterTool(spec, replace) {
+  const module = await registry();
+  return module.registerTool(spec, { replace: Boolean(replace) });
+}
+
+/** JSON text of every registered tool's spec (without `execute`). */
+export async function hostListTools() {
+  const module = await registry();
+  return JSON.stringify(module.listTools());
+}
+
+/**
+ * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
+ * needsApproval?}`. `finish` with no verifier registered accepts.
+ */
+export async function hostCallTool(name, argsJson, callId, session, signal) {
+  try {
+    const module = await registry();
+    if (name === 'finish' && !module.getTool('finish')) {
+      return JSON.stringify({ ok: true, value: 'accepted (no verifier is registered)' });
+    }
+    const result = await module.callTool(name, JSON.parse(argsJson), { signal, callId, session });
+    return JSON.stringify(result);
+  } catch (error) {
+    return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
+  }
+}

@@ -1,0 +1,286 @@
+// tabloop's event log in IndexedDB. Imported by src/web/idb_store.rs; wasm-bindgen copies this
+// file on its own, so it must stay self-contained (no imports).
+//
+// Layout (schema version 1):
+//   records  key [session, seq]  value {session, seq, at, json}   json = one serialised Record
+//   sessions key session         value {session, records, updated_at}
+// An append writes both stores in ONE transaction, so the sessions row always counts the log.
+//
+// Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
+// its name), or with an Error named ConflictError {seq}, GapError {expected, found},
+// CorruptError or BlockedError. The Rust side turns them into StoreError in src/web/js_error.rs.
+
+const SCHEMA_VERSION = 1;
+const RECORDS = 'records';
+const SESSIONS = 'sessions';
+// How long an open may wait for other tabs to close their connections before it gives up.
+const BLOCKED_GRACE_MS = 3000;
+
+/** Cached connections: database name -> Promise<IDBDatabase>. */
+const connections = new Map();
+/** Test-only: database names whose next append must abort with a QuotaExceededError. */
+const failNextAppend = new Set();
+
+function namedError(name, message, fields) {
+  const error = new Error(message);
+  error.name = name;
+  return Object.assign(error, fields);
+}
+
+function openDatabase(name) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let request;
+    try {
+      request = indexedDB.open(name, SCHEMA_VERSION);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(RECORDS)) {
+        db.createObjectStore(RECORDS, { keyPath: ['session', 'seq'] });
+      }
+      if (!db.objectStoreNames.contains(SESSIONS)) {
+        db.createObjectStore(SESSIONS, { keyPath: 'session' });
+      }
+    };
+    request.onblocked = () => {
+      setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        connections.delete(name);
+        reject(namedError('BlockedError', `opening "${name}" is blocked by another tab`, {}));
+      }, BLOCKED_GRACE_MS);
+    };
+    request.onsuccess = () => {
+      const db = request.result;
+      if (settled) {
+        // We already gave up on this open; do not leak the late connection.
+        db.close();
+        return;
+      }
+      settled = true;
+      // Another tab wants to upgrade or delete: step aside, reopen on next use.
+      db.onversionchange = () => {
+        db.close();
+        forget(name, db);
+      };
+      // Closed by the browser (storage cleared, backing store lost): drop the handle.
+      db.onclose = () => forget(name, db);
+      resolve(db);
+    };
+    request.onerror = () => {
+      if (settled) return;
+      settled = true;
+      reject(request.error);
+    };
+  });
+}
+
+function forget(name, db) {
+  const cached = connections.get(name);
+  if (cached === undefined) return;
+  cached.then(
+    (current) => {
+      if (current === db && connections.get(name) === cached) connections.delete(name);
+    },
+    () => {},
+  );
+}
+
+function connection(name) {
+  let cached = connections.get(name);
+  if (cached === undefined) {
+    cached = openDatabase(name);
+    connections.set(name, cached);
+    cached.catch(() => {
+      if (connections.get(name) === cached) connections.delete(name);
+    });
+  }
+  return cached;
+}
+
+// Opens a transaction, reopening the connection once if the cached one turned out to be closed
+// without telling us (WebKit's "connection to Indexed Database server lost").
+async function transaction(name, stores, mode, options) {
+  const db = await connection(name);
+  try {
+    return db.transaction(stores, mode, options);
+  } catch (error) {
+    if (error?.name !== 'InvalidStateError') throw error;
+    connections.delete(name);
+    const fresh = await connection(name);
+    return fresh.transaction(stores, mode, options);
+  }
+}
+
+// Settles when the transaction completes; rejects with `failure()` (a reason chosen by the
+// caller) or the transaction's own error when it aborts.
+function settle(tx, failure) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onabort = () => {
+      reject(failure() ?? tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+    };
+  });
+}
+
+/**
+ * Appends records to a session's log in ONE readwrite transaction.
+ * `records`: array of {seq, at, json}; `durability`: 'strict' | 'relaxed'.
+ * Each seq must either already be stored with identical json (an idempotent retry) or continue
+ * the log; otherwise nothing is written and the promise rejects with ConflictError or GapError.
+ * Resolves when the transaction completes.
+ */
+export async function append(db, session, records, durability) {
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite', { durability });
+  const injectQuota = failNextAppend.delete(db);
+  let failure = null;
+  const done = settle(tx, () => failure);
+  const fail = (error) => {
+    if (failure !== null) return;
+    failure = error;
+    tx.abort();
+  };
+  const recordStore = tx.objectStore(RECORDS);
+  const sessionStore = tx.objectStore(SESSIONS);
+  const rowRequest = sessionStore.get(session);
+  rowRequest.onsuccess = () => {
+    const row = rowRequest.result;
+    const count = row === undefined ? 0 : row.records;
+    // Classify in order: stored (compare), fresh (write) or a gap. The first problem wins.
+    const steps = [];
+    let next = count;
+    for (const record of records) {
+      if (record.seq < count) {
+        steps.push({ kind: 'stored', record, request: recordStore.get([session, record.seq]) });
+      } else if (record.seq === next) {
+        steps.push({ kind: 'fresh', record });
+        next += 1;
+      } else {
+        steps.push({ kind: 'gap', record, expected: next });
+        break;
+      }
+    }
+    const stored = steps.filter((step) => step.kind === 'stored');
+    let pending = stored.length;
+    const decide = () => {
+      const fresh = [];
+      for (const step of steps) {
+        if (step.kind === 'stored') {
+          const existing = step.request.result;
+          if (existing === undefined) {
+            const message = `the sessions row counts ${count} records but ${step.record.seq} is missing`;
+            fail(namedError('CorruptError', message, {}));
+            return;
+          }
+          if (existing.json !== step.record.json) {
+            const message = `record ${step.record.seq} is stored with other content`;
+            fail(namedError('ConflictError', message, { seq: step.record.seq }));
+            return;
+          }
+        } else if (step.kind === 'gap') {
+          fail(
+            namedError('GapError', `record ${step.record.seq} does not continue the log`, {
+              expected: step.expected,
+              found: step.record.seq,
+            }),
+          );
+          return;
+        } else {
+          fresh.push(step.record);
+        }
+      }
+      for (const record of fresh) {
+        recordStore.put({ session, seq: record.seq, at: record.at, json: record.json });
+      }
+      if (fresh.length > 0) {
+        const last = fresh[fresh.length - 1];
+        sessionStore.put({ session, records: count + fresh.length, updated_at: last.at });
+      }
+      if (injectQuota) {
+        fail(new DOMException('simulated by __setFailNextAppend', 'QuotaExceededError'));
+        return;
+      }
+      if (typeof tx.commit === 'function') tx.commit();
+    };
+    if (pending === 0) {
+      decide();
+      return;
+    }
+    for (const step of stored) {
+      step.request.onsuccess = () => {
+        pending -= 1;
+        if (pending === 0) decide();
+      };
+    }
+  };
+  return done;
+}
+
+/** The whole log of a session as an array of json strings, ordered by seq. */
+export async function load(db, session) {
+  const tx = await transaction(db, [RECORDS], 'readonly');
+  const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
+  const request = tx.objectStore(RECORDS).getAll(range);
+  await settle(tx, () => null);
+  return request.result.map((row) => row.json);
+}
+
+/** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */
+export async function sessions(db) {
+  const tx = await transaction(db, [SESSIONS], 'readonly');
+  const request = tx.objectStore(SESSIONS).getAll();
+  await settle(tx, () => null);
+  return JSON.stringify(request.result);
+}
+
+/** Removes a session's records and its sessions row in one transaction. */
+export async function deleteSession(db, session) {
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
+  const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
+  tx.objectStore(RECORDS).delete(range);
+  tx.objectStore(SESSIONS).delete(session);
+  await settle(tx, () => null);
+}
+
+/** Closes our connection and deletes the whole database (tests; the reset path). */
+export async function deleteDatabase(name) {
+  const cached = connections.get(name);
+  connections.delete(name);
+  failNextAppend.delete(name);
+  if (cached !== undefined) {
+    try {
+      (await cached).close();
+    } catch {
+      // The open had failed; nothing to close.
+    }
+  }
+  await new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase(name);
+    request.onsuccess = () => resolve();
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => {
+      // Another tab still has it open; it gets versionchange and should close, then success fires.
+    };
+  });
+}
+
+/**
+ * TEST-ONLY hook: the next append to database `name` issues its writes and then aborts the
+ * transaction with a real DOMException named QuotaExceededError, the way a full disk does.
+ */
+export function __setFailNextAppend(name) {
+  failNextAppend.add(name);
+}
+
+/**
+ * TEST-ONLY hook: closes the cached connection of `name` without telling the cache, the way
+ * WebKit loses its IndexedDB server; the next operation must reopen once and succeed.
+ */
+export async function __closeConnectionBehindOurBack(name) {
+  const cached = connections.get(name);
+  if (cached !== undefined) (await cached).close();
+}
