@@ -1,5 +1,7 @@
 //! Browser test: the playground mounts in headless Chromium and shows its shell.
 #![cfg(target_arch = "wasm32")]
+// Test code: clippy's allow-*-in-tests settings do not see `#[wasm_bindgen_test]` functions.
+#![allow(clippy::unwrap_used)]
 
 use leptos::prelude::*;
 use tabloop::ui::Playground;

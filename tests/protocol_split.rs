@@ -1,5 +1,7 @@
 //! Chunk boundaries must not matter: splitting a fixture stream anywhere (one split at every
 //! byte, or many random splits) yields the same events and the same assembled reply.
+// proptest is a native-only dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;

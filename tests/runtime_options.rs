@@ -27,17 +27,36 @@ fn the_public_options_are_read_from_camel_case_json() {
     }))
     .unwrap();
     let config = options.to_config(&registered()).unwrap();
-    let names: Vec<_> = config.tools.iter().map(|t| (t.spec.name.as_str(), t.permission, t.kind)).collect();
+    let names: Vec<_> = config
+        .tools
+        .iter()
+        .map(|t| (t.spec.name.as_str(), t.permission, t.kind))
+        .collect();
     assert_eq!(
         names,
-        vec![("http_fetch", Permission::Ask, ToolKind::Host), ("finish", Permission::Allow, ToolKind::Finish)]
+        vec![
+            ("http_fetch", Permission::Ask, ToolKind::Host),
+            ("finish", Permission::Allow, ToolKind::Finish)
+        ]
     );
     assert_eq!(config.budget.max_steps, Some(7));
     assert_eq!(config.budget.max_cost_usd, Some(0.5));
-    assert_eq!(config.budget.max_tool_calls, Some(100), "unset fields keep the defaults");
+    assert_eq!(
+        config.budget.max_tool_calls,
+        Some(100),
+        "unset fields keep the defaults"
+    );
     assert_eq!(config.system.as_deref(), Some("be brief"));
-    assert!(!serde_json::to_string(&config).unwrap().contains("sk-secret"), "the key is not in the config");
-    assert!(!format!("{options:?}").contains("sk-secret"), "nor in debug output");
+    assert!(
+        !serde_json::to_string(&config)
+            .unwrap()
+            .contains("sk-secret"),
+        "the key is not in the config"
+    );
+    assert!(
+        !format!("{options:?}").contains("sk-secret"),
+        "nor in debug output"
+    );
 }
 
 #[test]
@@ -51,8 +70,12 @@ fn without_a_tool_list_every_registered_tool_and_the_core_tools_are_offered() {
 #[test]
 fn an_unknown_tool_or_an_incomplete_provider_is_refused() {
     let options: AgentOptions = serde_json::from_value(json!({"tools": ["nope"]})).unwrap();
-    assert_eq!(options.to_config(&registered()), Err(OptionsError::UnknownTool("nope".into())));
-    let options: AgentOptions = serde_json::from_value(json!({"provider": {"kind": "anthropic"}})).unwrap();
+    assert_eq!(
+        options.to_config(&registered()),
+        Err(OptionsError::UnknownTool("nope".into()))
+    );
+    let options: AgentOptions =
+        serde_json::from_value(json!({"provider": {"kind": "anthropic"}})).unwrap();
     assert_eq!(
         options.to_config(&registered()),
         Err(OptionsError::MissingProviderField("anthropic", "a model"))
@@ -65,11 +88,18 @@ fn outcomes_and_records_have_the_public_shape() {
     use tabloop::protocol::Usage;
     use tabloop::runtime::public::{outcome_json, record_json};
     let outcome = RunOutcome {
-        stop: StopReason::BudgetExhausted { budget: BudgetKind::Steps },
+        stop: StopReason::BudgetExhausted {
+            budget: BudgetKind::Steps,
+        },
         explanation: "spent".into(),
         final_text: None,
         steps: 3,
-        usage: Usage { input_tokens: 5, output_tokens: 2, cached_input_tokens: 1, cache_write_tokens: 0 },
+        usage: Usage {
+            input_tokens: 5,
+            output_tokens: 2,
+            cached_input_tokens: 1,
+            cache_write_tokens: 0,
+        },
         cost_usd: 0.25,
         handoff: None,
     };
@@ -81,6 +111,13 @@ fn outcomes_and_records_have_the_public_shape() {
             "usage": {"inputTokens": 5, "outputTokens": 2, "cachedInputTokens": 1}
         })
     );
-    let record = Record { seq: 4, at: 9, event: Event::UserMessage { text: "hi".into() } };
-    assert_eq!(record_json(&record), json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9}));
+    let record = Record {
+        seq: 4,
+        at: 9,
+        event: Event::UserMessage { text: "hi".into() },
+    };
+    assert_eq!(
+        record_json(&record),
+        json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9})
+    );
 }

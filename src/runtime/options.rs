@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::core::{finish_tool, todo_tool, AgentConfig, BudgetLimits, Permission, Price, ToolDecl, ToolKind};
+use crate::core::{
+    finish_tool, todo_tool, AgentConfig, BudgetLimits, Permission, Price, ToolDecl, ToolKind,
+};
 use crate::protocol::ToolSpec;
 
 /// Which model answers.
@@ -176,13 +178,19 @@ impl AgentOptions {
             if let Some(permission) = self.permissions.get(name) {
                 decl.permission = *permission;
             }
-            if !tools.iter().any(|t: &ToolDecl| t.spec.name == decl.spec.name) {
+            if !tools
+                .iter()
+                .any(|t: &ToolDecl| t.spec.name == decl.spec.name)
+            {
                 tools.push(decl);
             }
         }
         self.check_provider()?;
         Ok(AgentConfig {
-            system: self.system.clone().or_else(|| Some(DEFAULT_SYSTEM.to_string())),
+            system: self
+                .system
+                .clone()
+                .or_else(|| Some(DEFAULT_SYSTEM.to_string())),
             tools,
             budget: self.budget.over(defaults.budget),
             price: self.price.unwrap_or_default(),

@@ -23,13 +23,18 @@ impl AnyModel {
         let remote = |provider, default_base: &str| {
             AnyModel::Remote(RemoteModel::new(
                 provider,
-                options.base_url.clone().unwrap_or_else(|| default_base.to_string()),
+                options
+                    .base_url
+                    .clone()
+                    .unwrap_or_else(|| default_base.to_string()),
                 options.api_key.clone().unwrap_or_default(),
                 options.model.clone().unwrap_or_default(),
             ))
         };
         match options.kind {
-            ProviderKind::Local => AnyModel::Local(options.base_url.clone().filter(|u| !u.is_empty())),
+            ProviderKind::Local => {
+                AnyModel::Local(options.base_url.clone().filter(|u| !u.is_empty()))
+            }
             ProviderKind::Openai => remote(Provider::OpenAi, "https://api.openai.com/v1"),
             ProviderKind::Anthropic => remote(Provider::Anthropic, "https://api.anthropic.com"),
         }
@@ -44,7 +49,12 @@ impl ModelClient for AnyModel {
     ) -> Result<ModelReply, ModelError> {
         match self {
             AnyModel::Remote(model) => model.complete(request, on_delta).await,
-            AnyModel::Local(url) => local_model(url.clone()).await?.complete(request, on_delta).await,
+            AnyModel::Local(url) => {
+                local_model(url.clone())
+                    .await?
+                    .complete(request, on_delta)
+                    .await
+            }
         }
     }
 }

@@ -31,7 +31,8 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
     let options: AgentOptions = if options.is_undefined() || options.is_null() {
         AgentOptions::default()
     } else {
-        serde_wasm_bindgen::from_value(options).map_err(|e| error(format!("invalid options: {e}")))?
+        serde_wasm_bindgen::from_value(options)
+            .map_err(|e| error(format!("invalid options: {e}")))?
     };
     let handle = SessionHandle::open(options).await.map_err(error)?;
     Ok(AgentHandle { inner: handle })
@@ -41,7 +42,9 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
 /// idempotent, parallelSafe, timeoutMs }`. Pass `{ replace: true }` to replace one.
 #[wasm_bindgen(js_name = registerTool)]
 pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let replace = js_sys::Reflect::get(&options, &"replace".into()).ok().is_some_and(|v| v.is_truthy());
+    let replace = js_sys::Reflect::get(&options, &"replace".into())
+        .ok()
+        .is_some_and(|v| v.is_truthy());
     register_js_tool(&spec, replace).await.map_err(error)
 }
 
@@ -73,7 +76,10 @@ pub async fn import_session(jsonl: String) -> Result<String, JsValue> {
     if !store.load(&session).await.map_err(error)?.is_empty() {
         return Err(error(format!("a session named {session} already exists")));
     }
-    store.append(&session, &records, Durability::Strict).await.map_err(error)?;
+    store
+        .append(&session, &records, Durability::Strict)
+        .await
+        .map_err(error)?;
     Ok(session)
 }
 
@@ -107,7 +113,10 @@ impl AgentHandle {
     #[wasm_bindgen(js_name = onEvent)]
     pub fn on_event(&self, callback: js_sys::Function) {
         self.inner.subscribe(Rc::new(move |event: &SessionEvent| {
-            if let SessionEvent::Notice(Notice::Persisted(record)) = event {
+            if let SessionEvent::Notice(notice) = event {
+                let Notice::Persisted(record) = notice.as_ref() else {
+                    return;
+                };
                 let _ = callback.call1(&JsValue::NULL, &to_js(&record_json(record)));
             }
         }));
@@ -126,7 +135,11 @@ impl AgentHandle {
 
     /// Runs a task; resolves to `{ stopReason, explanation, finalText, steps, usage, costUsd }`.
     pub async fn run(&self, task: String) -> Result<JsValue, JsValue> {
-        let outcome = self.inner.run(task, None).await.map_err(|_| error("the session stopped"))?;
+        let outcome = self
+            .inner
+            .run(task, None)
+            .await
+            .map_err(|_| error("the session stopped"))?;
         outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
     }
 
@@ -150,7 +163,9 @@ impl AgentHandle {
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
         let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
         let base = crate::core::BudgetLimits::default();
-        self.inner.send(Input::ExtendBudget { budget: options.over(base) });
+        self.inner.send(Input::ExtendBudget {
+            budget: options.over(base),
+        });
         Ok(())
     }
 
@@ -162,14 +177,22 @@ impl AgentHandle {
 
     /// Every persisted event of the session.
     pub async fn events(&self) -> Result<JsValue, JsValue> {
-        let records = shared_store().load(&self.inner.session).await.map_err(error)?;
-        Ok(to_js(&Value::Array(records.iter().map(record_json).collect())))
+        let records = shared_store()
+            .load(&self.inner.session)
+            .await
+            .map_err(error)?;
+        Ok(to_js(&Value::Array(
+            records.iter().map(record_json).collect(),
+        )))
     }
 
     /// The session as JSON lines (no API keys are ever in the log).
     #[wasm_bindgen(js_name = exportJsonl)]
     pub async fn export_jsonl(&self) -> Result<String, JsValue> {
-        let records = shared_store().load(&self.inner.session).await.map_err(error)?;
+        let records = shared_store()
+            .load(&self.inner.session)
+            .await
+            .map_err(error)?;
         Ok(to_jsonl(&records))
     }
 
@@ -179,7 +202,10 @@ impl AgentHandle {
         let records = store.load(&self.inner.session).await.map_err(error)?;
         let session = new_session_id();
         let forked = Agent::fork(&records, step, &session).map_err(error)?;
-        store.append(&session, &forked, Durability::Strict).await.map_err(error)?;
+        store
+            .append(&session, &forked, Durability::Strict)
+            .await
+            .map_err(error)?;
         Ok(session)
     }
 
@@ -191,21 +217,32 @@ impl AgentHandle {
 
 fn status_json(event: &SessionEvent) -> Option<Value> {
     use serde_json::json;
-    Some(match event {
-        SessionEvent::Notice(Notice::Persisted(_)) => return None,
-        SessionEvent::Notice(Notice::Delta(StreamDelta::Text(text))) => json!({"type": "delta", "text": text}),
-        SessionEvent::Notice(Notice::Delta(StreamDelta::Thinking(text))) => json!({"type": "thinking", "text": text}),
-        SessionEvent::Notice(Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. })) => {
+    let notice = match event {
+        SessionEvent::Writer => return Some(json!({"type": "writer"})),
+        SessionEvent::Follower => return Some(json!({"type": "follower"})),
+        SessionEvent::Failed(message) => {
+            return Some(json!({"type": "failed", "message": message}))
+        }
+        SessionEvent::Notice(notice) => notice.as_ref(),
+    };
+    Some(match notice {
+        Notice::Persisted(_) => return None,
+        Notice::Delta(StreamDelta::Text(text)) => json!({"type": "delta", "text": text}),
+        Notice::Delta(StreamDelta::Thinking(text)) => json!({"type": "thinking", "text": text}),
+        Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. }) => {
             json!({"type": "tool_call", "id": id, "name": name})
         }
-        SessionEvent::Notice(Notice::ApprovalNeeded { call, tool, args, after_interrupt, .. }) => {
-            json!({"type": "approval", "callId": call, "tool": tool, "args": args, "afterInterrupt": after_interrupt})
-        }
-        SessionEvent::Notice(Notice::Finished(outcome)) => json!({"type": "finished", "outcome": outcome_json(outcome)}),
-        SessionEvent::Notice(Notice::StorageFailed(message)) => json!({"type": "storage_failed", "message": message}),
-        SessionEvent::Notice(Notice::StorageRecovered) => json!({"type": "storage_recovered"}),
-        SessionEvent::Writer => json!({"type": "writer"}),
-        SessionEvent::Follower => json!({"type": "follower"}),
-        SessionEvent::Failed(message) => json!({"type": "failed", "message": message}),
+        Notice::ApprovalNeeded {
+            call,
+            tool,
+            args,
+            after_interrupt,
+            ..
+        } => json!({
+            "type": "approval", "callId": call, "tool": tool, "args": args, "afterInterrupt": after_interrupt
+        }),
+        Notice::Finished(outcome) => json!({"type": "finished", "outcome": outcome_json(outcome)}),
+        Notice::StorageFailed(message) => json!({"type": "storage_failed", "message": message}),
+        Notice::StorageRecovered => json!({"type": "storage_recovered"}),
     })
 }

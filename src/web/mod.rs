@@ -16,3 +16,9 @@ pub mod remote_client;
 pub mod session_handle;
 pub mod timer;
 pub mod tool_host;
+
+pub use http_stream::Timeouts;
+pub use local_client::{LoadProgress, LocalLoadOptions, LocalModel};
+pub use provider::Provider;
+pub use remote_client::RemoteModel;
+pub use timer::BrowserClock;

@@ -21,7 +21,7 @@ use crate::runtime::{Command, Driver, Notice};
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionEvent {
     /// From the driver.
-    Notice(Notice),
+    Notice(Box<Notice>),
     /// This tab now writes the session (another tab may have held it until now).
     Writer,
     /// Another tab writes this session; this one waits to take over.
@@ -31,6 +31,8 @@ pub enum SessionEvent {
 }
 
 type Listener = Rc<dyn Fn(&SessionEvent)>;
+/// Resolves a `run` call with the outcome of the run it joined.
+type Waiter = oneshot::Sender<Result<RunOutcome, String>>;
 
 /// A session of this tab.
 pub struct SessionHandle {
@@ -38,7 +40,7 @@ pub struct SessionHandle {
     pub session: String,
     commands: UnboundedSender<Command>,
     listeners: Rc<RefCell<Vec<Listener>>>,
-    waiters: Rc<RefCell<Vec<oneshot::Sender<Result<RunOutcome, String>>>>>,
+    waiters: Rc<RefCell<Vec<Waiter>>>,
     approvals: Rc<RefCell<BTreeMap<String, String>>>,
     writer: Rc<Cell<bool>>,
 }
@@ -63,7 +65,11 @@ impl SessionHandle {
     pub async fn open(options: AgentOptions) -> Result<Rc<Self>, String> {
         let registered = registered_tools().await.map_err(|e| e.to_string())?;
         let config = options.to_config(&registered).map_err(|e| e.to_string())?;
-        let session = options.session.clone().filter(|s| !s.is_empty()).unwrap_or_else(new_session_id);
+        let session = options
+            .session
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(new_session_id);
         let (commands, receiver) = unbounded();
         let handle = Rc::new(Self {
             session: session.clone(),
@@ -91,8 +97,16 @@ impl SessionHandle {
             task_handle.emit(&SessionEvent::Writer);
             let observer = task_handle.observer();
             let tools = Rc::new(JsToolHost::new(&session));
-            let opened =
-                Driver::open(&session, config, model, shared_store(), tools, Rc::new(BrowserClock), observer).await;
+            let opened = Driver::open(
+                &session,
+                config,
+                model,
+                shared_store(),
+                tools,
+                Rc::new(BrowserClock),
+                observer,
+            )
+            .await;
             match opened {
                 Ok(driver) => {
                     driver.run(receiver).await;
@@ -115,7 +129,11 @@ impl SessionHandle {
     }
 
     /// Sends a task (or a message joining the current run); resolves when that run ends.
-    pub fn run(&self, task: String, budget: Option<BudgetLimits>) -> oneshot::Receiver<Result<RunOutcome, String>> {
+    pub fn run(
+        &self,
+        task: String,
+        budget: Option<BudgetLimits>,
+    ) -> oneshot::Receiver<Result<RunOutcome, String>> {
         let (sender, receiver) = oneshot::channel();
         self.waiters.borrow_mut().push(sender);
         self.send(Input::UserMessage { text: task, budget });
@@ -135,7 +153,12 @@ impl SessionHandle {
             .borrow_mut()
             .remove(call)
             .ok_or_else(|| format!("no approval is pending for call {call}"))?;
-        self.send(Input::ApprovalDecided { call: call.to_string(), args_hash, approved, reason });
+        self.send(Input::ApprovalDecided {
+            call: call.to_string(),
+            args_hash,
+            approved,
+            reason,
+        });
         Ok(())
     }
 
@@ -173,8 +196,13 @@ impl SessionHandle {
         let handle = self.clone();
         Box::new(move |notice: &Notice| {
             match notice {
-                Notice::ApprovalNeeded { call, args_hash, .. } => {
-                    handle.approvals.borrow_mut().insert(call.clone(), args_hash.clone());
+                Notice::ApprovalNeeded {
+                    call, args_hash, ..
+                } => {
+                    handle
+                        .approvals
+                        .borrow_mut()
+                        .insert(call.clone(), args_hash.clone());
                 }
                 Notice::Finished(outcome) => {
                     handle.approvals.borrow_mut().clear();
@@ -182,10 +210,12 @@ impl SessionHandle {
                         let _ = waiter.send(Ok(outcome.clone()));
                     }
                 }
-                Notice::Persisted(_) | Notice::Delta(_) | Notice::StorageFailed(_) | Notice::StorageRecovered => {}
+                Notice::Persisted(_)
+                | Notice::Delta(_)
+                | Notice::StorageFailed(_)
+                | Notice::StorageRecovered => {}
             }
-            handle.emit(&SessionEvent::Notice(notice.clone()));
+            handle.emit(&SessionEvent::Notice(Box::new(notice.clone())));
         })
     }
 }
-

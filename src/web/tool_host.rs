@@ -31,16 +31,22 @@ extern "C" {
 /// Registers a page's tool (a JS object with `execute`); returns its description.
 pub async fn register_tool(spec: &JsValue, replace: bool) -> Result<JsValue, JsFailure> {
     let promise = host_register_tool(spec, replace).map_err(|e| JsFailure::from_js(&e))?;
-    JsFuture::from(promise).await.map_err(|e| JsFailure::from_js(&e))
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| JsFailure::from_js(&e))
 }
 
 /// Every registered tool's spec.
 pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
     let promise = host_list_tools().map_err(|e| JsFailure::from_js(&e))?;
-    let text = JsFuture::from(promise).await.map_err(|e| JsFailure::from_js(&e))?;
+    let text = JsFuture::from(promise)
+        .await
+        .map_err(|e| JsFailure::from_js(&e))?;
     let text = text.as_string().unwrap_or_default();
-    serde_json::from_str(&text)
-        .map_err(|e| JsFailure { name: "TypeError".into(), message: format!("tool list: {e}") })
+    serde_json::from_str(&text).map_err(|e| JsFailure {
+        name: "TypeError".into(),
+        message: format!("tool list: {e}"),
+    })
 }
 
 /// Runs tools in the page's registry for one session.
@@ -51,7 +57,9 @@ pub struct JsToolHost {
 impl JsToolHost {
     /// A host for `session` (the VFS keeps a volume per session).
     pub fn new(session: &str) -> Self {
-        Self { session: session.to_string() }
+        Self {
+            session: session.to_string(),
+        }
     }
 }
 
@@ -73,7 +81,13 @@ impl ToolHost for JsToolHost {
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
         };
         let args = invocation.args.to_string();
-        let promise = match host_call_tool(&invocation.tool, &args, &invocation.call, &self.session, &abort.signal()) {
+        let promise = match host_call_tool(
+            &invocation.tool,
+            &args,
+            &invocation.call,
+            &self.session,
+            &abort.signal(),
+        ) {
             Ok(promise) => promise,
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
         };
@@ -83,8 +97,17 @@ impl ToolHost for JsToolHost {
         };
         abort.disarm();
         match serde_json::from_str::<Outcome>(&text) {
-            Ok(Outcome { ok: true, value, .. }) => ToolOutput { content: render(&value), is_error: false },
-            Ok(Outcome { error, needs_approval, .. }) => {
+            Ok(Outcome {
+                ok: true, value, ..
+            }) => ToolOutput {
+                content: render(&value),
+                is_error: false,
+            },
+            Ok(Outcome {
+                error,
+                needs_approval,
+                ..
+            }) => {
                 let mut message = error.unwrap_or_else(|| "the tool failed".into());
                 if needs_approval {
                     message.push_str(" (this needs the user's approval: ask them to allow it)");
@@ -97,13 +120,18 @@ impl ToolHost for JsToolHost {
 }
 
 fn error_output(content: String) -> ToolOutput {
-    ToolOutput { content, is_error: true }
+    ToolOutput {
+        content,
+        is_error: true,
+    }
 }
 
 /// A string result is shown as is; anything else as compact JSON.
 fn render(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => value.to_string(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+            value.to_string()
+        }
     }
 }

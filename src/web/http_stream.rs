@@ -1,0 +1,286 @@
+//! A streaming HTTP POST over `fetch`: sends a JSON body with headers, hands back the status and
+//! response headers, then the body as byte chunks read from `response.body.getReader()`. Two
+//! liveness timers guard it: time to first byte (from sending until the first body bytes) and
+//! the idle gap between chunks. A timer that fires aborts the request through its
+//! `AbortController`, as does dropping the [`HttpStream`] or the future that opens it.
+
+use std::future::Future;
+use std::pin::pin;
+
+use futures::future::{select, Either};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+
+use crate::core::Millis;
+use crate::protocol::{ModelError, ModelErrorKind};
+use crate::web::abort::AbortOnDrop;
+use crate::web::js_error::JsFailure;
+use crate::web::timer::{now_ms, sleep};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `fetch` (windows and workers alike).
+    #[wasm_bindgen(catch, js_name = fetch)]
+    fn global_fetch(request: &Request) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// Liveness limits of one streamed request, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// From sending the request until the first body bytes arrive.
+    pub first_byte_ms: u64,
+    /// Longest silence between two body chunks once the first arrived.
+    pub idle_ms: u64,
+}
+
+impl Default for Timeouts {
+    /// 60 s to the first byte, 30 s between chunks.
+    fn default() -> Self {
+        Timeouts {
+            first_byte_ms: 60_000,
+            idle_ms: 30_000,
+        }
+    }
+}
+
+/// An open response: status and headers, and the body still streaming. Dropping it aborts the
+/// request.
+#[derive(Debug)]
+pub struct HttpStream {
+    /// The HTTP status.
+    status: u16,
+    /// Response headers visible to the page (lower-case names).
+    headers: Vec<(String, String)>,
+    /// The body reader; `None` once the body ended or failed.
+    reader: Option<ReadableStreamDefaultReader>,
+    /// The liveness limits.
+    timeouts: Timeouts,
+    /// When the time-to-first-byte limit expires.
+    first_byte_deadline: Millis,
+    /// Whether body bytes arrived (switches from the first-byte to the idle limit).
+    first_chunk_seen: bool,
+    /// Aborts the request when this stream is dropped or a timer fires.
+    abort: AbortOnDrop,
+}
+
+/// Sends `body` as a POST to `url` with `headers` and waits for the response headers, within
+/// the time-to-first-byte limit. Errors: `Network` when `fetch` rejects (DNS, refused
+/// connection, CORS), `FirstByteTimeout` when no response came in time. Header values never
+/// appear in error messages.
+pub async fn post_json(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    timeouts: Timeouts,
+) -> Result<HttpStream, ModelError> {
+    let started = now_ms();
+    let abort = AbortOnDrop::new()?;
+    let request = build_request(url, headers, body, &abort)?;
+    let promise = global_fetch(&request).map_err(|error| fetch_failure(&error))?;
+    let response = match within(JsFuture::from(promise), timeouts.first_byte_ms).await {
+        Some(Ok(response)) => response,
+        Some(Err(error)) => return Err(fetch_failure(&error)),
+        None => {
+            abort.abort();
+            return Err(first_byte_timeout(timeouts.first_byte_ms));
+        }
+    };
+    let response: Response = response
+        .dyn_into()
+        .map_err(|_| network("fetch resolved with something other than a Response"))?;
+    let reader = response.body().map(|body| {
+        body.get_reader()
+            .unchecked_into::<ReadableStreamDefaultReader>()
+    });
+    Ok(HttpStream {
+        status: response.status(),
+        headers: response_headers(&response.headers()),
+        reader,
+        timeouts,
+        first_byte_deadline: started.saturating_add(timeouts.first_byte_ms),
+        first_chunk_seen: false,
+        abort,
+    })
+}
+
+impl HttpStream {
+    /// The HTTP status code.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The response headers the page may read, names in lower case. Cross-origin responses
+    /// expose only CORS-safelisted headers and those listed in `access-control-expose-headers`.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// The next chunk of body bytes, or `None` at the end of the body. Errors:
+    /// `FirstByteTimeout` / `IdleTimeout` when a timer fired (the request is then aborted),
+    /// `Network` when the connection broke mid-body. After an error the stream reports its end.
+    pub async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, ModelError> {
+        loop {
+            let Some(reader) = &self.reader else {
+                return Ok(None);
+            };
+            let limit = if self.first_chunk_seen {
+                self.timeouts.idle_ms
+            } else {
+                self.first_byte_deadline.saturating_sub(now_ms())
+            };
+            let outcome = within(JsFuture::from(reader.read()), limit).await;
+            let result = match outcome {
+                Some(Ok(result)) => result,
+                Some(Err(error)) => {
+                    self.reader = None;
+                    return Err(read_failure(&error));
+                }
+                None => {
+                    self.reader = None;
+                    self.abort.abort();
+                    return Err(if self.first_chunk_seen {
+                        idle_timeout(self.timeouts.idle_ms)
+                    } else {
+                        first_byte_timeout(self.timeouts.first_byte_ms)
+                    });
+                }
+            };
+            let done = js_sys::Reflect::get(&result, &JsValue::from_str("done"))
+                .map(|done| done.is_truthy())
+                .unwrap_or(true);
+            if done {
+                self.reader = None;
+                return Ok(None);
+            }
+            let bytes = js_sys::Reflect::get(&result, &JsValue::from_str("value"))
+                .ok()
+                .and_then(|value| value.dyn_into::<js_sys::Uint8Array>().ok())
+                .map(|array| array.to_vec())
+                .unwrap_or_default();
+            if !bytes.is_empty() {
+                self.first_chunk_seen = true;
+                return Ok(Some(bytes));
+            }
+        }
+    }
+
+    /// Reads the rest of the body as text (invalid UTF-8 replaced), keeping at most `max_bytes`.
+    /// Used for error bodies; the liveness timers still apply.
+    pub async fn read_text(mut self, max_bytes: usize) -> Result<String, ModelError> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = self.next_chunk().await? {
+            let room = max_bytes.saturating_sub(bytes.len());
+            bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if bytes.len() >= max_bytes {
+                break;
+            }
+        }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// Runs `future` for at most `ms` milliseconds; `None` when the time ran out first.
+async fn within<T>(future: impl Future<Output = T>, ms: u64) -> Option<T> {
+    let future = pin!(future);
+    match select(future, sleep(ms)).await {
+        Either::Left((value, _)) => Some(value),
+        Either::Right(((), _)) => None,
+    }
+}
+
+/// The `Request` for a JSON POST carrying the abort signal.
+fn build_request(
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+    abort: &AbortOnDrop,
+) -> Result<Request, ModelError> {
+    let js_headers =
+        Headers::new().map_err(|_| network("cannot create a Headers object in this browser"))?;
+    for (name, value) in headers {
+        // The value is deliberately left out of the message: it may be an API key.
+        js_headers
+            .set(name, value)
+            .map_err(|_| network(format!("invalid value for request header {name}")))?;
+    }
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&js_headers);
+    init.set_body(&JsValue::from_str(body));
+    init.set_signal(Some(&abort.signal()));
+    Request::new_with_str_and_init(url, &init).map_err(|error| ModelError {
+        kind: ModelErrorKind::Network,
+        message: format!(
+            "invalid request to {url}: {}",
+            JsFailure::from_js(&error).message
+        ),
+    })
+}
+
+/// The response headers as `(name, value)` pairs.
+fn response_headers(headers: &Headers) -> Vec<(String, String)> {
+    let Ok(Some(entries)) = js_sys::try_iter(headers) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pair = entry.dyn_into::<js_sys::Array>().ok()?;
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+/// The error for a rejected `fetch`: `Cancelled` for an abort, `Network` otherwise.
+fn fetch_failure(error: &JsValue) -> ModelError {
+    let failure = JsFailure::from_js(error);
+    if failure.is_abort() {
+        return cancelled();
+    }
+    network(format!("request failed: {}", failure.message))
+}
+
+/// The error for a failed body read: `Cancelled` for an abort, `Network` otherwise.
+fn read_failure(error: &JsValue) -> ModelError {
+    let failure = JsFailure::from_js(error);
+    if failure.is_abort() {
+        return cancelled();
+    }
+    network(format!(
+        "connection lost while reading: {}",
+        failure.message
+    ))
+}
+
+/// A `Network` error.
+fn network(message: impl Into<String>) -> ModelError {
+    ModelError {
+        kind: ModelErrorKind::Network,
+        message: message.into(),
+    }
+}
+
+/// A `Cancelled` error.
+fn cancelled() -> ModelError {
+    ModelError {
+        kind: ModelErrorKind::Cancelled,
+        message: "the request was aborted".to_string(),
+    }
+}
+
+/// A `FirstByteTimeout` error.
+fn first_byte_timeout(ms: u64) -> ModelError {
+    ModelError {
+        kind: ModelErrorKind::FirstByteTimeout,
+        message: format!("no response within {ms} ms"),
+    }
+}
+
+/// An `IdleTimeout` error.
+fn idle_timeout(ms: u64) -> ModelError {
+    ModelError {
+        kind: ModelErrorKind::IdleTimeout,
+        message: format!("the stream was silent for more than {ms} ms"),
+    }
+}

@@ -1,0 +1,33 @@
+//! The Rust side of `www/local_bridge.js`, the only JS module the local-model client binds to.
+//! The bridge loads the real model module at run time, so changes there do not reach this file.
+
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+#[wasm_bindgen(module = "/www/local_bridge.js")]
+extern "C" {
+    /// `bridgeLoad(moduleUrl, modelUrl, onProgress, signal)`: imports the model module (`""`
+    /// for the default) and starts a model (`""` for the module's default GGUF); resolves to
+    /// an opaque handle.
+    #[wasm_bindgen(catch, js_name = bridgeLoad)]
+    pub fn bridge_load(
+        module_url: &str,
+        model_url: &str,
+        on_progress: &js_sys::Function,
+        signal: &AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    /// `bridgeComplete(model, requestJson, onDelta, signal)`: runs one completion; resolves to
+    /// `{text, finish: 'stop'|'length'|'abort', input_tokens, output_tokens}`.
+    #[wasm_bindgen(catch, js_name = bridgeComplete)]
+    pub fn bridge_complete(
+        model: &JsValue,
+        request_json: &str,
+        on_delta: &js_sys::Function,
+        signal: &AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    /// `bridgeUnload(model)`: stops the model and frees its memory.
+    #[wasm_bindgen(catch, js_name = bridgeUnload)]
+    pub fn bridge_unload(model: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}

@@ -1,0 +1,240 @@
+//! [`LocalModel`]: a [`ModelClient`] over the in-tab model (wllama), reached through
+//! `www/local_bridge.js`. A call builds the local request (tools described in the prompt, the
+//! reply constrained by their schemas), streams the generated text to `on_delta`, and maps the
+//! output back to text or a tool call. Dropping the future aborts the generation.
+
+use std::cell::Cell;
+
+use futures::channel::mpsc;
+use futures::{FutureExt, StreamExt};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::ports::ModelClient;
+use crate::protocol::{
+    build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
+    ModelRequest, StreamDelta, Usage,
+};
+use crate::web::abort::AbortOnDrop;
+use crate::web::js_error::JsFailure;
+use crate::web::local_bridge::{bridge_complete, bridge_load, bridge_unload};
+use crate::web::timer::now_ms;
+
+/// Where to find the model module and the model file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocalLoadOptions {
+    /// The JS module exporting `loadLocalModel`, relative to the page; `None` for
+    /// `www/local/local_model.js`.
+    pub module_url: Option<String>,
+    /// The GGUF file; `None` for the module's default model.
+    pub model_url: Option<String>,
+}
+
+/// Progress of loading the model, as the module reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct LoadProgress {
+    /// `download`, `cache` or `init`.
+    pub phase: String,
+    /// Bytes loaded so far.
+    pub loaded: u64,
+    /// Total bytes, when known.
+    pub total: Option<u64>,
+    /// Whether the bytes come from browser storage rather than the network.
+    pub from_cache: bool,
+}
+
+/// A started in-tab model.
+#[derive(Debug)]
+pub struct LocalModel {
+    /// The bridge's opaque model handle.
+    handle: JsValue,
+    /// Name reported in replies (the GGUF file name, or `local`).
+    name: String,
+    /// Calls made so far, for tool-call ids.
+    calls: Cell<u64>,
+    /// The progress callback, kept alive in case the module reports late.
+    _progress: Closure<dyn FnMut(JsValue)>,
+}
+
+impl LocalModel {
+    /// Downloads (or reads from browser storage) and starts the model, reporting progress.
+    /// Dropping the future aborts the load. Errors are `LocalModel` (unsupported browser,
+    /// missing module, failed download or start) or `Cancelled`.
+    pub async fn load(
+        options: &LocalLoadOptions,
+        mut on_progress: impl FnMut(LoadProgress) + 'static,
+    ) -> Result<Self, ModelError> {
+        let progress = Closure::<dyn FnMut(JsValue)>::new(move |value: JsValue| {
+            // A malformed report is only progress: skip it.
+            if let Ok(report) = serde_wasm_bindgen::from_value::<LoadProgress>(value) {
+                on_progress(report);
+            }
+        });
+        let abort = AbortOnDrop::new()?;
+        let promise = bridge_load(
+            options.module_url.as_deref().unwrap_or(""),
+            options.model_url.as_deref().unwrap_or(""),
+            progress.as_ref().unchecked_ref(),
+            &abort.signal(),
+        )
+        .map_err(|error| local_failure(&error))?;
+        let handle = JsFuture::from(promise)
+            .await
+            .map_err(|error| local_failure(&error))?;
+        abort.disarm();
+        Ok(LocalModel {
+            handle,
+            name: model_name(options.model_url.as_deref()),
+            calls: Cell::new(0),
+            _progress: progress,
+        })
+    }
+
+    /// Stops the model and frees its memory (after a running call ends).
+    pub async fn unload(self) -> Result<(), ModelError> {
+        let promise = bridge_unload(&self.handle).map_err(|error| local_failure(&error))?;
+        JsFuture::from(promise)
+            .await
+            .map(|_| ())
+            .map_err(|error| local_failure(&error))
+    }
+
+    /// A tool-call id unique in this tab: `local_<time>_<call number>`.
+    fn next_call_id(&self) -> String {
+        let n = self.calls.get() + 1;
+        self.calls.set(n);
+        format!("local_{}_{n}", now_ms())
+    }
+}
+
+impl ModelClient for LocalModel {
+    /// Streams the generated text: as `Text` when no tools are offered, and as `Thinking` when
+    /// they are, since the output is then a JSON object whose visible part is only known once
+    /// it is complete (the reply is authoritative either way).
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        let local = build_local_request(request);
+        let tools_offered = local.response_format.is_some();
+        let json = serde_json::to_string(&local).map_err(|error| ModelError {
+            kind: ModelErrorKind::LocalModel,
+            message: format!("cannot encode the local request: {error}"),
+        })?;
+        let (sender, mut receiver) = mpsc::unbounded::<String>();
+        let forward = Closure::<dyn FnMut(String)>::new(move |text: String| {
+            // The receiver lives as long as this call; after that there is nobody to tell.
+            let _ = sender.unbounded_send(text);
+        });
+        // Declared after `forward`, so dropped (and aborting) before the callback goes away.
+        let abort = AbortOnDrop::new()?;
+        let promise = bridge_complete(
+            &self.handle,
+            &json,
+            forward.as_ref().unchecked_ref(),
+            &abort.signal(),
+        )
+        .map_err(|error| local_failure(&error))?;
+        let mut done = JsFuture::from(promise).fuse();
+        let as_delta = |text: String| {
+            if tools_offered {
+                StreamDelta::Thinking(text)
+            } else {
+                StreamDelta::Text(text)
+            }
+        };
+        let result = loop {
+            futures::select_biased! {
+                text = receiver.select_next_some() => on_delta(as_delta(text)),
+                result = done => break result,
+            }
+        };
+        while let Ok(text) = receiver.try_recv() {
+            on_delta(as_delta(text));
+        }
+        let output: BridgeOutput =
+            result
+                .map_err(|error| local_failure(&error))
+                .and_then(|value| {
+                    serde_wasm_bindgen::from_value(value).map_err(|error| ModelError {
+                        kind: ModelErrorKind::LocalModel,
+                        message: format!("unexpected reply from the local model: {error}"),
+                    })
+                })?;
+        let usage = Usage {
+            input_tokens: output.input_tokens,
+            output_tokens: output.output_tokens,
+            ..Usage::default()
+        };
+        let mut reply = parse_local_output(&output.text, tools_offered, usage, self.next_call_id());
+        reply.model = self.name.clone();
+        match output.finish {
+            BridgeFinish::Stop => {}
+            BridgeFinish::Length => {
+                if reply.finish == FinishReason::EndTurn {
+                    reply.finish = FinishReason::MaxTokens;
+                }
+            }
+            BridgeFinish::Abort => {
+                return Err(ModelError {
+                    kind: ModelErrorKind::Cancelled,
+                    message: "the local model was stopped".to_string(),
+                })
+            }
+        }
+        Ok(reply)
+    }
+}
+
+/// What `bridgeComplete` resolves to.
+#[derive(Debug, Deserialize)]
+struct BridgeOutput {
+    /// All generated text.
+    text: String,
+    /// Why generation ended.
+    finish: BridgeFinish,
+    /// Prompt tokens.
+    input_tokens: u64,
+    /// Generated tokens.
+    output_tokens: u64,
+}
+
+/// Why the local model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BridgeFinish {
+    /// End of answer.
+    Stop,
+    /// The token limit.
+    Length,
+    /// Aborted.
+    Abort,
+}
+
+/// The error for a rejected bridge call: `Cancelled` for an abort, `LocalModel` otherwise.
+fn local_failure(error: &JsValue) -> ModelError {
+    let failure = JsFailure::from_js(error);
+    if failure.is_abort() {
+        return ModelError {
+            kind: ModelErrorKind::Cancelled,
+            message: "the local model was stopped".to_string(),
+        };
+    }
+    ModelError {
+        kind: ModelErrorKind::LocalModel,
+        message: format!("local model: {}", failure.message),
+    }
+}
+
+/// The model's name: the last path segment of its URL without `.gguf`, or `local`.
+fn model_name(model_url: Option<&str>) -> String {
+    model_url
+        .and_then(|url| url.split(['?', '#']).next())
+        .and_then(|path| path.rsplit('/').next())
+        .map(|file| file.trim_end_matches(".gguf"))
+        .filter(|name| !name.is_empty())
+        .unwrap_or("local")
+        .to_string()
+}

@@ -1,0 +1,99 @@
+//! Browser time: [`sleep`] over `setTimeout` (cancelled with `clearTimeout` when dropped),
+//! [`now_ms`] from `Date.now()`, and [`BrowserClock`], the [`Clock`] built from the two.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::channel::oneshot;
+use wasm_bindgen::prelude::*;
+
+use crate::core::Millis;
+use crate::ports::Clock;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `setTimeout` (windows and workers alike); returns the timer handle.
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &js_sys::Function, ms: f64) -> JsValue;
+
+    /// The global `clearTimeout`.
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(handle: &JsValue);
+}
+
+/// Longest delay `setTimeout` accepts (a signed 32-bit count of milliseconds); longer ones fire
+/// at once in browsers, so they are clamped to this.
+const MAX_TIMEOUT_MS: u64 = i32::MAX as u64;
+
+/// Milliseconds since the Unix epoch, from `Date.now()`.
+pub fn now_ms() -> Millis {
+    let now = js_sys::Date::now();
+    if now.is_finite() && now > 0.0 {
+        now as Millis
+    } else {
+        0
+    }
+}
+
+/// A future that resolves after `ms` milliseconds. Dropping it clears the timer.
+pub fn sleep(ms: u64) -> Sleep {
+    let (sender, receiver) = oneshot::channel();
+    let callback = Closure::once(move || {
+        // The receiver is gone only if the sleep was dropped, and then nobody waits.
+        let _ = sender.send(());
+    });
+    let handle = set_timeout(
+        callback.as_ref().unchecked_ref(),
+        ms.min(MAX_TIMEOUT_MS) as f64,
+    );
+    Sleep {
+        receiver,
+        handle,
+        _callback: callback,
+    }
+}
+
+/// The future returned by [`sleep`].
+#[derive(Debug)]
+pub struct Sleep {
+    /// Fires when the timer callback runs.
+    receiver: oneshot::Receiver<()>,
+    /// The `setTimeout` handle, cleared on drop.
+    handle: JsValue,
+    /// Kept alive until the timer fired or was cleared.
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match Pin::new(&mut self.receiver).poll(cx) {
+            // A cancelled sender cannot happen while the callback is owned here; treat it as
+            // fired rather than hang.
+            Poll::Ready(Ok(())) | Poll::Ready(Err(oneshot::Canceled)) => Poll::Ready(()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        clear_timeout(&self.handle);
+    }
+}
+
+/// The browser's clock: `Date.now()` and `setTimeout`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BrowserClock;
+
+impl Clock for BrowserClock {
+    fn now(&self) -> Millis {
+        now_ms()
+    }
+
+    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
+        sleep(ms)
+    }
+}

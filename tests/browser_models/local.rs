@@ -1,0 +1,218 @@
+//! The local client through `www/local_bridge.js`, against a fake model module loaded from a
+//! `data:` URL (the real model takes seconds per call; its own tests live with the JS module).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::{select, Either};
+use pretty_assertions::assert_eq;
+use tabloop::ports::ModelClient;
+use tabloop::protocol::{
+    FinishReason, Message, ModelErrorKind, ModelReply, StreamDelta, ToolCall, Usage,
+};
+use tabloop::web::timer::{now_ms, sleep};
+use tabloop::web::{LoadProgress, LocalLoadOptions, LocalModel};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use crate::support::{call, request};
+
+/// A stand-in for `www/local/local_model.js` with the same API. The last user message selects
+/// the behaviour: `slow` streams until aborted; otherwise it answers at once (a tool call when
+/// a response format is given, else text).
+const FAKE_MODULE: &str = r#"
+export async function loadLocalModel({ url, onProgress, signal }) {
+  globalThis.__fakeModelUrl = url ?? null;
+  onProgress({ phase: 'download', loaded: 50, total: 100, from_cache: false });
+  onProgress({ phase: 'download', loaded: 100, total: 100, from_cache: false });
+  onProgress({ phase: 'init', loaded: 100, total: 100, from_cache: false });
+  return {
+    async complete(request, { onDelta, signal }) {
+      globalThis.__fakeRequest = JSON.stringify(request);
+      const last = request.messages[request.messages.length - 1].content;
+      if (last === 'slow') {
+        signal.addEventListener('abort', () => { globalThis.__fakeAbortEventAt = Date.now(); });
+        let text = '';
+        for (let i = 0; i < 400; i += 1) {
+          if (signal.aborted) {
+            globalThis.__fakeStoppedAt = Date.now();
+            return { text, finish: 'abort', usage: { input_tokens: 3, output_tokens: i } };
+          }
+          onDelta('tok ');
+          text += 'tok ';
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return { text, finish: 'stop', usage: { input_tokens: 3, output_tokens: 400 } };
+      }
+      const pieces = request.response_format
+        ? ['{"tool":"read_file",', '"arguments":{"path":"notes.txt"}}']
+        : ['Hi ', 'there.'];
+      for (const piece of pieces) onDelta(piece);
+      const finish = last === 'long' ? 'length' : 'stop';
+      return { text: pieces.join(''), finish, usage: { input_tokens: 21, output_tokens: 7 }, timings: {} };
+    },
+    async unload() { globalThis.__fakeUnloaded = true; },
+  };
+}
+"#;
+
+fn fake_module_url(source: &str) -> String {
+    format!(
+        "data:text/javascript,{}",
+        String::from(js_sys::encode_uri_component(source))
+    )
+}
+
+fn global(name: &str) -> JsValue {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(name)).unwrap()
+}
+
+async fn load_fake() -> (LocalModel, Vec<LoadProgress>) {
+    let progress = Rc::new(RefCell::new(Vec::new()));
+    let sink = progress.clone();
+    let options = LocalLoadOptions {
+        module_url: Some(fake_module_url(FAKE_MODULE)),
+        model_url: Some("models/tiny-model.gguf".into()),
+    };
+    let model = LocalModel::load(&options, move |p| sink.borrow_mut().push(p))
+        .await
+        .unwrap();
+    let reports = progress.borrow().clone();
+    (model, reports)
+}
+
+#[wasm_bindgen_test]
+async fn local_model_loads_with_progress_and_streams_text() {
+    let (model, progress) = load_fake().await;
+    let phases: Vec<(String, u64, Option<u64>)> = progress
+        .into_iter()
+        .map(|p| (p.phase, p.loaded, p.total))
+        .collect();
+    assert_eq!(
+        phases,
+        vec![
+            ("download".into(), 50, Some(100)),
+            ("download".into(), 100, Some(100)),
+            ("init".into(), 100, Some(100)),
+        ]
+    );
+    assert_eq!(
+        global("__fakeModelUrl").as_string().as_deref(),
+        Some("models/tiny-model.gguf")
+    );
+    let run = call(&model, &request(false)).await;
+    let expected = ModelReply {
+        text: "Hi there.".into(),
+        tool_calls: vec![],
+        finish: FinishReason::EndTurn,
+        usage: Usage {
+            input_tokens: 21,
+            output_tokens: 7,
+            ..Usage::default()
+        },
+        model: "tiny-model".into(),
+    };
+    assert_eq!(run.result, Ok(expected));
+    assert_eq!(
+        run.deltas,
+        vec![
+            StreamDelta::Text("Hi ".into()),
+            StreamDelta::Text("there.".into())
+        ]
+    );
+    model.unload().await.unwrap();
+    assert_eq!(global("__fakeUnloaded"), JsValue::TRUE);
+}
+
+#[wasm_bindgen_test]
+async fn local_model_maps_constrained_output_to_a_tool_call_with_the_schema_in_order() {
+    let (model, _) = load_fake().await;
+    let run = call(&model, &request(true)).await;
+    let reply = run.result.unwrap();
+    assert_eq!(reply.finish, FinishReason::ToolUse);
+    let calls: Vec<(String, String)> = reply
+        .tool_calls
+        .iter()
+        .map(
+            |ToolCall {
+                 name, arguments, ..
+             }| (name.clone(), arguments.clone()),
+        )
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("read_file".into(), r#"{"path":"notes.txt"}"#.into())]
+    );
+    assert!(reply.tool_calls[0].id.starts_with("local_"));
+    // Raw constrained JSON is previewed as thinking, not as visible text.
+    assert!(run
+        .deltas
+        .iter()
+        .all(|d| matches!(d, StreamDelta::Thinking(_))));
+    let sent = global("__fakeRequest").as_string().unwrap();
+    assert!(
+        sent.contains(r#""properties":{"tool":{"const":"read_file"},"arguments":"#),
+        "the schema must name the tool before its arguments: {sent}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn local_model_reports_the_token_limit() {
+    let (model, _) = load_fake().await;
+    let mut req = request(false);
+    req.messages = vec![Message::User {
+        text: "long".into(),
+    }];
+    let reply = call(&model, &req).await.result.unwrap();
+    assert_eq!(reply.finish, FinishReason::MaxTokens);
+}
+
+#[wasm_bindgen_test]
+async fn dropping_a_local_call_aborts_the_generation() {
+    let (model, _) = load_fake().await;
+    let mut req = request(false);
+    req.messages = vec![Message::User {
+        text: "slow".into(),
+    }];
+    let mut deltas = Vec::new();
+    let mut on_delta = |delta| deltas.push(delta);
+    let future = Box::pin(model.complete(&req, &mut on_delta));
+    let dropped_at = match select(future, sleep(200)).await {
+        Either::Left((result, _)) => panic!("the slow generation ended early: {result:?}"),
+        Either::Right(((), future)) => {
+            let at = now_ms();
+            drop(future);
+            at
+        }
+    };
+    sleep(100).await;
+    let event = global("__fakeAbortEventAt")
+        .as_f64()
+        .map(|t| (t as u64).saturating_sub(dropped_at));
+    let stopped = global("__fakeStoppedAt")
+        .as_f64()
+        .map(|t| (t as u64).saturating_sub(dropped_at));
+    web_sys::console::log_1(
+        &format!("local abort latency: signal {event:?} ms, generation stopped {stopped:?} ms")
+            .into(),
+    );
+    assert!(!deltas.is_empty());
+    assert!(event.is_some_and(|ms| ms < 50), "{event:?}");
+    assert!(stopped.is_some_and(|ms| ms < 100), "{stopped:?}");
+}
+
+#[wasm_bindgen_test]
+async fn a_module_without_the_model_api_is_a_local_model_error() {
+    let options = LocalLoadOptions {
+        module_url: Some(fake_module_url("export const nothing = 1;")),
+        model_url: None,
+    };
+    let error = LocalModel::load(&options, |_| {}).await.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::LocalModel);
+    let missing = LocalLoadOptions {
+        module_url: Some("/no/such/module.js".into()),
+        model_url: None,
+    };
+    let error = LocalModel::load(&missing, |_| {}).await.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::LocalModel);
+}

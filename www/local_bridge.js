@@ -1,0 +1,85 @@
+// The bridge between the Rust local-model client and the in-tab model module. wasm-bindgen
+// copies this file on its own as a snippet, so it imports nothing statically: it loads the real
+// module (www/local/local_model.js by default) with a dynamic import resolved against the page,
+// and hands Rust plain, normalised values so the Rust side does not depend on the module's
+// internals.
+
+const DEFAULT_MODULE = 'www/local/local_model.js';
+const modules = new Map();
+
+function baseUrl() {
+  return globalThis.document?.baseURI ?? globalThis.location?.href;
+}
+
+function loadModule(moduleUrl) {
+  const href = new URL(moduleUrl || DEFAULT_MODULE, baseUrl()).href;
+  let pending = modules.get(href);
+  if (!pending) {
+    pending = import(href);
+    modules.set(href, pending);
+    pending.catch(() => modules.delete(href));
+  }
+  return pending;
+}
+
+function count(value) {
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * Loads the local model module and starts a model.
+ * @param {string} moduleUrl module to import, relative to the page ('' for the default)
+ * @param {string} modelUrl GGUF URL ('' for the module's default)
+ * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean}) => void} onProgress
+ * @param {AbortSignal} signal aborts the download / start
+ * @returns {Promise<object>} an opaque model handle for bridgeComplete / bridgeUnload
+ */
+export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
+  const module = await loadModule(moduleUrl);
+  if (typeof module.loadLocalModel !== 'function') {
+    throw new TypeError('the local model module has no loadLocalModel()');
+  }
+  const options = {
+    signal,
+    onProgress: (p) =>
+      onProgress({
+        phase: String(p?.phase ?? ''),
+        loaded: count(p?.loaded),
+        total: p?.total == null ? null : count(p.total),
+        from_cache: !!p?.from_cache,
+      }),
+  };
+  if (modelUrl) options.url = modelUrl;
+  return module.loadLocalModel(options);
+}
+
+/**
+ * Runs one completion.
+ * @param {object} model handle from bridgeLoad
+ * @param {string} requestJson `{messages, response_format?, max_tokens}` as JSON text
+ *   (parsed here so that the schema's property order survives)
+ * @param {(text: string) => void} onDelta called with each generated piece of text
+ * @param {AbortSignal} signal aborts the generation
+ * @returns {Promise<{text: string, finish: string, input_tokens: number, output_tokens: number}>}
+ *   `finish` is 'stop', 'length' or 'abort'
+ */
+export async function bridgeComplete(model, requestJson, onDelta, signal) {
+  const request = JSON.parse(requestJson);
+  const out = await model.complete(request, { onDelta: (text) => onDelta(String(text)), signal });
+  const finish = out?.finish === 'length' || out?.finish === 'abort' ? out.finish : 'stop';
+  return {
+    text: typeof out?.text === 'string' ? out.text : '',
+    finish,
+    input_tokens: count(out?.usage?.input_tokens),
+    output_tokens: count(out?.usage?.output_tokens),
+  };
+}
+
+/**
+ * Stops a model and frees its memory.
+ * @param {object} model handle from bridgeLoad
+ */
+export async function bridgeUnload(model) {
+  if (typeof model?.unload === 'function') await model.unload();
+}
