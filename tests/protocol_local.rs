@@ -169,6 +169,7 @@ fn without_tools_the_request_is_free_text() {
             ],
             response_format: None,
             max_tokens: 512,
+            temperature: 0.0,
         }
     );
 }

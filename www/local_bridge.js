@@ -8,7 +8,7 @@ const DEFAULT_MODULE = 'www/local/local_model.js';
 const modules = new Map();
 
 function baseUrl() {
-  return globalThis.document?.baseURI ?? globalThis.location?.href;
+  return globalThis.TABLOOP_BASE ?? globalThis.document?.baseURI ?? globalThis.location?.href;
 }
 
 function loadModule(moduleUrl) {

@@ -123,6 +123,10 @@ pub struct AgentConfig {
     pub price: Price,
     /// Longest tool result kept in context, in characters; longer ones are cut with a note.
     pub max_observation_chars: usize,
+    /// Which model the session talks to (kind, base URL, model name; never a key), opaque to
+    /// the core, kept so a reopened session calls the same model.
+    #[serde(default)]
+    pub provider: serde_json::Value,
 }
 
 impl Default for AgentConfig {
@@ -142,6 +146,7 @@ impl Default for AgentConfig {
             max_output_tokens: 1024,
             price: Price::default(),
             max_observation_chars: 16_000,
+            provider: serde_json::Value::Null,
         }
     }
 }

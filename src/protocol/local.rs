@@ -22,6 +22,8 @@ pub struct LocalRequest {
     pub response_format: Option<ResponseFormat>,
     /// Upper bound on generated tokens.
     pub max_tokens: u32,
+    /// Sampling temperature: 0 (greedy), so a small model's tool calls are reproducible.
+    pub temperature: f32,
 }
 
 /// The `response_format` constraining the reply to one tool call or a final answer:
@@ -198,6 +200,7 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
                 .collect(),
         }),
         max_tokens: req.max_output_tokens,
+        temperature: 0.0,
     }
 }
 

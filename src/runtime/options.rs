@@ -87,8 +87,9 @@ impl BudgetOptions {
 pub struct AgentOptions {
     /// Session id; an existing session is resumed.
     pub session: Option<String>,
-    /// The model.
-    pub provider: ProviderOptions,
+    /// The model; when `None`, a resumed session keeps the one it was created with and a new
+    /// session uses the local model.
+    pub provider: Option<ProviderOptions>,
     /// Run limits.
     pub budget: BudgetOptions,
     /// Tool names offered to the model; `None` offers every registered tool plus todo and finish.
@@ -185,8 +186,10 @@ impl AgentOptions {
                 tools.push(decl);
             }
         }
-        self.check_provider()?;
+        let provider = self.provider.clone().unwrap_or_default();
+        check_provider(&provider)?;
         Ok(AgentConfig {
+            provider: provider.describe(),
             system: self
                 .system
                 .clone()
@@ -194,11 +197,11 @@ impl AgentOptions {
             tools,
             budget: self.budget.over(defaults.budget),
             price: self.price.unwrap_or_default(),
-            context_window: self.context_window.unwrap_or(match self.provider.kind {
+            context_window: self.context_window.unwrap_or(match provider.kind {
                 ProviderKind::Local => 4096,
                 ProviderKind::Openai | ProviderKind::Anthropic => 128_000,
             }),
-            max_output_tokens: self.max_output_tokens.unwrap_or(match self.provider.kind {
+            max_output_tokens: self.max_output_tokens.unwrap_or(match provider.kind {
                 ProviderKind::Local => 256,
                 ProviderKind::Openai | ProviderKind::Anthropic => 4096,
             }),
@@ -207,16 +210,31 @@ impl AgentOptions {
         })
     }
 
-    fn check_provider(&self) -> Result<(), OptionsError> {
-        let name = match self.provider.kind {
-            ProviderKind::Local => return Ok(()),
-            ProviderKind::Openai => "openai",
-            ProviderKind::Anthropic => "anthropic",
-        };
-        if self.provider.model.as_deref().unwrap_or("").is_empty() {
-            return Err(OptionsError::MissingProviderField(name, "a model"));
-        }
-        Ok(())
+}
+
+fn check_provider(provider: &ProviderOptions) -> Result<(), OptionsError> {
+    let name = match provider.kind {
+        ProviderKind::Local => return Ok(()),
+        ProviderKind::Openai => "openai",
+        ProviderKind::Anthropic => "anthropic",
+    };
+    if provider.model.as_deref().unwrap_or("").is_empty() {
+        return Err(OptionsError::MissingProviderField(name, "a model"));
+    }
+    Ok(())
+}
+
+impl ProviderOptions {
+    /// What the log keeps of the provider: everything but the key.
+    pub fn describe(&self) -> Value {
+        serde_json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
+    }
+
+    /// The provider a stored configuration describes (with no key).
+    pub fn from_description(value: &Value) -> Option<Self> {
+        let mut provider: ProviderOptions = serde_json::from_value(value.clone()).ok()?;
+        provider.api_key = None;
+        Some(provider)
     }
 }
 

@@ -13,8 +13,9 @@ use super::idb_store::IdbStore;
 use super::locks::SessionLock;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
-use crate::core::{BudgetLimits, Input, RunOutcome};
-use crate::runtime::options::AgentOptions;
+use crate::core::{BudgetLimits, Event, Input, RunOutcome};
+use crate::ports::EventStore;
+use crate::runtime::options::{AgentOptions, ProviderOptions};
 use crate::runtime::{Command, Driver, Notice};
 
 /// What a session tells its listeners.
@@ -54,6 +55,16 @@ pub fn shared_store() -> Rc<IdbStore> {
     STORE.with(Rc::clone)
 }
 
+/// The provider a stored session was created with, if the session exists.
+async fn stored_provider(session: &str) -> Option<ProviderOptions> {
+    let records = shared_store().load(session).await.ok()?;
+    if let Event::SessionStarted { config, .. } = &records.first()?.event {
+        ProviderOptions::from_description(&config.provider)
+    } else {
+        None
+    }
+}
+
 /// A fresh session id.
 pub fn new_session_id() -> String {
     let random = (js_sys::Math::random() * 1e9) as u64;
@@ -62,14 +73,17 @@ pub fn new_session_id() -> String {
 
 impl SessionHandle {
     /// Opens (or resumes) the session the options name, or a new one.
-    pub async fn open(options: AgentOptions) -> Result<Rc<Self>, String> {
-        let registered = registered_tools().await.map_err(|e| e.to_string())?;
-        let config = options.to_config(&registered).map_err(|e| e.to_string())?;
+    pub async fn open(mut options: AgentOptions) -> Result<Rc<Self>, String> {
         let session = options
             .session
             .clone()
             .filter(|s| !s.is_empty())
             .unwrap_or_else(new_session_id);
+        if options.provider.is_none() {
+            options.provider = stored_provider(&session).await;
+        }
+        let registered = registered_tools().await.map_err(|e| e.to_string())?;
+        let config = options.to_config(&registered).map_err(|e| e.to_string())?;
         let (commands, receiver) = unbounded();
         let handle = Rc::new(Self {
             session: session.clone(),
@@ -80,7 +94,7 @@ impl SessionHandle {
             writer: Rc::new(Cell::new(false)),
         });
         let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
-        let model = Rc::new(AnyModel::from_options(&options.provider));
+        let model = Rc::new(AnyModel::from_options(&options.provider.clone().unwrap_or_default()));
         let task_handle = handle.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let lock = match first_lock {

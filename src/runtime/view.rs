@@ -1,0 +1,24 @@
+//! Read-only view models of a session for the playground UI: the [`Timeline`] of what happened,
+//! the [`SessionSummary`] of where a run stands, the [`LiveState`] of streamed output, the
+//! [`Settings`] form and the texts for numbers. Pure data folded from records and notices, so
+//! the Leptos components stay thin and all of this is tested natively.
+
+mod format;
+mod labels;
+mod live;
+mod settings;
+mod summary;
+mod timeline;
+mod timeline_item;
+
+pub use format::{
+    format_bytes, format_cost, format_count, plural, DownloadProgress, LedgerSummary,
+};
+pub use labels::{detector_label, interrupt_label, rejection_label, transition_label};
+pub use live::LiveState;
+pub use settings::{parse_max_steps, provider_from_value, provider_value, Settings};
+pub use summary::{doubled, RunPhase, SessionSummary};
+pub use timeline::{pretty_args, Timeline};
+pub use timeline_item::{
+    ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus,
+};

@@ -1,0 +1,123 @@
+//! Short human texts for numbers the playground shows: token counts, costs, byte sizes, ledger
+//! summaries and model download progress. Pure, so the UI stays free of formatting logic.
+
+use crate::core::Ledger;
+
+/// A count with thousands separators: `12345` → `12,345`.
+pub fn format_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A USD amount with four decimals: `$0.0123`.
+pub fn format_cost(usd: f64) -> String {
+    format!("${usd:.4}")
+}
+
+/// A byte size in binary units with one decimal: `1.5 MiB`.
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `n` followed by the singular or plural noun: `1 step`, `2 steps`.
+pub fn plural(n: u64, singular: &str, plural: &str) -> String {
+    format!("{} {}", format_count(n), if n == 1 { singular } else { plural })
+}
+
+/// What a run had spent at some point, as the timeline and status bar show it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LedgerSummary {
+    /// Steps started.
+    pub steps: u32,
+    /// Tool calls made.
+    pub tool_calls: u32,
+    /// Input (cached included) plus output tokens.
+    pub tokens: u64,
+    /// Spend in USD.
+    pub cost_usd: f64,
+}
+
+impl LedgerSummary {
+    /// The summary of a ledger.
+    pub fn of(ledger: &Ledger) -> Self {
+        Self {
+            steps: ledger.steps,
+            tool_calls: ledger.tool_calls,
+            tokens: ledger.input_tokens() + ledger.usage.output_tokens,
+            cost_usd: ledger.cost_usd,
+        }
+    }
+
+    /// One line: `2 steps · 1 tool call · 1,234 tokens · $0.0012`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} · {} · {} · {}",
+            plural(u64::from(self.steps), "step", "steps"),
+            plural(u64::from(self.tool_calls), "tool call", "tool calls"),
+            plural(self.tokens, "token", "tokens"),
+            format_cost(self.cost_usd)
+        )
+    }
+}
+
+/// Progress of loading the in-tab model, copied from the loader's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownloadProgress {
+    /// `download`, `cache` or `init`.
+    pub phase: String,
+    /// Bytes loaded so far.
+    pub loaded: u64,
+    /// Total bytes, when known.
+    pub total: Option<u64>,
+    /// Whether the bytes come from browser storage rather than the network.
+    pub from_cache: bool,
+}
+
+impl DownloadProgress {
+    /// Share done, from 0 to 1, when the total is known.
+    pub fn fraction(&self) -> Option<f64> {
+        self.total
+            .filter(|t| *t > 0)
+            .map(|t| (self.loaded as f64 / t as f64).clamp(0.0, 1.0))
+    }
+
+    /// What the progress bar says: `Downloading model: 12.0 MiB of 80.0 MiB (15%)`.
+    pub fn text(&self) -> String {
+        let what = match (self.phase.as_str(), self.from_cache) {
+            ("init", _) => return "Starting the model…".to_string(),
+            (_, true) | ("cache", false) => "Loading model from browser storage",
+            (_, false) => "Downloading model",
+        };
+        match (self.total, self.fraction()) {
+            (Some(total), Some(fraction)) => format!(
+                "{what}: {} of {} ({:.0}%)",
+                format_bytes(self.loaded),
+                format_bytes(total),
+                fraction * 100.0
+            ),
+            (Some(_), None) | (None, _) => format!("{what}: {}", format_bytes(self.loaded)),
+        }
+    }
+
+    /// Whether the model is ready to start (all bytes are in).
+    pub fn done(&self) -> bool {
+        self.total.is_some_and(|t| self.loaded >= t)
+    }
+}

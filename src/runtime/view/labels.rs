@@ -1,0 +1,54 @@
+//! Words for the core's enums, as the timeline shows them.
+
+use crate::core::{Detector, InterruptCause, Rejection, TransitionReason};
+
+/// Why the loop went on to a step, in a few words.
+pub fn transition_label(reason: &TransitionReason) -> String {
+    match reason {
+        TransitionReason::NextTurn => "new task".to_string(),
+        TransitionReason::ToolResults => "tool results".to_string(),
+        TransitionReason::Compaction => "after compaction".to_string(),
+        TransitionReason::OutputTokenRecovery { attempt } => {
+            format!("continue a cut reply (attempt {attempt})")
+        }
+        TransitionReason::StopHookBlocked { consecutive } => {
+            format!("completion blocked ({consecutive} in a row)")
+        }
+        TransitionReason::BudgetContinuation => "budget extended".to_string(),
+        TransitionReason::ApprovalResumed => "approval decided".to_string(),
+        TransitionReason::Resumed => "resumed".to_string(),
+    }
+}
+
+/// Which loop detector fired, in words.
+pub fn detector_label(detector: Detector) -> &'static str {
+    match detector {
+        Detector::Repetition => "repetition",
+        Detector::Thrashing => "thrashing",
+        Detector::Stagnation => "stagnation",
+        Detector::RepeatedError => "repeated error",
+    }
+}
+
+/// Why a tool call was refused, in words.
+pub fn rejection_label(rejection: Rejection) -> &'static str {
+    match rejection {
+        Rejection::UnknownTool => "unknown tool",
+        Rejection::InvalidJson => "invalid JSON arguments",
+        Rejection::SchemaViolation => "arguments do not match the schema",
+        Rejection::DeniedByPolicy => "denied by policy",
+        Rejection::DeniedByUser => "denied by the user",
+        Rejection::CutAtOutputLimit => "cut at the output limit",
+        Rejection::OverBudget => "over the tool-call budget",
+        Rejection::CompletionBlocked => "completion is still blocked",
+    }
+}
+
+/// Why a started tool call has no result, in words.
+pub fn interrupt_label(cause: InterruptCause) -> &'static str {
+    match cause {
+        InterruptCause::Cancelled => "cancelled",
+        InterruptCause::Reload => "the page was reloaded",
+        InterruptCause::Budget => "the budget ran out",
+    }
+}

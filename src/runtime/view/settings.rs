@@ -1,0 +1,102 @@
+//! The playground's settings form as data, and the session options it stands for. The API key
+//! lives only in memory: it is never persisted, and `Debug` hides it.
+
+use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
+
+/// What the settings panel holds.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Which model answers.
+    pub provider: ProviderKind,
+    /// Base URL of a remote provider (empty: the provider's default).
+    pub base_url: String,
+    /// API key of a remote provider (memory only).
+    pub api_key: String,
+    /// Model name (required for remote providers).
+    pub model: String,
+    /// Most steps per run (empty: the default).
+    pub max_steps: Option<u32>,
+    /// GGUF file of the local model (empty: the bundled default).
+    pub gguf_url: String,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field(
+                "api_key",
+                &if self.api_key.is_empty() {
+                    ""
+                } else {
+                    "<redacted>"
+                },
+            )
+            .field("model", &self.model)
+            .field("max_steps", &self.max_steps)
+            .field("gguf_url", &self.gguf_url)
+            .finish()
+    }
+}
+
+impl Settings {
+    /// The options to open `session` (or a new session when `None`) with.
+    pub fn to_options(&self, session: Option<String>) -> AgentOptions {
+        let some = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        let provider = match self.provider {
+            ProviderKind::Local => ProviderOptions {
+                kind: ProviderKind::Local,
+                base_url: some(&self.gguf_url),
+                api_key: None,
+                model: None,
+            },
+            ProviderKind::Openai | ProviderKind::Anthropic => ProviderOptions {
+                kind: self.provider,
+                base_url: some(&self.base_url),
+                api_key: some(&self.api_key),
+                model: some(&self.model),
+            },
+        };
+        AgentOptions {
+            session,
+            provider,
+            budget: BudgetOptions {
+                max_steps: self.max_steps,
+                ..BudgetOptions::default()
+            },
+            ..AgentOptions::default()
+        }
+    }
+}
+
+/// The value of the provider select for a kind.
+pub fn provider_value(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Local => "local",
+        ProviderKind::Openai => "openai",
+        ProviderKind::Anthropic => "anthropic",
+    }
+}
+
+/// The kind a provider select value stands for (`local` for anything unknown).
+pub fn provider_from_value(value: &str) -> ProviderKind {
+    match value {
+        "openai" => ProviderKind::Openai,
+        "anthropic" => ProviderKind::Anthropic,
+        _ => ProviderKind::Local,
+    }
+}
+
+/// The max-steps field parsed: empty means the default, anything else must be a positive
+/// whole number.
+pub fn parse_max_steps(text: &str) -> Result<Option<u32>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        Ok(_) | Err(_) => Err(format!("max steps must be a positive whole number, not \"{text}\"")),
+    }
+}

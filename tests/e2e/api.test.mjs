@@ -1,0 +1,277 @@
+// End-to-end tests of the public JS API on a page that embeds tabloop (no playground UI), against
+// the release build served under a sub-path: a full run with real JS tools, approvals, a reload in
+// the middle of a run (resumed, no event lost), key hygiene, and a step on the real local model.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser } from './support/browser.mjs';
+import { serveSite } from './support/site.mjs';
+import { scriptedOpenAi } from './support/scripted_openai.mjs';
+
+const KEY = 'sk-e2e-SECRET-0123456789';
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function openEmbed(context) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(`${site.url}/embed.html`);
+  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+  return page;
+}
+
+function provider(mock) {
+  return { kind: 'openai', baseUrl: mock.url, apiKey: KEY, model: 'scripted' };
+}
+
+async function waitFor(predicate, ms, what) {
+  const start = Date.now();
+  while (Date.now() - start < ms) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test('a run uses the real vfs tool, persists every event and ends with a structured outcome', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push(
+      { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/notes.txt', content: 'alpha\nbeta\n' } }] },
+      { calls: [{ id: 'r1', name: 'vfs', args: { op: 'read', path: '/notes.txt' } }] },
+      { text: 'The file says alpha and beta.' },
+    );
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async ({ provider }) => {
+      const agent = await tabloop.createAgent({ session: 'run-1', provider, tools: ['vfs', 'todo', 'finish'] });
+      const seen = [];
+      agent.onEvent((e) => seen.push(e));
+      const outcome = await agent.run('Write notes.txt then read it back.');
+      const stored = await agent.events();
+      const exported = await agent.exportJsonl();
+      return { outcome, seen, stored, exported };
+    }, { provider: provider(mock) });
+
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.outcome.finalText, 'The file says alpha and beta.');
+    assert.equal(result.outcome.steps, 3);
+    assert.deepEqual(result.seen, result.stored, 'onEvent delivered exactly the stored events');
+    assert.deepEqual(result.stored.map((e) => e.seq), result.stored.map((_, i) => i));
+    const finished = result.stored.filter((e) => e.type === 'tool_call_finished');
+    assert.equal(finished.length, 2);
+    assert.match(finished[1].content, /alpha/);
+    assert.equal(finished[1].is_error, false);
+    const reasons = result.stored.filter((e) => e.type === 'step_started').map((e) => e.reason.kind);
+    assert.deepEqual(reasons, ['next_turn', 'tool_results', 'tool_results']);
+    // The model saw the tool result on its next call.
+    const third = mock.requests[2].body.messages;
+    assert.equal(third.at(-1).role, 'tool');
+    assert.match(third.at(-1).content, /alpha/);
+    // The key went to the provider only: never into events, exports or storage.
+    assert.equal(mock.requests[0].headers.authorization, `Bearer ${KEY}`);
+    assert.ok(!JSON.stringify(result.stored).includes(KEY));
+    assert.ok(!result.exported.includes(KEY));
+    const dump = await page.evaluate(async () => {
+      const db = await new Promise((ok, fail) => {
+        const r = indexedDB.open('tabloop');
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => fail(r.error);
+      });
+      const names = [...db.objectStoreNames];
+      const all = [];
+      for (const name of names) {
+        all.push(await new Promise((ok) => {
+          const q = db.transaction(name).objectStore(name).getAll();
+          q.onsuccess = () => ok(q.result);
+        }));
+      }
+      return JSON.stringify(all);
+    });
+    assert.ok(dump.includes('notes.txt'), 'the dump holds the log');
+    assert.ok(!dump.includes(KEY), 'no key in IndexedDB');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('an ask tool waits for approval and the approved call runs', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push(
+      { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/a.txt', content: 'x' } }] },
+      { text: 'written' },
+    );
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async ({ provider }) => {
+      const agent = await tabloop.createAgent({ session: 'ask-1', provider, tools: ['vfs'], permissions: { vfs: 'ask' } });
+      const approvals = [];
+      agent.onStatus((s) => {
+        if (s.type === 'approval') {
+          approvals.push(s);
+          agent.approve(s.callId);
+        }
+      });
+      const outcome = await agent.run('write a.txt');
+      const events = await agent.events();
+      return { outcome, approvals, types: events.map((e) => e.type) };
+    }, { provider: provider(mock) });
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.approvals.length, 1);
+    assert.deepEqual(result.approvals[0].args, { op: 'write', path: '/a.txt', content: 'x' });
+    const order = ['approval_requested', 'approval_decided', 'tool_call_started', 'tool_call_finished'];
+    assert.deepEqual(result.types.filter((t) => order.includes(t)), order);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('a reload in the middle of a run resumes it with no event lost', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push(
+      { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/r.txt', content: 'kept' } }] },
+      'hold',
+    );
+    const page = await openEmbed(context);
+    await page.evaluate(async ({ provider }) => {
+      const agent = await tabloop.createAgent({ session: 'reload-1', provider, tools: ['vfs'] });
+      agent.run('write r.txt and report');
+    }, { provider: provider(mock) });
+    await waitFor(() => mock.requests.length === 2, 20_000, 'the second model call');
+    const before = await page.evaluate(async () => {
+      const agent = await tabloop.createAgent({ session: 'reload-1-probe', tools: [] });
+      agent.close();
+      const db = await new Promise((ok) => {
+        const r = indexedDB.open('tabloop');
+        r.onsuccess = () => ok(r.result);
+      });
+      return await new Promise((ok) => {
+        const q = db.transaction('records').objectStore('records').getAll(IDBKeyRange.bound(['reload-1', 0], ['reload-1', Infinity]));
+        q.onsuccess = () => ok(q.result.map((r) => JSON.parse(r.json)));
+      });
+    });
+    assert.equal(before.at(-1).event.type, 'model_call_started', 'killed while the model thinks');
+
+    mock.script.push({ text: 'r.txt holds "kept".' });
+    await page.reload();
+    await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+    const after = await page.evaluate(async () => {
+      // No provider given: the session keeps the one it was created with.
+      const agent = await tabloop.createAgent({ session: 'reload-1' });
+      const done = new Promise((resolve) => agent.onStatus((s) => s.type === 'finished' && resolve(s.outcome)));
+      const outcome = await done;
+      return { outcome, events: await agent.events() };
+    });
+    assert.equal(after.outcome.stopReason, 'completed');
+    assert.equal(after.outcome.finalText, 'r.txt holds "kept".');
+    const prefix = after.events.slice(0, before.length).map(({ seq, at, type }) => ({ seq, at, type }));
+    assert.deepEqual(prefix, before.map((r) => ({ seq: r.seq, at: r.at, type: r.event.type })), 'nothing recorded was lost');
+    assert.deepEqual(after.events.map((e) => e.seq), after.events.map((_, i) => i), 'no gap, no duplicate');
+    const resumed = after.events.slice(before.length).map((e) => e.type);
+    assert.deepEqual(resumed.slice(0, 3), ['resumed', 'model_call_abandoned', 'model_call_started']);
+    assert.equal(mock.requests.length, 3, 'the interrupted model call was sent again');
+    assert.ok(!String(mock.requests[2].headers.authorization ?? '').includes(KEY), 'no key survives a reload');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('a tool the page registers runs, and a log from a newer build is refused on import', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push({ calls: [{ id: 'c1', name: 'add', args: { a: 2, b: 40 } }] }, { text: '42' });
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async ({ provider }) => {
+      await tabloop.registerTool({
+        name: 'add',
+        description: 'adds two numbers',
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        permission: 'allow',
+        execute: async ({ a, b }) => ({ sum: a + b }),
+      });
+      const agent = await tabloop.createAgent({ session: 'tool-1', provider, tools: ['add'] });
+      const outcome = await agent.run('add 2 and 40');
+      const events = await agent.events();
+      const jsonl = await agent.exportJsonl();
+      const future = jsonl.replace('"schema_version":1', '"schema_version":99').replaceAll('tool-1', 'tool-1-future');
+      let refused = null;
+      try {
+        await tabloop.importSession(future);
+      } catch (error) {
+        refused = String(error.message);
+      }
+      const imported = await tabloop.importSession(jsonl.replaceAll('"tool-1"', '"tool-1-copy"'));
+      return { outcome, result: events.find((e) => e.type === 'tool_call_finished'), refused, imported };
+    }, { provider: provider(mock) });
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.result.content, '{"sum":42}');
+    assert.match(result.refused, /schema version 99, newer than this build/);
+    assert.equal(result.imported, 'tool-1-copy');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('the local model in the tab takes a step whose tool call the loop executes', { timeout: 300_000 }, async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const started = Date.now();
+    const result = await page.evaluate(async () => {
+      await tabloop.registerTool({
+        name: 'read_note',
+        description: 'Reads the note with the given name and returns its text.',
+        parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+        permission: 'allow',
+        idempotent: true,
+        execute: async ({ name }) => `Note ${name}: buy milk and eggs.`,
+      });
+      const agent = await tabloop.createAgent({
+        session: 'local-1',
+        provider: { kind: 'local' },
+        tools: ['read_note'],
+        budget: { maxSteps: 2 },
+        maxOutputTokens: 48,
+        system: 'You are an assistant with one tool, read_note. Always call read_note before answering.',
+      });
+      const deltas = [];
+      agent.onStatus((s) => (s.type === 'delta' || s.type === 'thinking') && deltas.push(s.text));
+      const outcome = await agent.run('Read the note named groceries with the read_note tool.');
+      return { outcome, deltas: deltas.length, events: await agent.events() };
+    });
+    const replies = result.events.filter((e) => e.type === 'model_replied');
+    const calls = replies.flatMap((e) => e.reply.tool_calls ?? []);
+    const finished = result.events.filter((e) => e.type === 'tool_call_finished');
+    console.log(JSON.stringify({
+      local_step_ms: Date.now() - started,
+      stop: result.outcome.stopReason,
+      deltas: result.deltas,
+      calls: calls.map((c) => `${c.name}(${c.arguments})`),
+      output_tokens: result.outcome.usage.outputTokens,
+    }));
+    assert.ok(result.deltas >= 2, 'the reply was streamed');
+    assert.equal(calls[0]?.name, 'read_note', 'the model called the tool');
+    assert.equal(finished.length >= 1, true, 'the loop executed it');
+    assert.match(finished[0].content, /buy milk/);
+    assert.ok(['completed', 'budget_exhausted'].includes(result.outcome.stopReason), result.outcome.stopReason);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,26 @@
+// Serves the built site (dist/) under the sub-path /tabloop/ — as static hosting would — next to
+// the test pages, on loopback.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from './server.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Starts the site; fails clearly when the release build is missing. */
+export async function serveSite(options = {}) {
+  const dist = path.join(repo, 'dist');
+  if (!fs.existsSync(path.join(dist, 'tabloop_bg.wasm'))) {
+    throw new Error('dist/ is missing: run `trunk build --release --public-url ./` (scripts/test.sh does)');
+  }
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-site-'));
+  fs.symlinkSync(dist, path.join(root, 'tabloop'));
+  for (const page of fs.readdirSync(path.join(repo, 'tests/e2e/pages'))) {
+    fs.copyFileSync(path.join(repo, 'tests/e2e/pages', page), path.join(root, page));
+  }
+  const server = await serveStatic(root, { isolated: options.isolated ?? true });
+  return { ...server, root };
+}
+
+export const outDir = path.join(repo, 'tests/e2e/out');
