@@ -25,6 +25,7 @@ mod native {
                 idempotent: true,
                 parallel_safe: true,
                 kind: ToolKind::Host,
+                approval_scope: None,
             }],
             budget: BudgetLimits {
                 max_steps: None,
@@ -123,7 +124,11 @@ mod native {
             group.bench_with_input(BenchmarkId::from_parameter(events), &events, |b, _| {
                 b.iter_batched(
                     || (agent.clone(), request),
-                    |(mut agent, mut request)| step(&mut agent, n, &mut request),
+                    |(mut agent, mut request)| {
+                        step(&mut agent, n, &mut request);
+                        // Returned so dropping the cloned history is not timed.
+                        agent
+                    },
                     criterion::BatchSize::LargeInput,
                 )
             });

@@ -20,10 +20,13 @@ section "cargo clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 section "native tests: cargo test"
+mkdir -p target
 cargo test 2>&1 | tee target/native-tests.log
 
-section "browser tests: wasm-bindgen-test in headless Chromium"
-cargo test --target wasm32-unknown-unknown 2>&1 | tee target/browser-tests.log
+section "browser tests: wasm-bindgen-test in headless Chromium (with a loopback mock provider)"
+export WASM_BINDGEN_TEST_TIMEOUT=180
+tests/support/run_with_mock.sh -- cargo test --target wasm32-unknown-unknown \
+  --test browser_mount --test browser_store --test browser_models 2>&1 | tee target/browser-tests.log
 
 section "release build: trunk build --release"
 trunk build --release --public-url ./ 2>&1 | tail -n 5

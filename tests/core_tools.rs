@@ -259,3 +259,83 @@ fn a_pending_approval_blocks_completion_of_the_batch() {
         tabloop::core::Phase::Tools(_)
     ));
 }
+
+#[test]
+fn an_approval_scoped_to_a_host_covers_later_calls_to_that_host_only() {
+    use tabloop::core::ApprovalScope;
+    let mut cfg = config();
+    let mut fetch = host_tool(
+        "http_fetch",
+        &["url"],
+        tabloop::core::Permission::Ask,
+        true,
+        false,
+    );
+    fetch.approval_scope = Some(ApprovalScope::UrlHost("url".into()));
+    cfg.tools.push(fetch);
+    let mut h = Harness::new(cfg);
+    let effects = h.user("fetch things");
+    let a1 = json!({"url": "https://Example.org/a"});
+    let effects = h.reply(
+        &effects,
+        calls(vec![
+            call("f1", "http_fetch", a1.clone()),
+            call("f2", "http_fetch", json!({"url": "https://example.org/b"})),
+        ]),
+    );
+    let asked: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::AskApproval { call, .. } => Some(call.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec!["f1", "f2"]);
+    // One approval answers both: same host.
+    let effects = h
+        .send(Input::ApprovalDecided {
+            call: "f1".into(),
+            args_hash: args_hash("http_fetch", &a1),
+            approved: true,
+            reason: None,
+        })
+        .unwrap();
+    let started = Harness::tool_calls(&effects);
+    assert_eq!(
+        started
+            .iter()
+            .map(|i| (i.call.as_str(), i.approved))
+            .collect::<Vec<_>>(),
+        vec![("f1", true), ("f2", true)]
+    );
+    h.tool_result("f1", "a", false);
+    let effects = h.tool_result("f2", "b", false);
+    // Later: the same host runs without asking; another host asks.
+    let effects = h.reply(
+        &effects,
+        calls(vec![
+            call(
+                "f3",
+                "http_fetch",
+                json!({"url": "https://user@example.org:443/c"}),
+            ),
+            call(
+                "f4",
+                "http_fetch",
+                json!({"url": "https://evil.example.net/"}),
+            ),
+        ]),
+    );
+    let started: Vec<_> = Harness::tool_calls(&effects)
+        .into_iter()
+        .map(|i| i.call)
+        .collect();
+    assert_eq!(started, vec!["f3"]);
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::AskApproval { call, .. } if call == "f4")));
+    // The approval is folded from the log, so it survives a reload.
+    let replayed = tabloop::core::Agent::replay(&h.log).unwrap();
+    let scopes: Vec<_> = replayed.state().approved_scopes.iter().cloned().collect();
+    assert_eq!(scopes, vec!["http_fetch\u{0}example.org".to_string()]);
+}

@@ -117,6 +117,7 @@ fn config() -> AgentConfig {
         idempotent,
         parallel_safe: true,
         kind: ToolKind::Host,
+        approval_scope: None,
     };
     AgentConfig {
         tools: vec![

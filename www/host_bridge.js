@@ -36,13 +36,13 @@ export async function hostListTools() {
  * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
  * needsApproval?}`. `finish` with no verifier registered accepts.
  */
-export async function hostCallTool(name, argsJson, callId, session, signal) {
+export async function hostCallTool(name, argsJson, callId, session, approved, signal) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
       return JSON.stringify({ ok: true, value: 'accepted (no verifier is registered)' });
     }
-    const result = await module.callTool(name, JSON.parse(argsJson), { signal, callId, session });
+    const result = await module.callTool(name, JSON.parse(argsJson), { signal, callId, session, approved });
     return JSON.stringify(result);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });

@@ -219,6 +219,7 @@ impl Agent {
                         call: call.clone(),
                         tool: slot.call.name.clone(),
                         args: slot.args.clone(),
+                        approved: self.approved(slot),
                         idempotency_key: format!(
                             "{}:{}:{}",
                             self.state.session,

@@ -177,13 +177,23 @@ impl Agent {
     }
 
     fn needs_approval(&self, slot: &Slot) -> bool {
-        if slot.approved {
+        if self.approved(slot) {
             return false;
         }
         let Some(decl) = self.state.config.tool(&slot.call.name) else {
             return false;
         };
         decl.permission == Permission::Ask || (slot.interrupted && !decl.idempotent)
+    }
+
+    /// A human approved this call, or an earlier call of the same scope (e.g. host).
+    pub(super) fn approved(&self, slot: &Slot) -> bool {
+        slot.approved
+            || (!slot.interrupted
+                && slot
+                    .scope
+                    .as_ref()
+                    .is_some_and(|s| self.state.approved_scopes.contains(s)))
     }
 
     fn start_call(&mut self, slot: &Slot) {

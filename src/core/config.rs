@@ -30,6 +30,40 @@ pub enum ToolKind {
     Finish,
 }
 
+/// What one approval of an `ask` tool covers beyond the call itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalScope {
+    /// Every later call in the session whose URL argument (named here) has the same host.
+    UrlHost(String),
+}
+
+impl ApprovalScope {
+    /// The scope key of a call with these arguments (`None` when the argument is missing or is
+    /// not a URL with a host: such a call is asked about on its own).
+    pub fn key(&self, args: &serde_json::Value) -> Option<String> {
+        match self {
+            ApprovalScope::UrlHost(arg) => {
+                let url = args.get(arg)?.as_str()?.trim();
+                let (scheme, rest) = url.split_once("://")?;
+                let authority = rest.split(['/', '?', '#']).next()?;
+                let host = authority.rsplit('@').next()?.to_ascii_lowercase();
+                // The scheme's default port names the same host.
+                let default_port = match scheme.to_ascii_lowercase().as_str() {
+                    "https" => ":443",
+                    "http" => ":80",
+                    _ => "",
+                };
+                let host = match host.strip_suffix(default_port) {
+                    Some(bare) if !default_port.is_empty() => bare.to_string(),
+                    Some(_) | None => host,
+                };
+                (!host.is_empty()).then_some(host)
+            }
+        }
+    }
+}
+
 /// A tool as the core knows it: what the model is told plus how the runtime treats it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDecl {
@@ -43,6 +77,9 @@ pub struct ToolDecl {
     pub parallel_safe: bool,
     /// Who executes it.
     pub kind: ToolKind,
+    /// What an approval of an `ask` call also covers (e.g. the same host).
+    #[serde(default)]
+    pub approval_scope: Option<ApprovalScope>,
 }
 
 /// Loop-detection thresholds (see `loop_guard`). All counts are of tool observations.

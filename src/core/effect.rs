@@ -54,4 +54,6 @@ pub struct ToolInvocation {
     pub args: Value,
     /// `session:run:call`, stable across re-runs, for services that honour idempotency keys.
     pub idempotency_key: String,
+    /// A human approved this call or its scope; the tool may use what the approval covers.
+    pub approved: bool,
 }

@@ -27,7 +27,9 @@ mod tools;
 
 pub use agent::Agent;
 pub use budget::{cost_of, BudgetKind, BudgetLimits, Ledger};
-pub use config::{AgentConfig, GuardThresholds, Permission, Price, ToolDecl, ToolKind};
+pub use config::{
+    AgentConfig, ApprovalScope, GuardThresholds, Permission, Price, ToolDecl, ToolKind,
+};
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
 pub use event::{

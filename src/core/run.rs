@@ -70,6 +70,8 @@ pub struct Slot {
     pub kind: Option<ToolKind>,
     /// Hash of tool + canonical arguments.
     pub args_hash: String,
+    /// The approval scope this call falls in (`tool` + key), if its tool has one.
+    pub scope: Option<String>,
     /// Where the call is.
     pub state: SlotState,
     /// A human approved it (bound to `args_hash`).

@@ -1,6 +1,8 @@
 //! The agent's state and the fold that builds it: `apply` is the only place state changes, used
 //! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
 
+use std::collections::BTreeSet;
+
 use super::config::{AgentConfig, ToolKind};
 use super::context::Transcript;
 use super::event::{CallPurpose, Event, Millis, Record, TransitionReason};
@@ -47,6 +49,8 @@ pub struct AgentState {
     pub last_user_text: String,
     /// What the last completed tool batch left for the next decision.
     pub last_batch: Option<BatchSummary>,
+    /// Approval scopes (tool + key, e.g. a host) a human approved in this session.
+    pub approved_scopes: BTreeSet<String>,
     /// Tokens used by the whole session.
     pub session_usage: Usage,
     /// Spend of the whole session in USD.
@@ -67,6 +71,7 @@ impl AgentState {
             next_request: 1,
             last_user_text: String::new(),
             last_batch: None,
+            approved_scopes: BTreeSet::new(),
             session_usage: Usage::default(),
             session_cost_usd: 0.0,
         }

@@ -17,10 +17,31 @@ impl AgentState {
             batch.approval_decided = true;
         }
         if approved {
+            let mut scope = None;
             self.with_slot(call, |slot| {
                 slot.approved = true;
                 slot.state = SlotState::Pending;
+                scope = slot.scope.clone();
             });
+            if let Some(scope) = scope {
+                // The approval covers its scope (e.g. the host) for the rest of the session,
+                // including calls of this reply that wait on the same question.
+                if let Some(Phase::Tools(batch)) = self.run.as_mut().map(|r| &mut r.phase) {
+                    for slot in &mut batch.slots {
+                        let waiting = matches!(
+                            slot.state,
+                            SlotState::AwaitingApproval {
+                                after_interrupt: false
+                            }
+                        );
+                        if waiting && slot.scope.as_ref() == Some(&scope) {
+                            slot.approved = true;
+                            slot.state = SlotState::Pending;
+                        }
+                    }
+                }
+                self.approved_scopes.insert(scope);
+            }
         } else {
             let why = reason.as_deref().unwrap_or("no reason given");
             self.finish_slot(
@@ -199,7 +220,13 @@ fn stronger(a: Verdict, b: Verdict) -> Verdict {
 
 pub(super) fn new_slot(config: &AgentConfig, call: &ToolCall) -> Slot {
     let args = parse_args(&call.arguments).unwrap_or(Value::Null);
+    let scope = config
+        .tool(&call.name)
+        .and_then(|d| d.approval_scope.as_ref())
+        .and_then(|scope| scope.key(&args))
+        .map(|key| format!("{}\u{0}{key}", call.name));
     Slot {
+        scope,
         args_hash: args_hash(&call.name, &args),
         kind: config.tool(&call.name).map(|d| d.kind),
         call: call.clone(),

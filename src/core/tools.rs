@@ -39,6 +39,7 @@ pub fn todo_tool() -> ToolDecl {
         idempotent: true,
         parallel_safe: true,
         kind: ToolKind::Todo,
+        approval_scope: None,
     }
 }
 
@@ -61,5 +62,6 @@ pub fn finish_tool() -> ToolDecl {
         idempotent: true,
         parallel_safe: false,
         kind: ToolKind::Finish,
+        approval_scope: None,
     }
 }

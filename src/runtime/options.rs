@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    finish_tool, todo_tool, AgentConfig, BudgetLimits, Permission, Price, ToolDecl, ToolKind,
+    finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Permission, Price, ToolDecl,
+    ToolKind,
 };
 use crate::protocol::ToolSpec;
 
@@ -129,6 +130,9 @@ pub struct HostToolSpec {
     /// Safe to run alongside others.
     #[serde(default)]
     pub parallel_safe: bool,
+    /// What an approval also covers: `{ urlHost: "<argument>" }` = later calls to that host.
+    #[serde(default)]
+    pub approval_scope: Option<ApprovalScope>,
 }
 
 fn empty_object_schema() -> Value {
@@ -209,7 +213,6 @@ impl AgentOptions {
             ..defaults
         })
     }
-
 }
 
 fn check_provider(provider: &ProviderOptions) -> Result<(), OptionsError> {
@@ -254,5 +257,6 @@ fn host_decl(spec: &HostToolSpec) -> ToolDecl {
         idempotent: spec.idempotent,
         parallel_safe: spec.parallel_safe,
         kind: ToolKind::Host,
+        approval_scope: spec.approval_scope.clone(),
     }
 }

@@ -16,9 +16,9 @@ pub use format::{
 };
 pub use labels::{detector_label, interrupt_label, rejection_label, transition_label};
 pub use live::LiveState;
-pub use settings::{parse_max_steps, provider_from_value, provider_value, Settings};
+pub use settings::{
+    parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
+};
 pub use summary::{doubled, RunPhase, SessionSummary};
 pub use timeline::{pretty_args, Timeline};
-pub use timeline_item::{
-    ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus,
-};
+pub use timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};

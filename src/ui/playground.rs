@@ -1,22 +1,41 @@
-//! The playground shell: title, session list and the current session's view.
+//! The playground page: header, session list, settings and the session on screen.
 
 use leptos::prelude::*;
 
-/// The whole playground page.
+use super::actions::start;
+use super::error_alert::ErrorAlert;
+use super::model_progress::ModelProgress;
+use super::session_list::SessionList;
+use super::session_view::SessionView;
+use super::settings_panel::SettingsPanel;
+use super::state::AppState;
+
+/// The whole playground page. On mount it lists the stored sessions and resumes those with a
+/// run in flight.
 #[component]
 pub fn Playground() -> impl IntoView {
+    let app = AppState::new();
+    start(app);
     view! {
         <header class="app-header">
-            <h1>"tabloop"</h1>
+            <div class="brand">
+                <span class="logo" aria-hidden="true">"⟳"</span>
+                <h1>"tabloop"</h1>
+            </div>
             <span class="tagline">"an agent loop that lives in this tab"</span>
+            <div class="header-progress">
+                <ModelProgress progress=app.progress/>
+            </div>
         </header>
         <main class="playground">
-            <aside class="sessions" aria-label="Sessions">
-                <p class="empty">"No sessions yet."</p>
+            <aside class="sidebar">
+                <SessionList app/>
             </aside>
-            <section class="session-view" aria-label="Session">
-                <p class="empty" data-testid="empty-session">"Start a task to begin a session."</p>
-            </section>
+            <div class="main-column">
+                <SettingsPanel settings=app.settings/>
+                <ErrorAlert error=app.error/>
+                <SessionView app/>
+            </div>
         </main>
     }
 }

@@ -94,7 +94,9 @@ impl SessionHandle {
             writer: Rc::new(Cell::new(false)),
         });
         let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
-        let model = Rc::new(AnyModel::from_options(&options.provider.clone().unwrap_or_default()));
+        let model = Rc::new(AnyModel::from_options(
+            &options.provider.clone().unwrap_or_default(),
+        ));
         let task_handle = handle.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let lock = match first_lock {

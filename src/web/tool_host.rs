@@ -24,6 +24,7 @@ extern "C" {
         args_json: &str,
         call_id: &str,
         session: &str,
+        approved: bool,
         signal: &web_sys::AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 }
@@ -86,6 +87,7 @@ impl ToolHost for JsToolHost {
             &args,
             &invocation.call,
             &self.session,
+            invocation.approved,
             &abort.signal(),
         ) {
             Ok(promise) => promise,

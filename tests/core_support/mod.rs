@@ -37,6 +37,7 @@ pub fn host_tool(
         idempotent,
         parallel_safe,
         kind: ToolKind::Host,
+        approval_scope: None,
     }
 }
 

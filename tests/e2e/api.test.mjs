@@ -275,3 +275,44 @@ test('the local model in the tab takes a step whose tool call the loop executes'
     await context.close();
   }
 });
+
+test('one writer per session across tabs: a follower takes over when the writer tab closes', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push({ text: 'first' }, { text: 'second, from the other tab' });
+    const writer = await openEmbed(context);
+    await writer.evaluate(async ({ provider }) => {
+      window.agent = await tabloop.createAgent({ session: 'tabs-1', provider, tools: [] });
+      window.outcome = await window.agent.run('hello');
+    }, { provider: provider(mock) });
+    const follower = await openEmbed(context);
+    const status = await follower.evaluate(async () => {
+      window.statuses = [];
+      window.agent = await tabloop.createAgent({ session: 'tabs-1' });
+      window.agent.onStatus((s) => window.statuses.push({ type: s.type, at: Date.now() }));
+      await new Promise((r) => setTimeout(r, 500));
+      return { isWriter: window.agent.isWriter, statuses: window.statuses.map((s) => s.type) };
+    });
+    assert.equal(status.isWriter, false, 'the second tab follows while the first writes');
+    const closedAt = Date.now();
+    await writer.close();
+    await follower.waitForFunction(() => window.agent.isWriter === true, null, { timeout: 10_000 });
+    console.log(JSON.stringify({ failover_ms: Date.now() - closedAt }));
+    const result = await follower.evaluate(async () => {
+      const outcome = await window.agent.run('and again');
+      const events = await window.agent.events();
+      const forked = await window.agent.fork(1);
+      const copy = await tabloop.createAgent({ session: forked });
+      const copyEvents = await copy.events();
+      return { outcome, runs: events.filter((e) => e.type === 'run_started').length, forked, copyEvents };
+    });
+    assert.equal(result.outcome.finalText, 'second, from the other tab');
+    assert.equal(result.runs, 2, 'both runs are in one log');
+    assert.equal(result.copyEvents[0].session, result.forked, 'the fork is a session of its own');
+    assert.ok(result.copyEvents.some((e) => e.type === 'step_finished' && e.step === 1));
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});

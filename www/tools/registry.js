@@ -40,6 +40,10 @@ export function validateSpec(spec) {
   for (const flag of ['idempotent', 'parallelSafe']) {
     if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') throw new TypeError(`tool ${name}: ${flag} must be a boolean`);
   }
+  const approvalScope = spec.approvalScope ?? null;
+  if (approvalScope !== null && (typeof approvalScope !== 'object' || typeof approvalScope.urlHost !== 'string')) {
+    throw new TypeError(`tool ${name}: approvalScope must be {urlHost: '<argument name>'}`);
+  }
   const timeoutMs = spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2_147_483_647) throw new TypeError(`tool ${name}: timeoutMs must be a positive number of milliseconds`);
   return Object.freeze({
@@ -51,12 +55,13 @@ export function validateSpec(spec) {
     idempotent: spec.idempotent ?? false,
     parallelSafe: spec.parallelSafe ?? false,
     timeoutMs,
+    approvalScope: approvalScope && Object.freeze({ urlHost: approvalScope.urlHost }),
   });
 }
 
 function describeSpec(spec) {
-  const { name, description, parameters, permission, idempotent, parallelSafe, timeoutMs } = spec;
-  return { name, description, parameters: structuredClone(parameters), permission, idempotent, parallelSafe, timeoutMs };
+  const { name, description, parameters, permission, idempotent, parallelSafe, timeoutMs, approvalScope } = spec;
+  return { name, description, parameters: structuredClone(parameters), permission, idempotent, parallelSafe, timeoutMs, approvalScope };
 }
 
 function errorText(error) {
@@ -163,6 +168,8 @@ export function createRegistry() {
         signal: controller.signal,
         callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
         session: typeof ctx?.session === 'string' ? ctx.session : '',
+        // A human approved this call (or its scope, e.g. its host) through the runtime.
+        approved: ctx?.approved === true,
       });
       const running = Promise.resolve()
         .then(() => spec.execute(safeArgs, toolCtx))

@@ -8,7 +8,7 @@ pub fn format_count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -38,7 +38,11 @@ pub fn format_bytes(bytes: u64) -> String {
 
 /// `n` followed by the singular or plural noun: `1 step`, `2 steps`.
 pub fn plural(n: u64, singular: &str, plural: &str) -> String {
-    format!("{} {}", format_count(n), if n == 1 { singular } else { plural })
+    format!(
+        "{} {}",
+        format_count(n),
+        if n == 1 { singular } else { plural }
+    )
 }
 
 /// What a run had spent at some point, as the timeline and status bar show it.

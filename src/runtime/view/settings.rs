@@ -1,6 +1,7 @@
 //! The playground's settings form as data, and the session options it stands for. The API key
 //! lives only in memory: it is never persisted, and `Debug` hides it.
 
+use crate::core::{Event, Record};
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
 /// What the settings panel holds.
@@ -41,7 +42,7 @@ impl std::fmt::Debug for Settings {
 }
 
 impl Settings {
-    /// The options to open `session` (or a new session when `None`) with.
+    /// The options to start a new session with (`session` names it; `None` picks an id).
     pub fn to_options(&self, session: Option<String>) -> AgentOptions {
         let some = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         let provider = match self.provider {
@@ -60,13 +61,42 @@ impl Settings {
         };
         AgentOptions {
             session,
-            provider,
+            provider: Some(provider),
             budget: BudgetOptions {
                 max_steps: self.max_steps,
                 ..BudgetOptions::default()
             },
             ..AgentOptions::default()
         }
+    }
+}
+
+impl Settings {
+    /// The options to reopen a stored session with. The session keeps the provider it was
+    /// created with (`stored`, read from its log); the API key of these settings is lent to it
+    /// when the settings name the same kind of provider, since keys are never stored.
+    pub fn resume_options(&self, session: String, stored: Option<ProviderOptions>) -> AgentOptions {
+        let key = Some(self.api_key.trim().to_string()).filter(|k| !k.is_empty());
+        let provider = stored.map(|mut provider| {
+            if provider.kind == self.provider && provider.api_key.is_none() {
+                provider.api_key = key;
+            }
+            provider
+        });
+        AgentOptions {
+            session: Some(session),
+            provider,
+            ..AgentOptions::default()
+        }
+    }
+}
+
+/// The provider a session was created with, from the first record of its log.
+pub fn stored_provider(records: &[Record]) -> Option<ProviderOptions> {
+    if let Event::SessionStarted { config, .. } = &records.first()?.event {
+        ProviderOptions::from_description(&config.provider)
+    } else {
+        None
     }
 }
 
@@ -97,6 +127,8 @@ pub fn parse_max_steps(text: &str) -> Result<Option<u32>, String> {
     }
     match text.parse::<u32>() {
         Ok(n) if n > 0 => Ok(Some(n)),
-        Ok(_) | Err(_) => Err(format!("max steps must be a positive whole number, not \"{text}\"")),
+        Ok(_) | Err(_) => Err(format!(
+            "max steps must be a positive whole number, not \"{text}\""
+        )),
     }
 }

@@ -120,9 +120,9 @@ impl SessionSummary {
                     RunPhase::RunningTools
                 }
             }
-            Event::ModelFailed { .. } | Event::ModelCallAbandoned { .. } | Event::Compacted { .. } => {
-                self.phase = RunPhase::Working
-            }
+            Event::ModelFailed { .. }
+            | Event::ModelCallAbandoned { .. }
+            | Event::Compacted { .. } => self.phase = RunPhase::Working,
             Event::ApprovalDecided { .. } | Event::ToolCallStarted { .. } => {
                 self.phase = RunPhase::RunningTools
             }
@@ -173,7 +173,9 @@ pub fn doubled(limits: &BudgetLimits) -> BudgetLimits {
         max_tool_calls: limits.max_tool_calls.map(|n| n.saturating_mul(2).max(1)),
         max_input_tokens: limits.max_input_tokens.map(|n| n.saturating_mul(2).max(1)),
         max_output_tokens: limits.max_output_tokens.map(|n| n.saturating_mul(2).max(1)),
-        max_cost_usd: limits.max_cost_usd.map(|c| if c > 0.0 { c * 2.0 } else { 0.01 }),
+        max_cost_usd: limits
+            .max_cost_usd
+            .map(|c| if c > 0.0 { c * 2.0 } else { 0.01 }),
         max_wall_ms: limits.max_wall_ms.map(|n| n.saturating_mul(2).max(1)),
     }
 }

@@ -5,13 +5,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::core::{
-    strip_control_tokens, CallPurpose, Detector, Event, Record, Rejection,
-};
+use crate::core::{strip_control_tokens, CallPurpose, Detector, Event, Record, Rejection};
 
 use super::format::LedgerSummary;
 use super::labels::{detector_label, interrupt_label, rejection_label, transition_label};
-use super::timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};
+use super::timeline_item::{
+    ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus,
+};
 
 /// A session's timeline, built incrementally with [`Timeline::push`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -223,7 +223,9 @@ impl Timeline {
             }),
             Event::BudgetExtended { budget } => self.add(TimelineItem::Note {
                 text: match budget.max_steps {
-                    Some(steps) => format!("Budget extended (up to {steps} steps); the run goes on."),
+                    Some(steps) => {
+                        format!("Budget extended (up to {steps} steps); the run goes on.")
+                    }
                     None => "Budget extended; the run goes on.".to_string(),
                 },
             }),

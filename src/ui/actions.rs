@@ -1,0 +1,247 @@
+//! What the playground's controls do with sessions: list them, show one, open it in this tab,
+//! run a task, cancel, continue with more budget, decide approvals, retry storage, delete.
+//! Every failure lands in the page's alert; nothing here panics.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::state::{AppState, Role, SessionRow};
+use crate::core::{Input, Record};
+use crate::ports::EventStore;
+use crate::runtime::options::AgentOptions;
+use crate::runtime::view::{stored_provider, DownloadProgress, SessionSummary};
+use crate::runtime::Notice;
+use crate::web::local_shared::on_progress;
+use crate::web::session_handle::{shared_store, SessionEvent, SessionHandle};
+
+/// Every stored session, most recent first.
+async fn list_sessions() -> Result<Vec<SessionRow>, String> {
+    let store = shared_store();
+    let mut rows = Vec::new();
+    for stored in store.sessions().await.map_err(|e| e.to_string())? {
+        let records = store
+            .load(&stored.session)
+            .await
+            .map_err(|e| e.to_string())?;
+        rows.push(SessionRow {
+            session: stored.session,
+            summary: SessionSummary::from_records(&records),
+            updated_at: stored.updated_at,
+        });
+    }
+    rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    Ok(rows)
+}
+
+/// Reloads the session list.
+pub fn refresh_sessions(app: AppState) {
+    spawn_local(async move {
+        match list_sessions().await {
+            Ok(rows) => drop(app.sessions.try_set(rows)),
+            Err(e) => app.fail(format!("Could not list the sessions: {e}")),
+        }
+    });
+}
+
+/// On page load: follows the model's download progress, lists the sessions, reopens every
+/// session with a run in flight (so a reload continues it) and shows the most recent of them.
+pub fn start(app: AppState) {
+    on_progress(Rc::new(move |p| {
+        let progress = DownloadProgress {
+            phase: p.phase.clone(),
+            loaded: p.loaded,
+            total: p.total,
+            from_cache: p.from_cache,
+        };
+        drop(app.progress.try_set(Some(progress)));
+    }));
+    spawn_local(async move {
+        let rows = match list_sessions().await {
+            Ok(rows) => rows,
+            Err(e) => return app.fail(format!("Could not list the sessions: {e}")),
+        };
+        app.sessions.set(rows.clone());
+        let mut newest = None;
+        for row in rows.iter().filter(|r| r.summary.in_flight) {
+            match open_stored(app, &row.session).await {
+                Ok(_) => {
+                    newest.get_or_insert_with(|| row.session.clone());
+                }
+                Err(e) => app.fail(format!("Could not resume session {}: {e}", row.session)),
+            }
+        }
+        if let Some(session) = newest {
+            show_session(app, session);
+        }
+    });
+}
+
+/// Shows a stored session; opens it in this tab when its run is in flight.
+pub fn show_session(app: AppState, session: String) {
+    let role = match app.handle(&session) {
+        Some(handle) if handle.is_writer() => Role::Writer,
+        Some(_) => Role::Follower,
+        None => Role::Viewing,
+    };
+    app.shown.reset(Some(session.clone()), role);
+    spawn_local(async move {
+        let records = match shared_store().load(&session).await {
+            Ok(records) => records,
+            Err(e) => {
+                app.fail(format!("Could not load session {session}: {e}"));
+                Vec::new()
+            }
+        };
+        if app.shown.id.get_untracked().as_deref() != Some(session.as_str()) {
+            return;
+        }
+        app.shown.loaded(&records);
+        if app.handle(&session).is_none() && SessionSummary::from_records(&records).in_flight {
+            if let Err(e) = open_records(app, &session, &records).await {
+                app.fail(format!("Could not resume the session: {e}"));
+            }
+        }
+    });
+}
+
+/// A blank new session: the next task opens it with the settings.
+pub fn new_session(app: AppState) {
+    app.shown.reset(None, Role::Viewing);
+}
+
+/// Opens a session in this tab and listens to it.
+async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>, String> {
+    let handle = SessionHandle::open(options).await?;
+    let session = handle.session.clone();
+    handle.subscribe(Rc::new(move |event: &SessionEvent| {
+        app.shown.on_event(&session, event);
+        match event {
+            SessionEvent::Failed(message) => app.fail(format!("Session {session}: {message}")),
+            SessionEvent::Notice(notice) => {
+                if let Notice::Finished(_) = notice.as_ref() {
+                    refresh_sessions(app);
+                }
+            }
+            SessionEvent::Writer | SessionEvent::Follower => {}
+        }
+    }));
+    app.keep_handle(handle.clone());
+    Ok(handle)
+}
+
+async fn open_stored(app: AppState, session: &str) -> Result<Rc<SessionHandle>, String> {
+    let records = shared_store()
+        .load(session)
+        .await
+        .map_err(|e| e.to_string())?;
+    open_records(app, session, &records).await
+}
+
+async fn open_records(
+    app: AppState,
+    session: &str,
+    records: &[Record],
+) -> Result<Rc<SessionHandle>, String> {
+    let options = app
+        .settings
+        .get_untracked()
+        .resume_options(session.to_string(), stored_provider(records));
+    open(app, options).await
+}
+
+/// The handle of the session on screen, opening it (or a new session) first if needed.
+async fn ensure_open(app: AppState) -> Result<Rc<SessionHandle>, String> {
+    if let Some(handle) = app.shown_handle() {
+        return Ok(handle);
+    }
+    app.shown.role.set(Role::Opening);
+    let opened = match app.shown.id.get_untracked() {
+        Some(session) => open_stored(app, &session).await,
+        None => {
+            let options = app.settings.get_untracked().to_options(None);
+            open(app, options).await.inspect(|handle| {
+                // Nothing is stored yet, so the new session is shown as its records arrive.
+                app.shown.id.set(Some(handle.session.clone()));
+            })
+        }
+    };
+    if opened.is_err() {
+        app.shown.role.set(Role::Viewing);
+    }
+    opened
+}
+
+/// Runs a task in the session on screen (a new one when none is).
+pub fn run_task(app: AppState, task: String) {
+    app.error.set(None);
+    app.busy.set(true);
+    spawn_local(async move {
+        let opened = ensure_open(app).await;
+        app.busy.set(false);
+        let handle = match opened {
+            Ok(handle) => handle,
+            Err(e) => return app.fail(format!("Could not open the session: {e}")),
+        };
+        let outcome = handle.run(task, None);
+        refresh_sessions(app);
+        match outcome.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => app.fail(format!("The run failed: {e}")),
+            Err(_) => app.fail("The session stopped before the run ended."),
+        }
+    });
+}
+
+/// Cancels the run on screen.
+pub fn cancel(app: AppState) {
+    if let Some(handle) = app.shown_handle() {
+        handle.send(Input::Cancel);
+    }
+}
+
+/// Continues a run stopped by its budget, with every limit doubled.
+pub fn continue_with_more_budget(app: AppState) {
+    let Some(budget) = app.shown.summary.get_untracked().extended_limits() else {
+        return;
+    };
+    spawn_local(async move {
+        match ensure_open(app).await {
+            Ok(handle) => handle.send(Input::ExtendBudget { budget }),
+            Err(e) => app.fail(format!("Could not open the session: {e}")),
+        }
+    });
+}
+
+/// Approves or denies a pending tool call of the session on screen.
+pub fn decide(app: AppState, call: String, approved: bool) {
+    let decided = match app.shown_handle() {
+        Some(handle) => handle.decide(&call, approved, None),
+        None => Err("this session is not open in this tab".to_string()),
+    };
+    if let Err(e) = decided {
+        app.fail(format!("Could not record the decision: {e}"));
+    }
+}
+
+/// Writes the records storage refused before.
+pub fn retry_storage(app: AppState) {
+    if let Some(handle) = app.shown_handle() {
+        handle.retry_storage();
+    }
+}
+
+/// Deletes a stored session (stopping it first if this tab runs it).
+pub fn delete_session(app: AppState, session: String) {
+    app.drop_handle(&session);
+    spawn_local(async move {
+        if let Err(e) = shared_store().delete(&session).await {
+            app.fail(format!("Could not delete the session: {e}"));
+        }
+        if app.shown.id.get_untracked().as_deref() == Some(session.as_str()) {
+            new_session(app);
+        }
+        refresh_sessions(app);
+    });
+}

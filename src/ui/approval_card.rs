@@ -1,0 +1,62 @@
+//! A tool call waiting for a human: what would run, with Approve and Deny.
+
+use leptos::prelude::*;
+
+use crate::runtime::view::{ToolCallView, ToolStatus};
+
+/// The approval card of one call (`data-testid="approval"`, `data-call` = call id).
+#[component]
+pub fn ApprovalCard(
+    /// The call waiting for a decision.
+    call: ToolCallView,
+    /// Called with the call id and `true` to approve, `false` to deny.
+    on_decide: Callback<(String, bool)>,
+) -> impl IntoView {
+    let after_interrupt = matches!(
+        call.status,
+        ToolStatus::AwaitingApproval {
+            after_interrupt: true
+        }
+    );
+    let approve_id = call.call.clone();
+    let deny_id = call.call.clone();
+    view! {
+        <section
+            class="approval"
+            data-testid="approval"
+            data-call=call.call.clone()
+            aria-label="Approval needed"
+        >
+            <h3>
+                "Allow the agent to run " <code>{call.name}</code> "?"
+            </h3>
+            {after_interrupt
+                .then(|| {
+                    view! {
+                        <p class="warning">
+                            "This call was cut off by a page reload and is not safe to repeat: "
+                            "it may already have run once."
+                        </p>
+                    }
+                })}
+            <div class="field-label">"Arguments"</div>
+            <pre class="args">{call.args}</pre>
+            <div class="actions">
+                <button
+                    class="primary"
+                    data-testid="approve"
+                    on:click=move |_| on_decide.run((approve_id.clone(), true))
+                >
+                    "Approve"
+                </button>
+                <button
+                    class="danger"
+                    data-testid="deny"
+                    on:click=move |_| on_decide.run((deny_id.clone(), false))
+                >
+                    "Deny"
+                </button>
+            </div>
+        </section>
+    }
+}

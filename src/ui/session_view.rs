@@ -1,0 +1,64 @@
+//! The session on screen: header, status, storage banner, timeline, live output, approval
+//! cards and the task form.
+
+use leptos::prelude::*;
+
+use super::actions::{decide, retry_storage, run_task};
+use super::approval_card::ApprovalCard;
+use super::session_toolbar::SessionToolbar;
+use super::state::AppState;
+use super::status_bar::StatusBar;
+use super::storage_banner::StorageBanner;
+use super::streaming_view::StreamingView;
+use super::task_form::TaskForm;
+use super::timeline_view::TimelineView;
+use super::transfer::fork;
+use crate::runtime::view::{Timeline, ToolCallView};
+
+/// The open session, or the empty state (`data-testid="empty-session"`) before the first task.
+#[component]
+pub fn SessionView(
+    /// The playground's state.
+    app: AppState,
+) -> impl IntoView {
+    let shown = app.shown;
+    let has_session = move || shown.id.with(Option::is_some);
+    let in_flight = Signal::derive(move || shown.summary.with(|s| s.in_flight));
+    let on_fork = Callback::new(move |step: u32| fork(app, step));
+    let on_decide =
+        Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
+    let on_retry = Callback::new(move |()| retry_storage(app));
+    let on_run = Callback::new(move |task: String| run_task(app, task));
+    view! {
+        <section class="session-view" aria-label="Session">
+            <Show
+                when=has_session
+                fallback=|| {
+                    view! {
+                        <div class="empty-state">
+                            <p class="empty" data-testid="empty-session">
+                                "Start a task to begin a session."
+                            </p>
+                            <p class="hint">
+                                "The agent works in this tab. Every step is saved as it happens, so \
+                                 a reload picks the run up where it stopped."
+                            </p>
+                        </div>
+                    }
+                }
+            >
+                <SessionToolbar app/>
+                <StatusBar summary=shown.summary role=shown.role/>
+                <StorageBanner live=shown.live on_retry/>
+                <TimelineView timeline=shown.timeline on_fork/>
+                <StreamingView live=shown.live/>
+                <For
+                    each=move || shown.timeline.with(Timeline::pending_approvals)
+                    key=|call: &ToolCallView| call.call.clone()
+                    children=move |call: ToolCallView| view! { <ApprovalCard call on_decide/> }
+                />
+            </Show>
+            <TaskForm on_run busy=app.busy in_flight/>
+        </section>
+    }
+}

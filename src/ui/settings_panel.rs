@@ -1,0 +1,133 @@
+//! The settings form: which model answers and the step budget. The API key stays in memory.
+
+use leptos::prelude::*;
+
+use crate::runtime::options::ProviderKind;
+use crate::runtime::view::{parse_max_steps, provider_from_value, provider_value, Settings};
+
+/// Provider kind, base URL, API key (`type="password"`, never stored), model name, max steps,
+/// and for the local model an optional GGUF URL. Hooks: `provider-kind`, `base-url`,
+/// `api-key`, `model-name`, `gguf-url`, `max-steps`.
+#[component]
+pub fn SettingsPanel(
+    /// The settings being edited.
+    settings: RwSignal<Settings>,
+) -> impl IntoView {
+    let steps_text = RwSignal::new(String::new());
+    let steps_error = RwSignal::new(None::<String>);
+    let is_local = move || settings.with(|s| s.provider == ProviderKind::Local);
+    let summary = move || {
+        settings.with(|s| match s.provider {
+            ProviderKind::Local => "Local model, in this tab".to_string(),
+            ProviderKind::Openai | ProviderKind::Anthropic => {
+                let name = if s.provider == ProviderKind::Openai {
+                    "OpenAI-compatible"
+                } else {
+                    "Anthropic"
+                };
+                match s.model.trim() {
+                    "" => format!("{name}: choose a model"),
+                    model => format!("{name} · {model}"),
+                }
+            }
+        })
+    };
+    let text_field =
+        move |id: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
+            view! {
+                <input
+                    id=id
+                    data-testid=id
+                    type="text"
+                    spellcheck="false"
+                    autocomplete="off"
+                    prop:value=move || settings.with(get)
+                    on:input=move |ev| settings.update(|s| set(s, event_target_value(&ev)))
+                />
+            }
+        };
+    view! {
+        <details class="settings" open>
+            <summary>
+                <span class="settings-title">"Model & budget"</span>
+                <span class="settings-summary">{summary}</span>
+            </summary>
+            <div class="settings-grid">
+                <label for="provider-kind">"Provider"</label>
+                <select
+                    id="provider-kind"
+                    data-testid="provider-kind"
+                    prop:value=move || provider_value(settings.with(|s| s.provider))
+                    on:change=move |ev| {
+                        let kind = provider_from_value(&event_target_value(&ev));
+                        settings.update(|s| s.provider = kind);
+                    }
+                >
+                    <option value="local">"Local (in this tab)"</option>
+                    <option value="openai">"OpenAI-compatible"</option>
+                    <option value="anthropic">"Anthropic"</option>
+                </select>
+                <Show
+                    when=is_local
+                    fallback=move || {
+                        view! {
+                            <label for="base-url">"Base URL"</label>
+                            {text_field("base-url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
+                            <label for="api-key">"API key"</label>
+                            <input
+                                id="api-key"
+                                data-testid="api-key"
+                                type="password"
+                                autocomplete="off"
+                                placeholder="kept in memory only, never saved"
+                                prop:value=move || settings.with(|s| s.api_key.clone())
+                                on:input=move |ev| {
+                                    settings.update(|s| s.api_key = event_target_value(&ev))
+                                }
+                            />
+                            <label for="model-name">"Model"</label>
+                            {text_field("model-name", |s| s.model.clone(), |s, v| s.model = v)}
+                        }
+                    }
+                >
+                    <label for="gguf-url">"GGUF URL"</label>
+                    {text_field("gguf-url", |s| s.gguf_url.clone(), |s, v| s.gguf_url = v)}
+                </Show>
+                <label for="max-steps">"Max steps"</label>
+                <div class="field">
+                    <input
+                        id="max-steps"
+                        data-testid="max-steps"
+                        type="number"
+                        min="1"
+                        placeholder="25"
+                        prop:value=move || steps_text.get()
+                        on:input=move |ev| {
+                            let value = event_target_value(&ev);
+                            match parse_max_steps(&value) {
+                                Ok(steps) => {
+                                    steps_error.set(None);
+                                    settings.update(|s| s.max_steps = steps);
+                                }
+                                Err(e) => steps_error.set(Some(e)),
+                            }
+                            steps_text.set(value);
+                        }
+                    />
+                    {move || steps_error.get().map(|e| view! { <span class="field-error">{e}</span> })}
+                </div>
+            </div>
+            <p class="hint">
+                {move || {
+                    if is_local() {
+                        "The local model is downloaded once, then loaded from browser storage. \
+                         Leave the URL empty for the bundled model."
+                    } else {
+                        "Settings apply to new sessions. The key is used for requests only: \
+                         it is never saved and never written to the log."
+                    }
+                }}
+            </p>
+        </details>
+    }
+}

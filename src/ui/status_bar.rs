@@ -1,0 +1,59 @@
+//! The status bar of the session on screen: phase, spend and this tab's role.
+
+use leptos::prelude::*;
+
+use super::state::Role;
+use crate::runtime::view::{format_cost, format_count, RunPhase, SessionSummary};
+
+/// Phase, steps, tokens, cost and writer/follower (`data-testid="status"`).
+#[component]
+pub fn StatusBar(
+    /// The session's summary.
+    #[prop(into)]
+    summary: Signal<SessionSummary>,
+    /// This tab's part in the session.
+    #[prop(into)]
+    role: Signal<Role>,
+) -> impl IntoView {
+    let phase = move || summary.with(|s| s.phase.clone());
+    let phase_class = move || {
+        let state = match phase() {
+            RunPhase::Idle => "idle",
+            RunPhase::Working | RunPhase::CallingModel | RunPhase::RunningTools => "busy",
+            RunPhase::AwaitingApproval => "waiting",
+            RunPhase::Finished { .. } => "done",
+        };
+        format!("phase {state}")
+    };
+    let steps = move || {
+        summary.with(|s| match s.limits.and_then(|l| l.max_steps) {
+            Some(max) => format!("{} / {max}", s.spent.steps),
+            None => s.spent.steps.to_string(),
+        })
+    };
+    view! {
+        <div class="status-bar" data-testid="status" role="status">
+            <span class=phase_class data-testid="status-phase">
+                <span class="dot" aria-hidden="true"></span>
+                {move || phase().label()}
+            </span>
+            <span class="metric">
+                <span class="metric-label">"Steps"</span>
+                <span data-testid="status-steps">{steps}</span>
+            </span>
+            <span class="metric">
+                <span class="metric-label">"Tokens"</span>
+                <span data-testid="status-tokens">
+                    {move || summary.with(|s| format_count(s.spent.tokens))}
+                </span>
+            </span>
+            <span class="metric">
+                <span class="metric-label">"Cost"</span>
+                <span data-testid="status-cost">
+                    {move || summary.with(|s| format_cost(s.spent.cost_usd))}
+                </span>
+            </span>
+            <span class="role" data-testid="status-role">{move || role.get().label()}</span>
+        </div>
+    }
+}

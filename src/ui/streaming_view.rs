@@ -1,0 +1,40 @@
+//! The model call in flight: its text as it streams in (as text, never markup).
+
+use leptos::prelude::*;
+
+use crate::runtime::view::LiveState;
+
+/// Live output of the model (`data-testid="streaming"`), shown while a call streams.
+#[component]
+pub fn StreamingView(
+    /// Live state of the session.
+    #[prop(into)]
+    live: Signal<LiveState>,
+) -> impl IntoView {
+    move || {
+        live.with(|l| {
+            l.is_streaming().then(|| {
+                let thinking = (!l.thinking.is_empty()).then(|| {
+                    let thinking = l.thinking.clone();
+                    view! {
+                        <details class="thinking">
+                            <summary>"Reasoning"</summary>
+                            <p class="text">{thinking}</p>
+                        </details>
+                    }
+                });
+                let tools = (!l.writing_tools.is_empty())
+                    .then(|| format!("Writing a call to {}…", l.writing_tools.join(", ")));
+                let text = l.streaming.clone();
+                view! {
+                    <div class="streaming" data-testid="streaming" aria-live="polite">
+                        <div class="who">"Model" <span class="typing" aria-hidden="true"></span></div>
+                        {thinking}
+                        <p class="text">{text}</p>
+                        {tools.map(|t| view! { <p class="note">{t}</p> })}
+                    </div>
+                }
+            })
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! The composer: a task (or a message to the run in progress) and the Run button.
+
+use leptos::prelude::*;
+
+/// The task form (`<textarea data-testid="task">`, `<button data-testid="run">`). Ctrl+Enter
+/// or ⌘+Enter submits too.
+#[component]
+pub fn TaskForm(
+    /// Called with the trimmed text when the user submits.
+    on_run: Callback<String>,
+    /// While true, the Run button is disabled.
+    #[prop(into)]
+    busy: Signal<bool>,
+    /// A run is in progress: the text joins it.
+    #[prop(into)]
+    in_flight: Signal<bool>,
+) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let submit = move || {
+        let task = text.get_untracked().trim().to_string();
+        if !task.is_empty() && !busy.get_untracked() {
+            text.set(String::new());
+            on_run.run(task);
+        }
+    };
+    view! {
+        <form
+            class="task-form"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                submit();
+            }
+        >
+            <label class="visually-hidden" for="task-input">"Task"</label>
+            <textarea
+                id="task-input"
+                data-testid="task"
+                rows="3"
+                placeholder=move || {
+                    if in_flight.get() {
+                        "Add a message to the run in progress…"
+                    } else {
+                        "Describe a task for the agent…"
+                    }
+                }
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                        ev.prevent_default();
+                        submit();
+                    }
+                }
+            ></textarea>
+            <div class="task-actions">
+                <span class="hint">"Ctrl+Enter to run"</span>
+                <button
+                    type="submit"
+                    class="primary"
+                    data-testid="run"
+                    disabled=move || busy.get() || text.with(|t| t.trim().is_empty())
+                >
+                    {move || if in_flight.get() { "Send" } else { "Run" }}
+                </button>
+            </div>
+        </form>
+    }
+}

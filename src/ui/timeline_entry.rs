@@ -1,0 +1,150 @@
+//! One item of the timeline, drawn according to its kind. Texts are text nodes only.
+
+use leptos::prelude::*;
+
+use super::tool_call_card::ToolCallCard;
+use crate::runtime::view::{plural, RunEnd, StepMarker, TimelineItem};
+
+/// One timeline item (`<li data-kind="…">`).
+#[component]
+pub fn TimelineEntry(
+    /// The item.
+    item: TimelineItem,
+    /// Fork handler for step markers.
+    on_fork: Option<Callback<u32>>,
+    /// The session's latest run: only its steps can be forked.
+    #[prop(into)]
+    latest_run: Signal<u32>,
+) -> impl IntoView {
+    let kind = item.kind();
+    let body = match item {
+        TimelineItem::User { text } => view! {
+            <div class="who">"You"</div>
+            <p class="text">{text}</p>
+        }
+        .into_any(),
+        TimelineItem::Assistant { text } => view! {
+            <div class="who">"Model"</div>
+            <p class="text">{text}</p>
+        }
+        .into_any(),
+        TimelineItem::ToolCall(call) => view! { <ToolCallCard call/> }.into_any(),
+        TimelineItem::Step(marker) => step_view(marker, on_fork, latest_run).into_any(),
+        TimelineItem::Guard {
+            detector,
+            stop,
+            message,
+        } => view! {
+            <div class="who">
+                {if stop { "Loop guard stopped the run" } else { "Loop guard" }}
+                <span class="tag">{detector}</span>
+            </div>
+            <p class="text">{message}</p>
+        }
+        .into_any(),
+        TimelineItem::CompletionRejected { blockers } => view! {
+            <div class="who">"Not done yet"</div>
+            <ul class="blockers">
+                {blockers.into_iter().map(|b| view! { <li>{b}</li> }).collect_view()}
+            </ul>
+        }
+        .into_any(),
+        TimelineItem::Compaction { summary } => view! {
+            <details>
+                <summary class="who">"Older turns were summarised"</summary>
+                <p class="text">{summary}</p>
+            </details>
+        }
+        .into_any(),
+        TimelineItem::Note { text } => view! { <p class="note">{text}</p> }.into_any(),
+        TimelineItem::RunFinished(end) => run_end_view(end).into_any(),
+        TimelineItem::Error { source, message } => view! {
+            <div class="who">{source.label()}</div>
+            <p class="text">{message}</p>
+        }
+        .into_any(),
+    };
+    view! { <li class="item" data-kind=kind>{body}</li> }
+}
+
+fn step_view(
+    marker: StepMarker,
+    on_fork: Option<Callback<u32>>,
+    latest_run: Signal<u32>,
+) -> impl IntoView {
+    let StepMarker {
+        run,
+        step,
+        reason,
+        before,
+        after,
+        evidence,
+    } = marker;
+    let spend = match after {
+        Some(after) => format!("{} → {}", before.text(), after.text()),
+        None => before.text(),
+    };
+    let evidence = evidence.map(|e| {
+        format!(
+            "{}, {} repeated",
+            plural(
+                u64::from(e.new_observations),
+                "new observation",
+                "new observations"
+            ),
+            e.repeated_observations
+        )
+    });
+    let fork = on_fork.filter(|_| after.is_some()).map(|on_fork| {
+        move || {
+            (latest_run.get() == run).then(|| {
+                view! {
+                    <button
+                        class="link fork"
+                        data-testid="fork"
+                        title="Copy the session up to the end of this step into a new session"
+                        on:click=move |_| on_fork.run(step)
+                    >
+                        "Fork from here"
+                    </button>
+                }
+            })
+        }
+    });
+    view! {
+        <div class="step-head">
+            <span class="step-no">{format!("Step {step}")}</span>
+            <span class="step-reason">{reason}</span>
+            {fork}
+        </div>
+        <div class="step-spend">{spend}</div>
+        {evidence.map(|e| view! { <div class="step-evidence">{e}</div> })}
+    }
+}
+
+fn run_end_view(end: RunEnd) -> impl IntoView {
+    let class = if end.succeeded() {
+        "run-end ok"
+    } else {
+        "run-end stopped"
+    };
+    view! {
+        <div class=class>
+            <div class="who">
+                "Run finished" <span class="tag" data-testid="stop-reason">{end.stop}</span>
+            </div>
+            <p class="explanation">{end.explanation}</p>
+            {end.final_text.map(|t| view! { <p class="text final">{t}</p> })}
+            {end
+                .handoff
+                .map(|h| {
+                    view! {
+                        <details class="handoff">
+                            <summary>"Handoff report"</summary>
+                            <pre>{h}</pre>
+                        </details>
+                    }
+                })}
+        </div>
+    }
+}

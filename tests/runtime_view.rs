@@ -1,0 +1,589 @@
+//! The playground's view models, built from real logs written by the core: the timeline, the
+//! session summary, the live state of streamed output, the settings form and number texts.
+
+#![allow(
+    clippy::wildcard_enum_match_arm,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+mod core_support;
+
+use core_support::*;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tabloop::core::{
+    BudgetKind, BudgetLimits, Event, EvidenceDelta, Input, Record, StopReason, TransitionReason,
+};
+use tabloop::protocol::StreamDelta;
+use tabloop::runtime::options::{ProviderKind, ProviderOptions};
+use tabloop::runtime::view::*;
+use tabloop::runtime::Notice;
+
+fn spent(steps: u32, tool_calls: u32, tokens: u64) -> LedgerSummary {
+    LedgerSummary {
+        steps,
+        tool_calls,
+        tokens,
+        cost_usd: 0.0,
+    }
+}
+
+fn evidence(new: u32, repeated: u32) -> Option<EvidenceDelta> {
+    Some(EvidenceDelta {
+        new_observations: new,
+        repeated_observations: repeated,
+    })
+}
+
+fn step(step: u32, reason: &str, before: LedgerSummary, after: LedgerSummary) -> StepMarker {
+    StepMarker {
+        run: 1,
+        step,
+        reason: reason.into(),
+        before,
+        after: Some(after),
+        evidence: None,
+    }
+}
+
+/// A run that reads a file and answers: user → tool call → result → final answer.
+fn read_and_answer() -> Harness {
+    let mut h = Harness::new(config());
+    let effects = h.user("read the notes");
+    let effects = h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": "notes.txt"}))]),
+    );
+    assert_eq!(Harness::tool_calls(&effects).len(), 1);
+    let effects = h.tool_result("a", "hello <b>world</b>", false);
+    h.reply(&effects, text("The notes say hello."));
+    h
+}
+
+#[test]
+fn a_tool_call_gets_its_result_and_the_run_ends_completed() {
+    let h = read_and_answer();
+    let timeline = Timeline::from_records(&h.log);
+    assert_eq!(
+        timeline.items(),
+        &[
+            TimelineItem::User {
+                text: "read the notes".into()
+            },
+            TimelineItem::Step(StepMarker {
+                evidence: evidence(1, 0),
+                ..step(1, "new task", spent(0, 0, 0), spent(1, 1, 110))
+            }),
+            TimelineItem::ToolCall(ToolCallView {
+                call: "a".into(),
+                name: "read_file".into(),
+                args: "{\n  \"path\": \"notes.txt\"\n}".into(),
+                status: ToolStatus::Finished {
+                    result: "hello <b>world</b>".into(),
+                    is_error: false,
+                },
+            }),
+            TimelineItem::Step(StepMarker {
+                evidence: evidence(0, 0),
+                ..step(2, "tool results", spent(1, 1, 110), spent(2, 1, 220))
+            }),
+            TimelineItem::Assistant {
+                text: "The notes say hello.".into()
+            },
+            TimelineItem::RunFinished(RunEnd {
+                stop: "completed",
+                budget_stop: false,
+                explanation: "The model gave a final answer.".into(),
+                final_text: Some("The notes say hello.".into()),
+                handoff: None,
+            }),
+        ]
+    );
+    let kinds: Vec<&str> = timeline.items().iter().map(TimelineItem::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "step",
+            "tool_call",
+            "step",
+            "assistant",
+            "run_finished"
+        ]
+    );
+    assert_eq!(timeline.run(), 1);
+    assert_eq!(timeline.next_seq(), h.log.len() as u64);
+}
+
+#[test]
+fn an_item_changed_after_it_was_added_gets_a_new_key() {
+    let h = read_and_answer();
+    let mut timeline = Timeline::default();
+    let tool_started = h
+        .log
+        .iter()
+        .position(|r| matches!(r.event, Event::ToolCallStarted { .. }))
+        .unwrap();
+    for record in &h.log[..tool_started] {
+        timeline.push(record);
+    }
+    assert_eq!(timeline.keys(), vec![(0, 0), (1, 0), (2, 0)]);
+    timeline.push(&h.log[tool_started]);
+    assert_eq!(
+        timeline.keys(),
+        vec![(0, 0), (1, 0), (2, 1)],
+        "the call started"
+    );
+}
+
+#[test]
+fn records_seen_before_are_ignored_so_a_loaded_log_and_live_notices_may_overlap() {
+    let h = read_and_answer();
+    let mut timeline = Timeline::from_records(&h.log[..6]);
+    let mut summary = SessionSummary::from_records(&h.log[..6]);
+    for record in &h.log[3..] {
+        timeline.push(record);
+        summary.push(record);
+    }
+    assert_eq!(timeline, Timeline::from_records(&h.log));
+    assert_eq!(summary, SessionSummary::from_records(&h.log));
+    assert!(!timeline.push(&h.log[2]), "a duplicate is not new");
+}
+
+#[test]
+fn approvals_rejections_and_denials_show_on_the_calls() {
+    let mut h = Harness::new(config());
+    let effects = h.user("clean up");
+    h.reply(
+        &effects,
+        calls(vec![
+            call("w", "write_file", json!({"path": "a", "text": "x"})),
+            call("d", "delete_all", json!({})),
+            call("u", "no_such_tool", json!({})),
+        ]),
+    );
+    let timeline = Timeline::from_records(&h.log);
+    let pending = timeline.pending_approvals();
+    assert_eq!(
+        pending,
+        vec![ToolCallView {
+            call: "w".into(),
+            name: "write_file".into(),
+            args: "{\n  \"path\": \"a\",\n  \"text\": \"x\"\n}".into(),
+            status: ToolStatus::AwaitingApproval {
+                after_interrupt: false
+            },
+        }]
+    );
+    let summary = SessionSummary::from_records(&h.log);
+    assert_eq!(summary.phase, RunPhase::AwaitingApproval);
+
+    let args_hash = h
+        .events()
+        .find_map(|e| match e {
+            Event::ApprovalRequested { args_hash, .. } => Some(args_hash.clone()),
+            _ => None,
+        })
+        .unwrap();
+    h.send(Input::ApprovalDecided {
+        call: "w".into(),
+        args_hash,
+        approved: false,
+        reason: Some("not now".into()),
+    })
+    .unwrap();
+    let timeline = Timeline::from_records(&h.log);
+    assert_eq!(timeline.pending_approvals(), vec![]);
+    let statuses: Vec<(String, ToolStatus)> = timeline
+        .items()
+        .iter()
+        .filter_map(|item| match item {
+            TimelineItem::ToolCall(c) => Some((c.call.clone(), c.status.clone())),
+            _ => None,
+        })
+        .collect();
+    let denied_message = h
+        .events()
+        .find_map(|e| match e {
+            Event::ToolCallRejected { call, message, .. } if call == "d" => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let unknown_message = h
+        .events()
+        .find_map(|e| match e {
+            Event::ToolCallRejected { call, message, .. } if call == "u" => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        statuses,
+        vec![
+            (
+                "w".to_string(),
+                ToolStatus::Rejected {
+                    reason: "denied by the user: not now".into()
+                }
+            ),
+            (
+                "d".to_string(),
+                ToolStatus::Rejected {
+                    reason: format!("denied by policy: {denied_message}")
+                }
+            ),
+            (
+                "u".to_string(),
+                ToolStatus::Rejected {
+                    reason: format!("unknown tool: {unknown_message}")
+                }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_run_cancelled_while_a_call_awaits_approval_leaves_it_not_run() {
+    let mut h = Harness::new(config());
+    let effects = h.user("write it");
+    h.reply(
+        &effects,
+        calls(vec![call(
+            "w",
+            "write_file",
+            json!({"path": "a", "text": "x"}),
+        )]),
+    );
+    h.send(Input::Cancel).unwrap();
+    let timeline = Timeline::from_records(&h.log);
+    assert_eq!(timeline.pending_approvals(), vec![]);
+    let call = timeline.items().iter().find_map(|item| match item {
+        TimelineItem::ToolCall(c) => Some(c.status.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        call,
+        Some(ToolStatus::Interrupted {
+            cause: "the run ended first".into()
+        })
+    );
+    let end = timeline.items().last().unwrap();
+    match end {
+        TimelineItem::RunFinished(end) => {
+            assert_eq!((end.stop, end.budget_stop), ("cancelled", false));
+            assert!(end
+                .handoff
+                .as_deref()
+                .unwrap()
+                .starts_with("Task: write it\n"));
+        }
+        other => panic!("expected the run's end, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_flight() {
+    let mut cfg = config();
+    cfg.budget.max_steps = Some(1);
+    let mut h = Harness::new(cfg);
+    let effects = h.user("look around");
+    let effects = h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": "x"}))]),
+    );
+    assert!(Harness::finished(&effects).is_none());
+    h.tool_result("a", "content", false);
+    let summary = SessionSummary::from_records(&h.log);
+    let limits = BudgetLimits {
+        max_steps: Some(1),
+        max_tool_calls: Some(200),
+        max_input_tokens: None,
+        max_output_tokens: None,
+        max_cost_usd: None,
+        max_wall_ms: None,
+    };
+    assert_eq!(
+        summary,
+        SessionSummary {
+            session: "s1".into(),
+            title: "look around".into(),
+            run: 1,
+            in_flight: false,
+            phase: RunPhase::Finished {
+                stop: StopReason::BudgetExhausted {
+                    budget: BudgetKind::Steps
+                }
+            },
+            spent: spent(1, 1, 110),
+            limits: Some(limits),
+            records: h.log.len() as u64,
+        }
+    );
+    assert_eq!(summary.phase.label(), "stopped: budget exhausted");
+    let doubled = summary.extended_limits().unwrap();
+    assert_eq!(
+        doubled,
+        BudgetLimits {
+            max_steps: Some(2),
+            max_tool_calls: Some(400),
+            ..limits
+        }
+    );
+    let timeline = Timeline::from_records(&h.log);
+    match timeline.items().last().unwrap() {
+        TimelineItem::RunFinished(end) => {
+            assert_eq!((end.stop, end.budget_stop), ("budget_exhausted", true))
+        }
+        other => panic!("expected the run's end, got {other:?}"),
+    }
+
+    h.send(Input::ExtendBudget { budget: doubled }).unwrap();
+    let summary = SessionSummary::from_records(&h.log);
+    assert!(summary.in_flight);
+    assert_eq!(summary.phase, RunPhase::CallingModel);
+    assert_eq!(summary.extended_limits(), None);
+    let timeline = Timeline::from_records(&h.log);
+    let tail: Vec<&str> = timeline
+        .items()
+        .iter()
+        .rev()
+        .take(2)
+        .map(TimelineItem::kind)
+        .collect();
+    assert_eq!(tail, ["step", "note"]);
+    match timeline.items().last().unwrap() {
+        TimelineItem::Step(marker) => assert_eq!(
+            (marker.step, marker.reason.as_str()),
+            (
+                2,
+                transition_label(&TransitionReason::BudgetContinuation).as_str()
+            )
+        ),
+        other => panic!("expected a step marker, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_summary_follows_a_run_in_flight() {
+    let mut h = Harness::new(config());
+    assert_eq!(SessionSummary::from_records(&h.log).phase, RunPhase::Idle);
+    let effects = h.user("read the notes, then summarise them in one line please");
+    let summary = SessionSummary::from_records(&h.log);
+    assert!(summary.in_flight);
+    assert_eq!(summary.phase, RunPhase::CallingModel);
+    h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": "notes.txt"}))]),
+    );
+    let summary = SessionSummary::from_records(&h.log);
+    assert_eq!(
+        (summary.in_flight, summary.phase.clone(), summary.spent),
+        (true, RunPhase::RunningTools, spent(0, 0, 0))
+    );
+    assert_eq!(summary.phase.label(), "running tools");
+    h.tool_result("a", "notes", false);
+    let summary = SessionSummary::from_records(&h.log);
+    assert_eq!(summary.spent, spent(1, 1, 110), "from the step's end");
+}
+
+#[test]
+fn model_text_is_kept_as_text_with_control_tokens_removed() {
+    let mut h = Harness::new(config());
+    let effects = h.user("hi");
+    h.reply(
+        &effects,
+        text("<think>plan</think><img src=x onerror=alert(1)><|im_end|>"),
+    );
+    let timeline = Timeline::from_records(&h.log);
+    assert_eq!(
+        timeline.items()[2],
+        TimelineItem::Assistant {
+            text: "<img src=x onerror=alert(1)>".into()
+        }
+    );
+}
+
+#[test]
+fn the_live_state_collects_deltas_until_the_reply_is_persisted() {
+    let h = read_and_answer();
+    let mut live = LiveState::default();
+    assert!(live.apply(&Notice::Delta(StreamDelta::Text("The notes ".into()))));
+    live.apply(&Notice::Delta(StreamDelta::Thinking("hmm".into())));
+    live.apply(&Notice::Delta(StreamDelta::Text("say".into())));
+    live.apply(&Notice::Delta(StreamDelta::ToolCallStarted {
+        index: 0,
+        id: "a".into(),
+        name: "read_file".into(),
+    }));
+    assert_eq!(
+        live,
+        LiveState {
+            streaming: "The notes say".into(),
+            thinking: "hmm".into(),
+            writing_tools: vec!["read_file".into()],
+            storage_error: None,
+        }
+    );
+    let reply: &Record = h
+        .log
+        .iter()
+        .find(|r| matches!(r.event, Event::ModelReplied { .. }))
+        .unwrap();
+    let user: &Record = &h.log[1];
+    assert!(!live.apply(&Notice::Persisted(user.clone())));
+    assert!(live.apply(&Notice::Persisted(reply.clone())));
+    assert_eq!(live, LiveState::default());
+
+    assert!(live.apply(&Notice::StorageFailed("storage is full: quota".into())));
+    assert_eq!(
+        live.storage_error.as_deref(),
+        Some("storage is full: quota")
+    );
+    assert!(live.apply(&Notice::StorageRecovered));
+    assert!(!live.apply(&Notice::StorageRecovered));
+    assert_eq!(live, LiveState::default());
+}
+
+#[test]
+fn settings_become_options_and_never_show_the_key() {
+    let settings = Settings {
+        provider: ProviderKind::Openai,
+        base_url: " https://example.test/v1 ".into(),
+        api_key: "sk-secret".into(),
+        model: "gpt-test".into(),
+        max_steps: Some(7),
+        gguf_url: "ignored.gguf".into(),
+    };
+    let options = settings.to_options(None);
+    assert_eq!(
+        options.provider,
+        Some(ProviderOptions {
+            kind: ProviderKind::Openai,
+            base_url: Some("https://example.test/v1".into()),
+            api_key: Some("sk-secret".into()),
+            model: Some("gpt-test".into()),
+        })
+    );
+    assert_eq!(options.budget.max_steps, Some(7));
+    assert_eq!(options.session, None);
+    assert!(!format!("{settings:?}").contains("sk-secret"));
+
+    let local = Settings {
+        gguf_url: "models/tiny.gguf".into(),
+        ..Settings::default()
+    };
+    assert_eq!(
+        local.to_options(Some("s9".into())).provider,
+        Some(ProviderOptions {
+            kind: ProviderKind::Local,
+            base_url: Some("models/tiny.gguf".into()),
+            api_key: None,
+            model: None,
+        })
+    );
+}
+
+#[test]
+fn a_resumed_session_keeps_its_provider_and_borrows_the_key() {
+    let settings = Settings {
+        provider: ProviderKind::Anthropic,
+        api_key: "key".into(),
+        model: "other-model".into(),
+        ..Settings::default()
+    };
+    let stored = ProviderOptions {
+        kind: ProviderKind::Anthropic,
+        base_url: None,
+        api_key: None,
+        model: Some("stored-model".into()),
+    };
+    let options = settings.resume_options("s1".into(), Some(stored.clone()));
+    assert_eq!(options.session.as_deref(), Some("s1"));
+    assert_eq!(
+        options.provider,
+        Some(ProviderOptions {
+            api_key: Some("key".into()),
+            ..stored
+        })
+    );
+    let local = ProviderOptions::default();
+    assert_eq!(
+        settings
+            .resume_options("s2".into(), Some(local.clone()))
+            .provider,
+        Some(local),
+        "a key is never lent to another kind of provider"
+    );
+    assert_eq!(settings.resume_options("s3".into(), None).provider, None);
+}
+
+#[test]
+fn the_provider_a_session_was_created_with_is_read_from_its_log() {
+    let mut cfg = config();
+    cfg.provider = json!({"kind": "openai", "baseUrl": null, "model": "m1"});
+    let h = Harness::new(cfg);
+    assert_eq!(
+        stored_provider(&h.log),
+        Some(ProviderOptions {
+            kind: ProviderKind::Openai,
+            base_url: None,
+            api_key: None,
+            model: Some("m1".into()),
+        })
+    );
+    assert_eq!(stored_provider(&[]), None);
+}
+
+#[test]
+fn form_values_parse_and_print() {
+    assert_eq!(parse_max_steps(""), Ok(None));
+    assert_eq!(parse_max_steps(" 12 "), Ok(Some(12)));
+    assert!(parse_max_steps("0").is_err());
+    assert!(parse_max_steps("many").is_err());
+    for kind in [
+        ProviderKind::Local,
+        ProviderKind::Openai,
+        ProviderKind::Anthropic,
+    ] {
+        assert_eq!(provider_from_value(provider_value(kind)), kind);
+    }
+    assert_eq!(provider_from_value("bogus"), ProviderKind::Local);
+}
+
+#[test]
+fn numbers_read_well() {
+    assert_eq!(format_count(1_234_567), "1,234,567");
+    assert_eq!(format_count(999), "999");
+    assert_eq!(format_cost(0.012345), "$0.0123");
+    assert_eq!(format_bytes(512), "512 B");
+    assert_eq!(format_bytes(3 * 1024 * 1024 / 2), "1.5 MiB");
+    assert_eq!(
+        spent(1, 1, 1234).text(),
+        "1 step · 1 tool call · 1,234 tokens · $0.0000"
+    );
+    assert_eq!(
+        spent(2, 0, 5).text(),
+        "2 steps · 0 tool calls · 5 tokens · $0.0000"
+    );
+    let progress = DownloadProgress {
+        phase: "download".into(),
+        loaded: 1024 * 1024,
+        total: Some(4 * 1024 * 1024),
+        from_cache: false,
+    };
+    assert_eq!(
+        progress.text(),
+        "Downloading model: 1.0 MiB of 4.0 MiB (25%)"
+    );
+    assert_eq!(progress.fraction(), Some(0.25));
+    assert!(!progress.done());
+    let cached = DownloadProgress {
+        phase: "cache".into(),
+        loaded: 2048,
+        total: None,
+        from_cache: true,
+    };
+    assert_eq!(cached.text(), "Loading model from browser storage: 2.0 KiB");
+    assert_eq!(cached.fraction(), None);
+}
