@@ -1,20 +1,61 @@
-//! Browser test: the playground mounts in headless Chromium and shows its shell.
+//! Browser tests: the playground mounts in headless Chromium and shows its shell; the timeline
+//! renders a tool call with its result from a log written by the core; and model or tool
+//! output that looks like markup stays text (no element is created from it).
 #![cfg(target_arch = "wasm32")]
 // Test code: clippy's allow-*-in-tests settings do not see `#[wasm_bindgen_test]` functions.
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::wildcard_enum_match_arm
+)]
 
+mod core_support;
+
+use core_support::*;
 use leptos::prelude::*;
-use tabloop::ui::Playground;
+use serde_json::json;
+use tabloop::core::Record;
+use tabloop::runtime::view::Timeline;
+use tabloop::ui::{Playground, TimelineView};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-#[wasm_bindgen_test]
-fn playground_mounts_with_title_and_empty_session() {
+/// A fresh element in the page to mount into.
+fn mount_root() -> web_sys::HtmlElement {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    let root: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(root);
+    wasm_bindgen::JsCast::unchecked_into(root)
+}
+
+/// Mounts the timeline of `records` and returns its `<ol>`.
+fn mount_timeline(records: &[Record]) -> web_sys::Element {
+    let root = mount_root();
+    let timeline = Timeline::from_records(records);
+    leptos::mount::mount_to(root.clone(), move || {
+        view! { <TimelineView timeline=RwSignal::new(timeline)/> }
+    })
+    .forget();
+    root.query_selector("[data-testid=timeline]")
+        .unwrap()
+        .unwrap()
+}
+
+fn kinds(timeline: &web_sys::Element) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut item = timeline.first_element_child();
+    while let Some(element) = item {
+        out.push(element.get_attribute("data-kind").unwrap());
+        item = element.next_element_sibling();
+    }
+    out
+}
+
+#[wasm_bindgen_test]
+fn playground_mounts_with_title_and_empty_session() {
+    let root = mount_root();
     leptos::mount::mount_to(root.clone(), || view! { <Playground/> }).forget();
 
     let title = root.query_selector("h1").unwrap().unwrap();
@@ -27,4 +68,83 @@ fn playground_mounts_with_title_and_empty_session() {
         empty.text_content().unwrap(),
         "Start a task to begin a session."
     );
+    for hook in ["task", "run", "new-session", "provider-kind", "max-steps", "import"] {
+        assert!(
+            root.query_selector(&format!("[data-testid={hook}]"))
+                .unwrap()
+                .is_some(),
+            "{hook} is on the page"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn the_timeline_shows_a_tool_call_with_its_result() {
+    let mut h = Harness::new(config());
+    let effects = h.user("read the notes");
+    h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": "notes.txt"}))]),
+    );
+    let effects = h.tool_result("a", "hello from the notes", false);
+    h.reply(&effects, text("The notes say hello."));
+
+    let timeline = mount_timeline(&h.log);
+    assert_eq!(
+        kinds(&timeline),
+        ["user", "step", "tool_call", "step", "assistant", "run_finished"]
+    );
+    let call = timeline
+        .query_selector("[data-kind=tool_call]")
+        .unwrap()
+        .unwrap();
+    let text_of = |selector: &str| {
+        call.query_selector(selector)
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap()
+    };
+    assert_eq!(text_of(".tool-name"), "read_file");
+    assert_eq!(text_of("[data-testid=tool-status]"), "done");
+    assert_eq!(text_of(".args"), "{\n  \"path\": \"notes.txt\"\n}");
+    assert_eq!(text_of("[data-testid=tool-result]"), "hello from the notes");
+    let stop = timeline
+        .query_selector("[data-testid=stop-reason]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(stop.text_content().unwrap(), "completed");
+}
+
+#[wasm_bindgen_test]
+fn model_and_tool_output_that_looks_like_markup_stays_text() {
+    let hostile = "<img src=x onerror=alert(1)><script>alert(2)</script>";
+    let mut h = Harness::new(config());
+    let effects = h.user("say something nasty");
+    h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": hostile}))]),
+    );
+    let effects = h.tool_result("a", "<img src=y onerror=alert(3)>", false);
+    h.reply(&effects, text(hostile));
+
+    let timeline = mount_timeline(&h.log);
+    assert!(
+        timeline
+            .query_selector("img, script, iframe, a")
+            .unwrap()
+            .is_none(),
+        "no element was made from model or tool output"
+    );
+    let assistant = timeline
+        .query_selector("[data-kind=assistant] .text")
+        .unwrap()
+        .unwrap();
+    assert_eq!(assistant.text_content().unwrap(), hostile);
+    let result = timeline
+        .query_selector("[data-testid=tool-result]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.text_content().unwrap(), "<img src=y onerror=alert(3)>");
+    assert!(timeline.inner_html().contains("&lt;script&gt;"));
 }

@@ -31,7 +31,7 @@ async fn list_sessions() -> Result<Vec<SessionRow>, String> {
             updated_at: stored.updated_at,
         });
     }
-    rows.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
     Ok(rows)
 }
 
@@ -39,7 +39,7 @@ async fn list_sessions() -> Result<Vec<SessionRow>, String> {
 pub fn refresh_sessions(app: AppState) {
     spawn_local(async move {
         match list_sessions().await {
-            Ok(rows) => drop(app.sessions.try_set(rows)),
+            Ok(rows) => app.sessions.set(rows),
             Err(e) => app.fail(format!("Could not list the sessions: {e}")),
         }
     });
@@ -55,7 +55,7 @@ pub fn start(app: AppState) {
             total: p.total,
             from_cache: p.from_cache,
         };
-        drop(app.progress.try_set(Some(progress)));
+        app.progress.set(Some(progress));
     }));
     spawn_local(async move {
         let rows = match list_sessions().await {

@@ -44,6 +44,7 @@ pub fn SessionList(
                         } else {
                             row.summary.title.clone()
                         };
+                        let tooltip = title.clone();
                         let state = if row.summary.in_flight {
                             "running".to_string()
                         } else {
@@ -60,7 +61,7 @@ pub fn SessionList(
                                     class="session-open"
                                     data-testid="session-item"
                                     data-session=id.clone()
-                                    title=title.clone()
+                                    title=tooltip
                                     on:click=move |_| show_session(app, open_id.clone())
                                 >
                                     <span class="session-title">{title}</span>

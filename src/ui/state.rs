@@ -94,8 +94,11 @@ impl ShownSession {
     pub fn loaded(&self, records: &[Record]) {
         let stashed = self.stash.try_update_value(Option::take).flatten();
         let apply = |records: &[Record]| {
-            self.timeline
-                .update(|t| records.iter().for_each(|r| drop(t.push(r))));
+            self.timeline.update(|t| {
+                for record in records {
+                    t.push(record);
+                }
+            });
             self.summary
                 .update(|s| records.iter().for_each(|r| s.push(r)));
         };
@@ -110,8 +113,8 @@ impl ShownSession {
         }
         match event {
             SessionEvent::Notice(notice) => self.on_notice(notice),
-            SessionEvent::Writer => drop(self.role.try_set(Role::Writer)),
-            SessionEvent::Follower => drop(self.role.try_set(Role::Follower)),
+            SessionEvent::Writer => self.role.set(Role::Writer),
+            SessionEvent::Follower => self.role.set(Role::Follower),
             SessionEvent::Failed(message) => self.timeline.update(|t| {
                 t.push_error(ErrorSource::Session, message.clone());
             }),
