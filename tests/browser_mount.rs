@@ -68,7 +68,14 @@ fn playground_mounts_with_title_and_empty_session() {
         empty.text_content().unwrap(),
         "Start a task to begin a session."
     );
-    for hook in ["task", "run", "new-session", "provider-kind", "max-steps", "import"] {
+    for hook in [
+        "task",
+        "run",
+        "new-session",
+        "provider-kind",
+        "max-steps",
+        "import",
+    ] {
         assert!(
             root.query_selector(&format!("[data-testid={hook}]"))
                 .unwrap()
@@ -92,7 +99,14 @@ fn the_timeline_shows_a_tool_call_with_its_result() {
     let timeline = mount_timeline(&h.log);
     assert_eq!(
         kinds(&timeline),
-        ["user", "step", "tool_call", "step", "assistant", "run_finished"]
+        [
+            "user",
+            "step",
+            "tool_call",
+            "step",
+            "assistant",
+            "run_finished"
+        ]
     );
     let call = timeline
         .query_selector("[data-kind=tool_call]")
@@ -145,6 +159,9 @@ fn model_and_tool_output_that_looks_like_markup_stays_text() {
         .query_selector("[data-testid=tool-result]")
         .unwrap()
         .unwrap();
-    assert_eq!(result.text_content().unwrap(), "<img src=y onerror=alert(3)>");
+    assert_eq!(
+        result.text_content().unwrap(),
+        "<img src=y onerror=alert(3)>"
+    );
     assert!(timeline.inner_html().contains("&lt;script&gt;"));
 }

@@ -341,6 +341,7 @@ fn an_anthropic_error_body_names_its_error_type() {
             kind: ModelErrorKind::Http {
                 status: 529,
                 retry_after_ms: None,
+                should_retry: None,
             },
             message: "HTTP 529 overloaded_error: Overloaded".to_string(),
         }

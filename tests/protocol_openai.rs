@@ -420,6 +420,7 @@ fn an_error_body_becomes_an_http_error_with_the_key_redacted() {
             kind: ModelErrorKind::Http {
                 status: 401,
                 retry_after_ms: None,
+                should_retry: None,
             },
             message: "HTTP 401 invalid_request_error: Incorrect API key provided: sk-[redacted] You can find your API key at https://platform.openai.com/account/api-keys.".to_string(),
         }
@@ -438,6 +439,7 @@ fn a_non_json_error_body_is_quoted_briefly_with_the_retry_after_kept() {
         ModelErrorKind::Http {
             status: 502,
             retry_after_ms: Some(1500),
+            should_retry: None,
         }
     );
     assert_eq!(error.message.chars().count(), "HTTP 502: ".len() + 301);

@@ -12,6 +12,7 @@ fn http(status: u16, retry_after_ms: Option<u64>) -> ModelError {
         kind: ModelErrorKind::Http {
             status,
             retry_after_ms,
+            should_retry: None,
         },
         message: format!("HTTP {status}"),
     }
@@ -280,5 +281,61 @@ fn the_stream_rule_allows_one_retry_before_output_and_none_after() {
             rule.allows(true, 0)
         ],
         [true, false, false]
+    );
+}
+
+#[test]
+fn the_servers_x_should_retry_header_overrides_the_status_both_ways() {
+    use tabloop::protocol::should_retry_header;
+    let policy = RetryPolicy::default();
+    let with = |status: u16, directive: Option<bool>| ModelError {
+        kind: ModelErrorKind::Http {
+            status,
+            retry_after_ms: None,
+            should_retry: directive,
+        },
+        message: format!("HTTP {status}"),
+    };
+    let header = |v: &str| vec![("X-Should-Retry".to_string(), v.to_string())];
+    assert_eq!(should_retry_header(&header("true")), Some(true));
+    assert_eq!(should_retry_header(&header("false")), Some(false));
+    assert_eq!(should_retry_header(&header("maybe")), None);
+    assert!(matches!(
+        policy.decide(0, &with(400, Some(true)), 0.0),
+        RetryDecision::Retry { .. }
+    ));
+    assert_eq!(
+        policy.decide(0, &with(503, Some(false)), 0.0),
+        RetryDecision::GiveUp {
+            reason: GiveUpReason::NotRetryable
+        }
+    );
+    assert!(matches!(
+        policy.decide(0, &with(503, None), 0.0),
+        RetryDecision::Retry { .. }
+    ));
+}
+
+#[test]
+fn a_429_for_an_exhausted_quota_or_spend_limit_is_not_retried() {
+    use tabloop::protocol::parse_error_body;
+    let policy = RetryPolicy::default();
+    let openai = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
+    let anthropic = r#"{"type":"error","error":{"type":"rate_limit_error","message":"spend limit","details":{"error_code":"enforced_spend_limit_reached"}}}"#;
+    let rate_limit =
+        r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}"#;
+    for body in [openai, anthropic] {
+        let error = parse_error_body(429, body, None);
+        assert!(!error.is_retryable(), "{body}");
+        assert_eq!(
+            policy.decide(0, &error, 0.0),
+            RetryDecision::GiveUp {
+                reason: GiveUpReason::NotRetryable
+            }
+        );
+    }
+    assert!(
+        parse_error_body(429, rate_limit, None).is_retryable(),
+        "a plain rate limit is retried"
     );
 }

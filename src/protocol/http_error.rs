@@ -14,9 +14,10 @@ const MAX_BODY_EXCERPT: usize = 300;
 /// and its message; it never contains request headers, and API keys echoed by the provider are
 /// redacted.
 pub fn parse_error_body(status: u16, body: &str, retry_after_ms: Option<u64>) -> ModelError {
-    let detail = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|value| describe(&value));
+    let parsed = serde_json::from_str::<Value>(body).ok();
+    let detail = parsed.as_ref().and_then(describe);
+    let should_retry =
+        (status == 429 && parsed.as_ref().is_some_and(is_quota_exhausted)).then_some(false);
     let message = match detail {
         Some((Some(error_type), text)) => format!("HTTP {status} {error_type}: {text}"),
         Some((None, text)) => format!("HTTP {status}: {text}"),
@@ -33,9 +34,44 @@ pub fn parse_error_body(status: u16, body: &str, retry_after_ms: Option<u64>) ->
         kind: ModelErrorKind::Http {
             status,
             retry_after_ms,
+            should_retry,
         },
         message: redact_secrets(&message),
     }
+}
+
+/// A 429 that is a spend limit (Anthropic `enforced_spend_limit_reached`) or an exhausted quota
+/// (OpenAI `insufficient_quota`), not a rate limit: waiting does not help.
+fn is_quota_exhausted(body: &Value) -> bool {
+    let error = body.get("error");
+    let fields = [
+        error.and_then(|e| e.get("type")),
+        error.and_then(|e| e.get("code")),
+        error
+            .and_then(|e| e.get("details"))
+            .and_then(|d| d.get("error_code")),
+    ];
+    fields
+        .iter()
+        .filter_map(|f| f.and_then(Value::as_str))
+        .any(|code| {
+            matches!(
+                code,
+                "insufficient_quota" | "enforced_spend_limit_reached" | "billing_error"
+            )
+        })
+}
+
+/// The server's `x-should-retry` header (`true` / `false`), if present.
+pub fn should_retry_header(headers: &[(String, String)]) -> Option<bool> {
+    headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("x-should-retry"))
+        .and_then(|(_, value)| match value.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })
 }
 
 /// The error type and message of a JSON error body: `{"error": {"type", "message"}}` (both

@@ -12,7 +12,7 @@ pub mod sse;
 pub mod stream;
 
 pub use anthropic::AnthropicStream;
-pub use http_error::parse_error_body;
+pub use http_error::{parse_error_body, should_retry_header};
 pub use local::{build_local_request, parse_local_output, LocalRequest, ResponseFormat};
 pub use message::{Message, ToolCall, ToolSpec};
 pub use model::{FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, Usage};

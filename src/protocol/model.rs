@@ -84,6 +84,11 @@ pub enum ModelErrorKind {
         status: u16,
         /// Server-directed wait in milliseconds, from `retry-after-ms` / `retry-after`.
         retry_after_ms: Option<u64>,
+        /// The server's own verdict on retrying, which overrides the status: from the
+        /// `x-should-retry` header, or `false` for a 429 that means a spend limit or an exhausted
+        /// quota (retrying cannot help).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        should_retry: Option<bool>,
     },
     /// The provider reported an error inside the stream (SSE `error` event).
     Provider {
@@ -125,9 +130,12 @@ impl ModelError {
     /// stream cut before any output).
     pub fn is_retryable(&self) -> bool {
         match &self.kind {
-            ModelErrorKind::Http { status, .. } => {
-                matches!(status, 408 | 409 | 429) || (500..=599).contains(status)
-            }
+            ModelErrorKind::Http {
+                status,
+                should_retry,
+                ..
+            } => should_retry
+                .unwrap_or(matches!(status, 408 | 409 | 429) || (500..=599).contains(status)),
             ModelErrorKind::Provider { error_type } => {
                 matches!(
                     error_type.as_str(),

@@ -10,8 +10,8 @@ use std::fmt;
 
 use crate::ports::ModelClient;
 use crate::protocol::{
-    parse_error_body, parse_retry_after, ModelError, ModelErrorKind, ModelReply, ModelRequest,
-    RetryDecision, RetryPolicy, SseParser, StreamDelta,
+    parse_error_body, parse_retry_after, should_retry_header, ModelError, ModelErrorKind,
+    ModelReply, ModelRequest, RetryDecision, RetryPolicy, SseParser, StreamDelta,
 };
 use crate::web::http_stream::{post_json, HttpStream, Timeouts};
 use crate::web::provider::Provider;
@@ -176,12 +176,19 @@ impl Failure {
 /// The error for a non-success response: its body parsed, its `retry-after` honoured.
 async fn error_response(status: u16, stream: HttpStream) -> ModelError {
     let retry_after_ms = parse_retry_after(stream.headers(), now_ms());
+    let directive = should_retry_header(stream.headers());
     // An error body that cannot be read still leaves the status to report.
     let body = stream
         .read_text(MAX_ERROR_BODY_BYTES)
         .await
         .unwrap_or_default();
-    parse_error_body(status, &body, retry_after_ms)
+    let mut error = parse_error_body(status, &body, retry_after_ms);
+    if let (Some(directive), ModelErrorKind::Http { should_retry, .. }) =
+        (directive, &mut error.kind)
+    {
+        *should_retry = Some(directive);
+    }
+    error
 }
 
 /// Streams a success response through the SSE parser and the provider's assembler, forwarding

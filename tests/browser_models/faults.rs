@@ -128,7 +128,8 @@ async fn retry_after_above_the_cap_is_surfaced_without_sleeping() {
         run.result.map_err(|ModelError { kind, .. }| kind),
         Err(ModelErrorKind::Http {
             status: 429,
-            retry_after_ms: Some(3_600_000)
+            retry_after_ms: Some(3_600_000),
+            should_retry: None,
         })
     );
     assert!(run.elapsed_ms < 1_000, "took {} ms", run.elapsed_ms);
