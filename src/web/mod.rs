@@ -11,6 +11,7 @@ pub mod local_bridge;
 pub mod local_client;
 pub mod local_shared;
 pub mod locks;
+pub mod log_channel;
 pub mod provider;
 pub mod remote_client;
 pub mod session_handle;

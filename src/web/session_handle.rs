@@ -11,6 +11,7 @@ use futures::channel::oneshot;
 use super::any_model::AnyModel;
 use super::idb_store::IdbStore;
 use super::locks::SessionLock;
+use super::log_channel;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
 use crate::core::{BudgetLimits, Event, Input, RunOutcome};
@@ -65,6 +66,14 @@ async fn stored_provider(session: &str) -> Option<ProviderOptions> {
     }
 }
 
+/// Records in a stored session's log (0 when unknown).
+async fn log_length(session: &str) -> u64 {
+    shared_store()
+        .load(session)
+        .await
+        .map_or(0, |r| r.len() as u64)
+}
+
 /// A fresh session id.
 pub fn new_session_id() -> String {
     let random = (js_sys::Math::random() * 1e9) as u64;
@@ -103,10 +112,15 @@ impl SessionHandle {
                 Some(lock) => lock,
                 None => {
                     task_handle.emit(&SessionEvent::Follower);
-                    match SessionLock::acquire_when_free(&session).await {
+                    let seen = Rc::new(Cell::new(log_length(&session).await));
+                    task_handle.follow(seen.clone());
+                    let lock = match SessionLock::acquire_when_free(&session).await {
                         Ok(lock) => lock,
                         Err(e) => return task_handle.fail(e.0),
-                    }
+                    };
+                    // Whatever the old writer wrote last is announced before this tab writes.
+                    task_handle.catch_up(&seen).await;
+                    lock
                 }
             };
             task_handle.writer.set(true);
@@ -193,6 +207,30 @@ impl SessionHandle {
         let _ = self.commands.unbounded_send(Command::Stop);
     }
 
+    /// While another tab writes: on each "log advanced" hint, read the new records from the
+    /// store and announce them, so a follower tab shows the run as it goes.
+    fn follow(self: &Rc<Self>, seen: Rc<Cell<u64>>) {
+        let handle = self.clone();
+        log_channel::listen(Rc::new(move |hint| {
+            if hint.session != handle.session || handle.writer.get() || hint.seq < seen.get() {
+                return;
+            }
+            let (handle, seen) = (handle.clone(), seen.clone());
+            wasm_bindgen_futures::spawn_local(async move { handle.catch_up(&seen).await });
+        }));
+    }
+
+    /// Announces the stored records from `seen` on (each exactly once).
+    async fn catch_up(&self, seen: &Cell<u64>) {
+        let Ok(records) = shared_store().load(&self.session).await else {
+            return;
+        };
+        for record in records.into_iter().filter(|r| r.seq >= seen.get()) {
+            seen.set(record.seq + 1);
+            self.emit(&SessionEvent::Notice(Box::new(Notice::Persisted(record))));
+        }
+    }
+
     fn emit(&self, event: &SessionEvent) {
         let listeners = self.listeners.borrow().clone();
         for listener in listeners {
@@ -226,10 +264,8 @@ impl SessionHandle {
                         let _ = waiter.send(Ok(outcome.clone()));
                     }
                 }
-                Notice::Persisted(_)
-                | Notice::Delta(_)
-                | Notice::StorageFailed(_)
-                | Notice::StorageRecovered => {}
+                Notice::Persisted(record) => log_channel::announce(&handle.session, record.seq),
+                Notice::Delta(_) | Notice::StorageFailed(_) | Notice::StorageRecovered => {}
             }
             handle.emit(&SessionEvent::Notice(Box::new(notice.clone())));
         })

@@ -284,17 +284,25 @@ test('one writer per session across tabs: a follower takes over when the writer 
     const writer = await openEmbed(context);
     await writer.evaluate(async ({ provider }) => {
       window.agent = await tabloop.createAgent({ session: 'tabs-1', provider, tools: [] });
-      window.outcome = await window.agent.run('hello');
     }, { provider: provider(mock) });
     const follower = await openEmbed(context);
     const status = await follower.evaluate(async () => {
       window.statuses = [];
+      window.seen = [];
       window.agent = await tabloop.createAgent({ session: 'tabs-1' });
-      window.agent.onStatus((s) => window.statuses.push({ type: s.type, at: Date.now() }));
+      window.agent.onStatus((s) => window.statuses.push(s.type));
+      window.agent.onEvent((e) => window.seen.push(e.type));
       await new Promise((r) => setTimeout(r, 500));
-      return { isWriter: window.agent.isWriter, statuses: window.statuses.map((s) => s.type) };
+      return { isWriter: window.agent.isWriter, statuses: [...window.statuses] };
     });
     assert.equal(status.isWriter, false, 'the second tab follows while the first writes');
+    // The writer runs; the follower sees the run as it is written.
+    await writer.evaluate(async () => {
+      window.outcome = await window.agent.run('hello');
+    });
+    await follower.waitForFunction(() => window.seen.includes('run_finished'), null, { timeout: 10_000 });
+    const followed = await follower.evaluate(() => window.seen);
+    assert.deepEqual(followed.slice(0, 3), ['user_message', 'run_started', 'step_started']);
     const closedAt = Date.now();
     await writer.close();
     await follower.waitForFunction(() => window.agent.isWriter === true, null, { timeout: 10_000 });

@@ -1,0 +1,77 @@
+//! "The log advanced" hints between tabs over a BroadcastChannel. A hint is not a record: a
+//! follower that hears one re-reads the log from IndexedDB, which stays the source of truth.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+const CHANNEL: &str = "tabloop-log";
+
+/// A hint: `session` has records up to `seq`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Advanced {
+    /// Session id.
+    pub session: String,
+    /// Last seq written.
+    pub seq: u64,
+}
+
+type Listener = Rc<dyn Fn(&Advanced)>;
+
+thread_local! {
+    static CHANNEL_STATE: RefCell<Option<(web_sys::BroadcastChannel, Closure<dyn FnMut(web_sys::MessageEvent)>)>> =
+        const { RefCell::new(None) };
+    static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
+}
+
+fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
+    CHANNEL_STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        if state.is_none() {
+            let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) else {
+                return;
+            };
+            let on_message =
+                Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|event: web_sys::MessageEvent| {
+                    let Some(text) = event.data().as_string() else {
+                        return;
+                    };
+                    let Ok(hint) = serde_json::from_str::<Advanced>(&text) else {
+                        return;
+                    };
+                    let listeners = LISTENERS.with(|l| l.borrow().clone());
+                    for listener in listeners {
+                        listener(&hint);
+                    }
+                });
+            channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            *state = Some((channel, on_message));
+        }
+        if let Some((channel, _)) = state.as_ref() {
+            f(channel);
+        }
+    });
+}
+
+/// Tells other tabs that `session` now has records up to `seq`.
+pub fn announce(session: &str, seq: u64) {
+    let Ok(text) = serde_json::to_string(&Advanced {
+        session: session.to_string(),
+        seq,
+    }) else {
+        return;
+    };
+    with_channel(|channel| {
+        // A tab that cannot post simply leaves its followers to catch up on takeover.
+        let _ = channel.post_message(&JsValue::from_str(&text));
+    });
+}
+
+/// Calls `listener` for every hint from other tabs.
+pub fn listen(listener: Listener) {
+    with_channel(|_| {});
+    LISTENERS.with(|l| l.borrow_mut().push(listener));
+}
