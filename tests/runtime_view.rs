@@ -566,6 +566,14 @@ fn numbers_read_well() {
         spent(2, 0, 5).text(),
         "2 steps · 0 tool calls · 5 tokens · $0.0000"
     );
+    assert_eq!(
+        step_spend_text(&spent(1, 1, 110), Some(&spent(2, 3, 330))),
+        "this step: 2 tool calls, 220 tokens, $0.0000 · run total: 2 steps · 3 tool calls · 330 tokens · $0.0000"
+    );
+    assert_eq!(
+        step_spend_text(&spent(1, 1, 110), None),
+        "in progress · run so far: 1 step · 1 tool call · 110 tokens · $0.0000"
+    );
     let progress = DownloadProgress {
         phase: "download".into(),
         loaded: 1024 * 1024,

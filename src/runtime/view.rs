@@ -12,7 +12,8 @@ mod timeline;
 mod timeline_item;
 
 pub use format::{
-    format_bytes, format_cost, format_count, plural, DownloadProgress, LedgerSummary,
+    format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,
+    LedgerSummary,
 };
 pub use labels::{detector_label, interrupt_label, rejection_label, transition_label};
 pub use live::LiveState;

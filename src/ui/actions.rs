@@ -86,6 +86,7 @@ pub fn show_session(app: AppState, session: String) {
         None => Role::Viewing,
     };
     app.shown.reset(Some(session.clone()), role);
+    app.settings_open.set(false);
     spawn_local(async move {
         let records = match shared_store().load(&session).await {
             Ok(records) => records,
@@ -109,6 +110,7 @@ pub fn show_session(app: AppState, session: String) {
 /// A blank new session: the next task opens it with the settings.
 pub fn new_session(app: AppState) {
     app.shown.reset(None, Role::Viewing);
+    app.settings_open.set(true);
 }
 
 /// Opens a session in this tab and listens to it.
@@ -177,6 +179,7 @@ async fn ensure_open(app: AppState) -> Result<Rc<SessionHandle>, String> {
 pub fn run_task(app: AppState, task: String) {
     app.error.set(None);
     app.busy.set(true);
+    app.settings_open.set(false);
     spawn_local(async move {
         let opened = ensure_open(app).await;
         app.busy.set(false);

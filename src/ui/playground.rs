@@ -32,7 +32,7 @@ pub fn Playground() -> impl IntoView {
                 <SessionList app/>
             </aside>
             <div class="main-column">
-                <SettingsPanel settings=app.settings/>
+                <SettingsPanel settings=app.settings open=app.settings_open/>
                 <ErrorAlert error=app.error/>
                 <SessionView app/>
             </div>

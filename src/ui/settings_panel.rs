@@ -12,6 +12,8 @@ use crate::runtime::view::{parse_max_steps, provider_from_value, provider_value,
 pub fn SettingsPanel(
     /// The settings being edited.
     settings: RwSignal<Settings>,
+    /// Whether the panel is unfolded.
+    open: RwSignal<bool>,
 ) -> impl IntoView {
     let steps_text = RwSignal::new(String::new());
     let steps_error = RwSignal::new(None::<String>);
@@ -47,7 +49,7 @@ pub fn SettingsPanel(
             }
         };
     view! {
-        <details class="settings" open>
+        <details class="settings" prop:open=move || open.get()>
             <summary>
                 <span class="settings-title">"Model & budget"</span>
                 <span class="settings-summary">{summary}</span>

@@ -164,6 +164,8 @@ pub struct AppState {
     pub error: RwSignal<Option<String>>,
     /// A long operation (open, import) is under way.
     pub busy: RwSignal<bool>,
+    /// The settings panel is unfolded.
+    pub settings_open: RwSignal<bool>,
     /// Sessions open in this tab.
     handles: StoredValue<BTreeMap<String, Rc<SessionHandle>>, LocalStorage>,
 }
@@ -178,6 +180,7 @@ impl AppState {
             progress: RwSignal::new(None),
             error: RwSignal::new(None),
             busy: RwSignal::new(false),
+            settings_open: RwSignal::new(true),
             handles: StoredValue::new_local(BTreeMap::new()),
         }
     }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::tool_call_card::ToolCallCard;
-use crate::runtime::view::{plural, RunEnd, StepMarker, TimelineItem};
+use crate::runtime::view::{plural, step_spend_text, RunEnd, StepMarker, TimelineItem};
 
 /// One timeline item (`<li data-kind="…">`).
 #[component]
@@ -80,10 +80,7 @@ fn step_view(
         after,
         evidence,
     } = marker;
-    let spend = match after {
-        Some(after) => format!("{} → {}", before.text(), after.text()),
-        None => before.text(),
-    };
+    let spend = step_spend_text(&before, after.as_ref());
     let evidence = evidence.map(|e| {
         format!(
             "{}, {} repeated",

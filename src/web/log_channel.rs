@@ -20,10 +20,14 @@ pub struct Advanced {
 }
 
 type Listener = Rc<dyn Fn(&Advanced)>;
+/// The page's channel with its message handler (kept alive as long as the channel).
+type Channel = (
+    web_sys::BroadcastChannel,
+    Closure<dyn FnMut(web_sys::MessageEvent)>,
+);
 
 thread_local! {
-    static CHANNEL_STATE: RefCell<Option<(web_sys::BroadcastChannel, Closure<dyn FnMut(web_sys::MessageEvent)>)>> =
-        const { RefCell::new(None) };
+    static CHANNEL_STATE: RefCell<Option<Channel>> = const { RefCell::new(None) };
     static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
 }
 

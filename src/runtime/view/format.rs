@@ -81,6 +81,24 @@ impl LedgerSummary {
     }
 }
 
+/// The spend line of a step marker: what the step used and the run's total after it, or the
+/// total before it while the step is still running.
+pub fn step_spend_text(before: &LedgerSummary, after: Option<&LedgerSummary>) -> String {
+    let Some(after) = after else {
+        return format!("in progress · run so far: {}", before.text());
+    };
+    let tool_calls = after.tool_calls.saturating_sub(before.tool_calls);
+    let tokens = after.tokens.saturating_sub(before.tokens);
+    let cost = (after.cost_usd - before.cost_usd).max(0.0);
+    format!(
+        "this step: {}, {}, {} · run total: {}",
+        plural(u64::from(tool_calls), "tool call", "tool calls"),
+        plural(tokens, "token", "tokens"),
+        format_cost(cost),
+        after.text()
+    )
+}
+
 /// Progress of loading the in-tab model, copied from the loader's report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DownloadProgress {
