@@ -165,3 +165,48 @@ fn model_and_tool_output_that_looks_like_markup_stays_text() {
     );
     assert!(timeline.inner_html().contains("&lt;script&gt;"));
 }
+
+#[wasm_bindgen_test]
+fn an_approval_card_reports_the_decision_for_its_call() {
+    use tabloop::runtime::view::{ToolCallView, ToolStatus};
+    use tabloop::ui::ApprovalCard;
+
+    let root = mount_root();
+    let decided = RwSignal::new(Vec::<(String, bool)>::new());
+    let on_decide = Callback::new(move |decision: (String, bool)| {
+        decided.update(|d| d.push(decision));
+    });
+    let call = ToolCallView {
+        call: "w1".into(),
+        name: "write_file".into(),
+        args: "{\n  \"path\": \"<b>a</b>\"\n}".into(),
+        status: ToolStatus::AwaitingApproval {
+            after_interrupt: true,
+        },
+    };
+    leptos::mount::mount_to(root.clone(), move || {
+        view! { <ApprovalCard call on_decide/> }
+    })
+    .forget();
+    let card = root
+        .query_selector("[data-testid=approval]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(card.get_attribute("data-call").as_deref(), Some("w1"));
+    assert!(card.query_selector("b").unwrap().is_none());
+    assert!(card.query_selector(".warning").unwrap().is_some());
+    let click = |testid: &str| {
+        let button: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(
+            card.query_selector(&format!("[data-testid={testid}]"))
+                .unwrap()
+                .unwrap(),
+        );
+        button.click();
+    };
+    click("approve");
+    click("deny");
+    assert_eq!(
+        decided.get_untracked(),
+        vec![("w1".to_string(), true), ("w1".to_string(), false)]
+    );
+}

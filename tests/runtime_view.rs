@@ -379,12 +379,17 @@ fn the_summary_follows_a_run_in_flight() {
     let summary = SessionSummary::from_records(&h.log);
     assert_eq!(
         (summary.in_flight, summary.phase.clone(), summary.spent),
-        (true, RunPhase::RunningTools, spent(0, 0, 0))
+        (true, RunPhase::RunningTools, spent(1, 0, 0)),
+        "the step in progress counts"
     );
     assert_eq!(summary.phase.label(), "running tools");
     h.tool_result("a", "notes", false);
     let summary = SessionSummary::from_records(&h.log);
-    assert_eq!(summary.spent, spent(1, 1, 110), "from the step's end");
+    assert_eq!(
+        summary.spent,
+        spent(2, 1, 110),
+        "step 1's spend, with step 2 under way"
+    );
 }
 
 #[test]

@@ -15,11 +15,11 @@ pub use format::{
     format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,
     LedgerSummary,
 };
-pub use labels::{detector_label, interrupt_label, rejection_label, transition_label};
+pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
 pub use settings::{
     parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };
 pub use summary::{doubled, RunPhase, SessionSummary};
-pub use timeline::{pretty_args, Timeline};
+pub use timeline::Timeline;
 pub use timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};

@@ -1,5 +1,5 @@
-//! What the playground's controls do with sessions: list them, show one, open it in this tab,
-//! run a task, cancel, continue with more budget, decide approvals, retry storage, delete.
+//! What the playground's controls do with sessions: show one, open it in this tab, run a task,
+//! cancel, continue with more budget, decide approvals, retry storage, delete.
 //! Every failure lands in the page's alert; nothing here panics.
 
 use std::rc::Rc;
@@ -7,76 +7,14 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Role, SessionRow};
-use crate::core::{Input, Record};
+use super::startup::refresh_sessions;
+use super::state::{AppState, Role};
+use crate::core::{Event, Input, Record};
 use crate::ports::EventStore;
 use crate::runtime::options::AgentOptions;
-use crate::runtime::view::{stored_provider, DownloadProgress, SessionSummary};
+use crate::runtime::view::{stored_provider, SessionSummary};
 use crate::runtime::Notice;
-use crate::web::local_shared::on_progress;
 use crate::web::session_handle::{shared_store, SessionEvent, SessionHandle};
-
-/// Every stored session, most recent first.
-async fn list_sessions() -> Result<Vec<SessionRow>, String> {
-    let store = shared_store();
-    let mut rows = Vec::new();
-    for stored in store.sessions().await.map_err(|e| e.to_string())? {
-        let records = store
-            .load(&stored.session)
-            .await
-            .map_err(|e| e.to_string())?;
-        rows.push(SessionRow {
-            session: stored.session,
-            summary: SessionSummary::from_records(&records),
-            updated_at: stored.updated_at,
-        });
-    }
-    rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
-    Ok(rows)
-}
-
-/// Reloads the session list.
-pub fn refresh_sessions(app: AppState) {
-    spawn_local(async move {
-        match list_sessions().await {
-            Ok(rows) => app.sessions.set(rows),
-            Err(e) => app.fail(format!("Could not list the sessions: {e}")),
-        }
-    });
-}
-
-/// On page load: follows the model's download progress, lists the sessions, reopens every
-/// session with a run in flight (so a reload continues it) and shows the most recent of them.
-pub fn start(app: AppState) {
-    on_progress(Rc::new(move |p| {
-        let progress = DownloadProgress {
-            phase: p.phase.clone(),
-            loaded: p.loaded,
-            total: p.total,
-            from_cache: p.from_cache,
-        };
-        app.progress.set(Some(progress));
-    }));
-    spawn_local(async move {
-        let rows = match list_sessions().await {
-            Ok(rows) => rows,
-            Err(e) => return app.fail(format!("Could not list the sessions: {e}")),
-        };
-        app.sessions.set(rows.clone());
-        let mut newest = None;
-        for row in rows.iter().filter(|r| r.summary.in_flight) {
-            match open_stored(app, &row.session).await {
-                Ok(_) => {
-                    newest.get_or_insert_with(|| row.session.clone());
-                }
-                Err(e) => app.fail(format!("Could not resume session {}: {e}", row.session)),
-            }
-        }
-        if let Some(session) = newest {
-            show_session(app, session);
-        }
-    });
-}
 
 /// Shows a stored session; opens it in this tab when its run is in flight.
 pub fn show_session(app: AppState, session: String) {
@@ -120,12 +58,22 @@ async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>,
     handle.subscribe(Rc::new(move |event: &SessionEvent| {
         app.shown.on_event(&session, event);
         match event {
-            SessionEvent::Failed(message) => app.fail(format!("Session {session}: {message}")),
-            SessionEvent::Notice(notice) => {
-                if let Notice::Finished(_) = notice.as_ref() {
-                    refresh_sessions(app);
-                }
+            SessionEvent::Failed(message) => {
+                app.fail(format!("Session {session}: {message}"));
+                // The next action on it opens it afresh.
+                app.drop_handle(&session);
             }
+            SessionEvent::Notice(notice) => match notice.as_ref() {
+                Notice::Finished(_) => refresh_sessions(app),
+                Notice::Persisted(record) if matches!(record.event, Event::RunStarted { .. }) => {
+                    refresh_sessions(app)
+                }
+                Notice::Persisted(_)
+                | Notice::Delta(_)
+                | Notice::ApprovalNeeded { .. }
+                | Notice::StorageFailed(_)
+                | Notice::StorageRecovered => {}
+            },
             SessionEvent::Writer | SessionEvent::Follower => {}
         }
     }));
@@ -133,7 +81,7 @@ async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>,
     Ok(handle)
 }
 
-async fn open_stored(app: AppState, session: &str) -> Result<Rc<SessionHandle>, String> {
+pub(super) async fn open_stored(app: AppState, session: &str) -> Result<Rc<SessionHandle>, String> {
     let records = shared_store()
         .load(session)
         .await
@@ -187,9 +135,7 @@ pub fn run_task(app: AppState, task: String) {
             Ok(handle) => handle,
             Err(e) => return app.fail(format!("Could not open the session: {e}")),
         };
-        let outcome = handle.run(task, None);
-        refresh_sessions(app);
-        match outcome.await {
+        match handle.run(task, None).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => app.fail(format!("The run failed: {e}")),
             Err(_) => app.fail("The session stopped before the run ended."),

@@ -12,6 +12,7 @@ mod session_list;
 mod session_toolbar;
 mod session_view;
 mod settings_panel;
+mod startup;
 mod state;
 mod status_bar;
 mod storage_banner;

@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use super::actions::start;
 use super::error_alert::ErrorAlert;
 use super::model_progress::ModelProgress;
 use super::session_list::SessionList;
 use super::session_view::SessionView;
 use super::settings_panel::SettingsPanel;
+use super::startup::start;
 use super::state::AppState;
 
 /// The whole playground page. On mount it lists the stored sessions and resumes those with a

@@ -13,7 +13,7 @@ use super::streaming_view::StreamingView;
 use super::task_form::TaskForm;
 use super::timeline_view::TimelineView;
 use super::transfer::fork;
-use crate::runtime::view::{Timeline, ToolCallView};
+use crate::runtime::view::{RunPhase, Timeline, ToolCallView};
 
 /// The open session, or the empty state (`data-testid="empty-session"`) before the first task.
 #[component]
@@ -24,6 +24,7 @@ pub fn SessionView(
     let shown = app.shown;
     let has_session = move || shown.id.with(Option::is_some);
     let in_flight = Signal::derive(move || shown.summary.with(|s| s.in_flight));
+    let waiting = Signal::derive(move || shown.summary.with(|s| s.phase == RunPhase::CallingModel));
     let on_fork = Callback::new(move |step: u32| fork(app, step));
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
@@ -51,7 +52,7 @@ pub fn SessionView(
                 <StatusBar summary=shown.summary role=shown.role/>
                 <StorageBanner live=shown.live on_retry/>
                 <TimelineView timeline=shown.timeline on_fork/>
-                <StreamingView live=shown.live/>
+                <StreamingView live=shown.live waiting/>
                 <For
                     each=move || shown.timeline.with(Timeline::pending_approvals)
                     key=|call: &ToolCallView| call.call.clone()

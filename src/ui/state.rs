@@ -31,7 +31,7 @@ impl Role {
     /// A short label for the status bar.
     pub fn label(self) -> &'static str {
         match self {
-            Role::Viewing => "not open",
+            Role::Viewing => "stored log, not running here",
             Role::Opening => "opening…",
             Role::Writer => "this tab runs it",
             Role::Follower => "another tab runs it",

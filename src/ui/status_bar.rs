@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::state::Role;
+use crate::core::StopReason;
 use crate::runtime::view::{format_cost, format_count, RunPhase, SessionSummary};
 
 /// Phase, steps, tokens, cost and writer/follower (`data-testid="status"`).
@@ -21,7 +22,10 @@ pub fn StatusBar(
             RunPhase::Idle => "idle",
             RunPhase::Working | RunPhase::CallingModel | RunPhase::RunningTools => "busy",
             RunPhase::AwaitingApproval => "waiting",
-            RunPhase::Finished { .. } => "done",
+            RunPhase::Finished {
+                stop: StopReason::Completed | StopReason::VerifiedFinish,
+            } => "done",
+            RunPhase::Finished { .. } => "stopped",
         };
         format!("phase {state}")
     };

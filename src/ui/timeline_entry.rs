@@ -131,7 +131,12 @@ fn run_end_view(end: RunEnd) -> impl IntoView {
                 "Run finished" <span class="tag" data-testid="stop-reason">{end.stop}</span>
             </div>
             <p class="explanation">{end.explanation}</p>
-            {end.final_text.map(|t| view! { <p class="text final">{t}</p> })}
+            // A completed run's answer is the model message just above; other final texts (the
+            // finish tool's summary) are shown here.
+            {end
+                .final_text
+                .filter(|_| end.stop != "completed")
+                .map(|t| view! { <p class="text final">{t}</p> })}
             {end
                 .handoff
                 .map(|h| {

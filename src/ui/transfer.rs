@@ -6,7 +6,8 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::actions::{refresh_sessions, show_session};
+use super::actions::show_session;
+use super::startup::refresh_sessions;
 use super::state::AppState;
 use crate::core::{parse_jsonl, to_jsonl, Agent};
 use crate::ports::{Durability, EventStore};

@@ -1,6 +1,8 @@
-//! Words for the core's enums, as the timeline shows them.
+//! Words for the core's enums and tool arguments, as the timeline shows them.
 
 use crate::core::{Detector, InterruptCause, Rejection, TransitionReason};
+
+use super::timeline_item::{TimelineItem, ToolStatus};
 
 /// Why the loop went on to a step, in a few words.
 pub fn transition_label(reason: &TransitionReason) -> String {
@@ -51,4 +53,28 @@ pub fn interrupt_label(cause: InterruptCause) -> &'static str {
         InterruptCause::Reload => "the page was reloaded",
         InterruptCause::Budget => "the budget ran out",
     }
+}
+
+/// The status of a call refused without running.
+pub(super) fn rejected(rejection: Rejection, message: &str) -> ToolStatus {
+    ToolStatus::Rejected {
+        reason: format!("{}: {message}", rejection_label(rejection)),
+    }
+}
+
+/// The item of a loop-detector note.
+pub(super) fn guard(detector: Detector, stop: bool, message: &str) -> TimelineItem {
+    TimelineItem::Guard {
+        detector: detector_label(detector).to_string(),
+        stop,
+        message: message.to_string(),
+    }
+}
+
+/// The arguments as indented JSON, or the raw text when the model sent invalid JSON.
+pub fn pretty_args(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| raw.to_string())
 }

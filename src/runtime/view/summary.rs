@@ -110,7 +110,11 @@ impl SessionSummary {
                 self.limits = Some(*budget);
                 self.phase = RunPhase::Working;
             }
-            Event::StepStarted { budget_before, .. } => self.spend(budget_before),
+            Event::StepStarted { budget_before, .. } => {
+                // The step counts as taken from its start, as the ledger charges it.
+                self.spend(budget_before);
+                self.spent.steps = budget_before.steps + 1;
+            }
             Event::StepFinished { budget_after, .. } => self.spend(budget_after),
             Event::ModelCallStarted { .. } => self.phase = RunPhase::CallingModel,
             Event::ModelReplied { reply, .. } => {

@@ -5,10 +5,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::core::{strip_control_tokens, CallPurpose, Detector, Event, Record, Rejection};
+use crate::core::{strip_control_tokens, CallPurpose, Event, Record};
 
 use super::format::LedgerSummary;
-use super::labels::{detector_label, interrupt_label, rejection_label, transition_label};
+use super::labels::{guard, interrupt_label, pretty_args, rejected, transition_label};
 use super::timeline_item::{
     ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus,
 };
@@ -286,26 +286,4 @@ impl Timeline {
             });
         }
     }
-}
-
-fn rejected(rejection: Rejection, message: &str) -> ToolStatus {
-    ToolStatus::Rejected {
-        reason: format!("{}: {message}", rejection_label(rejection)),
-    }
-}
-
-fn guard(detector: Detector, stop: bool, message: &str) -> TimelineItem {
-    TimelineItem::Guard {
-        detector: detector_label(detector).to_string(),
-        stop,
-        message: message.to_string(),
-    }
-}
-
-/// The arguments as indented JSON, or the raw text when the model sent invalid JSON.
-pub fn pretty_args(raw: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(raw)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| raw.to_string())
 }
