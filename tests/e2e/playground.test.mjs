@@ -1,0 +1,92 @@
+// The playground driven as a person would: pick a provider, type a task, approve a tool call,
+// watch the timeline, and see a reload resume the run. Model output is shown as text only.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launchBrowser } from './support/browser.mjs';
+import { serveSite, outDir } from './support/site.mjs';
+import { scriptedOpenAi } from './support/scripted_openai.mjs';
+
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchBrowser();
+  fs.mkdirSync(outDir, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function openPlayground(context) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(`${site.url}/tabloop/`);
+  await page.waitForSelector('h1');
+  return page;
+}
+
+async function useMock(page, mock) {
+  await page.selectOption('[data-testid=provider-kind]', 'openai');
+  await page.fill('[data-testid=base-url]', mock.url);
+  await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
+  await page.fill('[data-testid=model-name]', 'scripted');
+}
+
+test('a task runs from the playground, with an approval, and the reply is text only', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push(
+      { calls: [{ id: 'h1', name: 'http_fetch', args: { url: 'https://example.org/' } }] },
+      { text: 'Done. <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>' },
+    );
+    const page = await openPlayground(context);
+    await useMock(page, mock);
+    await page.fill('[data-testid=task]', 'Fetch example.org');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-testid=approval]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=approval]'), /example\.org/);
+    await page.click('[data-testid=deny]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
+    const timeline = page.locator('[data-testid=timeline]');
+    assert.match(await timeline.textContent(), /<img src=x onerror/, 'the markup shows as text');
+    assert.equal(await timeline.locator('img, script').count(), 0, 'no element came from model output');
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    assert.match(await page.textContent('[data-testid=tool-rejected]'), /denied by the user/);
+    await page.screenshot({ path: path.join(outDir, 'playground-finished.png'), fullPage: true });
+    assert.equal(mock.requests.length, 2);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('a reload in the middle of a run shows the session again and finishes it', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push('hold');
+    const page = await openPlayground(context);
+    await useMock(page, mock);
+    await page.fill('[data-testid=task]', 'Say something after a reload');
+    await page.click('[data-testid=run]');
+    const deadline = Date.now() + 20_000;
+    while (mock.requests.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(mock.requests.length, 1, 'the model call was sent');
+    mock.script.push({ text: 'Back after the reload.' });
+    await page.reload();
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 30_000 });
+    assert.match(await page.textContent('[data-testid=timeline]'), /Back after the reload\./);
+    assert.equal(mock.requests.length, 2, 'the interrupted call was sent again after the reload');
+    assert.equal(await page.locator('[data-testid=session-item]').count(), 1);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
