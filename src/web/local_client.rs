@@ -17,9 +17,10 @@ use crate::protocol::{
     ModelRequest, StreamDelta, Usage,
 };
 use crate::web::abort::AbortOnDrop;
+use crate::web::http_stream::Timeouts;
 use crate::web::js_error::JsFailure;
 use crate::web::local_bridge::{bridge_complete, bridge_load, bridge_unload};
-use crate::web::timer::now_ms;
+use crate::web::timer::{now_ms, sleep};
 
 /// Where to find the model module and the model file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,9 +54,18 @@ pub struct LocalModel {
     name: String,
     /// Calls made so far, for tool-call ids.
     calls: Cell<u64>,
+    /// Liveness limits of each call: first token, and silence between tokens.
+    timeouts: Cell<Timeouts>,
     /// The progress callback, kept alive in case the module reports late.
     _progress: Closure<dyn FnMut(JsValue)>,
 }
+
+/// Liveness limits of the in-tab model. Generous on purpose: a small CPU processes a long prompt
+/// at about 10 tokens/s before the first token comes. They catch a stuck worker, not a slow one.
+pub const LOCAL_TIMEOUTS: Timeouts = Timeouts {
+    first_byte_ms: 600_000,
+    idle_ms: 60_000,
+};
 
 impl LocalModel {
     /// Downloads (or reads from browser storage) and starts the model, reporting progress.
@@ -87,8 +97,14 @@ impl LocalModel {
             handle,
             name: model_name(options.model_url.as_deref()),
             calls: Cell::new(0),
+            timeouts: Cell::new(LOCAL_TIMEOUTS),
             _progress: progress,
         })
+    }
+
+    /// Changes the liveness limits of later calls.
+    pub fn set_timeouts(&self, timeouts: Timeouts) {
+        self.timeouts.set(timeouts);
     }
 
     /// Stops the model and frees its memory (after a running call ends).
@@ -145,10 +161,34 @@ impl ModelClient for LocalModel {
                 StreamDelta::Text(text)
             }
         };
+        let limits = self.timeouts.get();
+        let mut got_output = false;
         let result = loop {
+            // A fresh timer per wait: every token restarts the idle limit.
+            let wait = if got_output {
+                limits.idle_ms
+            } else {
+                limits.first_byte_ms
+            };
+            let mut timer = sleep(wait).fuse();
             futures::select_biased! {
-                text = receiver.select_next_some() => on_delta(as_delta(text)),
+                text = receiver.select_next_some() => {
+                    got_output = true;
+                    on_delta(as_delta(text));
+                }
                 result = done => break result,
+                () = timer => {
+                    abort.abort();
+                    let (kind, what) = if got_output {
+                        (ModelErrorKind::IdleTimeout, "stopped producing tokens")
+                    } else {
+                        (ModelErrorKind::FirstByteTimeout, "produced no token")
+                    };
+                    return Err(ModelError {
+                        kind,
+                        message: format!("the local model {what} for {wait} ms"),
+                    });
+                }
             }
         };
         while let Ok(text) = receiver.try_recv() {

@@ -30,6 +30,12 @@ export async function loadLocalModel({ url, onProgress, signal }) {
     async complete(request, { onDelta, signal }) {
       globalThis.__fakeRequest = JSON.stringify(request);
       const last = request.messages[request.messages.length - 1].content;
+      if (last === 'silent' || last === 'stall') {
+        if (last === 'stall') onDelta('x');
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        globalThis.__fakeStalledAbort = true;
+        return { text: '', finish: 'abort', usage: { input_tokens: 3, output_tokens: 0 } };
+      }
       if (last === 'slow') {
         signal.addEventListener('abort', () => { globalThis.__fakeAbortEventAt = Date.now(); });
         let text = '';
@@ -215,4 +221,37 @@ async fn a_module_without_the_model_api_is_a_local_model_error() {
     };
     let error = LocalModel::load(&missing, |_| {}).await.unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::LocalModel);
+}
+
+#[wasm_bindgen_test]
+async fn a_local_model_that_goes_silent_is_stopped_by_its_liveness_limits() {
+    use tabloop::web::Timeouts;
+    let (model, _) = load_fake().await;
+    model.set_timeouts(Timeouts {
+        first_byte_ms: 150,
+        idle_ms: 150,
+    });
+    for (prompt, expected) in [
+        ("silent", ModelErrorKind::FirstByteTimeout),
+        ("stall", ModelErrorKind::IdleTimeout),
+    ] {
+        let mut req = request(false);
+        req.messages = vec![Message::User {
+            text: prompt.into(),
+        }];
+        let started = now_ms();
+        let error = model.complete(&req, &mut |_| {}).await.unwrap_err();
+        assert_eq!(error.kind, expected, "{prompt}");
+        assert!(
+            now_ms() - started < 2_000,
+            "{prompt} took {} ms",
+            now_ms() - started
+        );
+        sleep(20).await;
+        assert_eq!(
+            global("__fakeStalledAbort"),
+            JsValue::TRUE,
+            "{prompt}: the generation was aborted"
+        );
+    }
 }
