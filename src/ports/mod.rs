@@ -26,8 +26,9 @@ pub enum Durability {
 /// A storage failure. Nothing of a failed append is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
-    /// The browser's storage quota is exhausted; free space and retry.
-    #[error("storage is full: {0}")]
+    /// The browser's storage quota is exhausted; free space and retry. Holds the browser's
+    /// own words, which may be empty.
+    #[error("storage is full: the browser's storage quota for this site is used up{}; free space, then retry", detail(.0))]
     QuotaExceeded(String),
     /// A record with this seq exists with other content.
     #[error("record {seq} already exists with different content")]
@@ -49,6 +50,14 @@ pub enum StoreError {
     /// Stored data could not be read back.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+}
+
+fn detail(message: &str) -> String {
+    if message.trim().is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", message.trim())
+    }
 }
 
 /// One session in the store.

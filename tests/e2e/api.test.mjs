@@ -3,6 +3,7 @@
 // the middle of a run (resumed, no event lost), key hygiene, and a step on the real local model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { launchBrowser } from './support/browser.mjs';
 import { serveSite } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
@@ -319,6 +320,64 @@ test('one writer per session across tabs: a follower takes over when the writer 
     assert.equal(result.runs, 2, 'both runs are in one log');
     assert.equal(result.copyEvents[0].session, result.forked, 'the fork is a session of its own');
     assert.ok(result.copyEvents.some((e) => e.type === 'step_finished' && e.step === 1));
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
+test('a full disk pauses the run with a clear error, loses nothing, and it goes on once space is freed', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const origin = new URL(site.url).origin;
+    // Chromium applies a quota override to storage opened after it: set it before the page
+    // touches IndexedDB. 400 KB holds the log of a short run, not a 512 KB answer.
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 400 * 1024 });
+    await page.goto(`${site.url}/embed.html`);
+    await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+    mock.script.push({ text: 'small warm-up answer' });
+    await page.evaluate(async ({ provider }) => {
+      window.agent = await tabloop.createAgent({ session: 'quota-1', provider, tools: [] });
+      window.statuses = [];
+      window.agent.onStatus((s) => window.statuses.push(s));
+      await window.agent.run('warm up');
+    }, { provider: provider(mock) });
+    // Random text does not compress, so it really takes its size on disk.
+    const big = crypto.randomBytes(384 * 1024).toString('base64');
+    mock.script.push({ text: big });
+    const before = await page.evaluate(async () => {
+      window.settled = false;
+      window.pending = window.agent.run('write a very long answer');
+      window.pending.then(() => (window.settled = true));
+      return (await window.agent.events()).length;
+    });
+    await page.waitForFunction(() => window.statuses.some((s) => s.type === 'storage_failed'), null, { timeout: 20_000 });
+    const paused = await page.evaluate(async () => ({
+      message: window.statuses.find((s) => s.type === 'storage_failed').message,
+      settled: window.settled,
+      events: await window.agent.events(),
+    }));
+    console.log(JSON.stringify({ storage_failed_message: paused.message }));
+    assert.match(paused.message, /storage is full/i);
+    assert.equal(paused.settled, false, 'the run is paused, not ended');
+    assert.ok(paused.events.length >= before, 'nothing already written was lost');
+    assert.deepEqual(paused.events.map((e) => e.seq), paused.events.map((_, i) => i));
+    assert.ok(!paused.events.some((e) => e.type === 'model_replied' && e.reply.text === big), 'the refused batch left no trace');
+    // The user frees space; the same records are written and the run finishes.
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 64 * 1024 * 1024 });
+    const after = await page.evaluate(async () => {
+      window.agent.retryStorage();
+      const outcome = await window.pending;
+      return { outcome, events: await window.agent.events(), statuses: window.statuses.map((s) => s.type) };
+    });
+    assert.equal(after.outcome.stopReason, 'completed');
+    assert.equal(after.outcome.finalText, big);
+    assert.ok(after.statuses.includes('storage_recovered'));
+    assert.deepEqual(after.events.slice(0, paused.events.length), paused.events);
+    assert.deepEqual(after.events.map((e) => e.seq), after.events.map((_, i) => i));
   } finally {
     await context.close();
     await mock.close();
