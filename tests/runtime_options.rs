@@ -121,3 +121,24 @@ fn outcomes_and_records_have_the_public_shape() {
         json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9})
     );
 }
+
+#[test]
+fn resuming_with_only_a_key_keeps_the_stored_model_and_base_url() {
+    use tabloop::runtime::options::{ProviderKind, ProviderOptions};
+    let stored: ProviderOptions =
+        serde_json::from_value(json!({"kind": "openai", "baseUrl": "http://x/v1", "model": "gpt"}))
+            .unwrap();
+    let given: ProviderOptions =
+        serde_json::from_value(json!({"kind": "openai", "apiKey": "k"})).unwrap();
+    let merged = given.completed_from(&stored);
+    assert_eq!(merged.base_url.as_deref(), Some("http://x/v1"));
+    assert_eq!(merged.model.as_deref(), Some("gpt"));
+    assert_eq!(merged.api_key.as_deref(), Some("k"));
+    // Another kind is a deliberate switch: nothing is carried over.
+    let local = ProviderOptions {
+        kind: ProviderKind::Local,
+        ..ProviderOptions::default()
+    }
+    .completed_from(&stored);
+    assert_eq!(local.model, None);
+}

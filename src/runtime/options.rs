@@ -233,6 +233,16 @@ impl ProviderOptions {
         serde_json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
     }
 
+    /// These options completed from a stored description of the same kind: a page resuming a
+    /// session may give only the key, and keeps the base URL and model it was created with.
+    pub fn completed_from(mut self, stored: &ProviderOptions) -> Self {
+        if self.kind == stored.kind {
+            self.base_url = self.base_url.or_else(|| stored.base_url.clone());
+            self.model = self.model.or_else(|| stored.model.clone());
+        }
+        self
+    }
+
     /// The provider a stored configuration describes (with no key).
     pub fn from_description(value: &Value) -> Option<Self> {
         let mut provider: ProviderOptions = serde_json::from_value(value.clone()).ok()?;

@@ -88,8 +88,12 @@ impl SessionHandle {
             .clone()
             .filter(|s| !s.is_empty())
             .unwrap_or_else(new_session_id);
-        if options.provider.is_none() {
-            options.provider = stored_provider(&session).await;
+        // A resumed session keeps its model: options may give only a key, or nothing.
+        if let Some(stored) = stored_provider(&session).await {
+            options.provider = Some(match options.provider.take() {
+                Some(given) => given.completed_from(&stored),
+                None => stored,
+            });
         }
         let registered = registered_tools().await.map_err(|e| e.to_string())?;
         let config = options.to_config(&registered).map_err(|e| e.to_string())?;

@@ -39,7 +39,14 @@ export async function scriptedOpenAi() {
   const script = [];
   const requests = [];
   const held = [];
+  const sideEffects = [];
   const server = http.createServer((req, res) => {
+    // A side effect a tool performs, counted so tests can tell how often it really happened.
+    if (req.url.startsWith('/side-effect')) {
+      sideEffects.push(req.url);
+      res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'application/json' });
+      return res.end('{"ok":true}');
+    }
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-origin': '*',
@@ -67,6 +74,8 @@ export async function scriptedOpenAi() {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     script,
     requests,
+    sideEffects,
+    origin: `http://127.0.0.1:${server.address().port}`,
     close: () =>
       new Promise((resolve) => {
         for (const res of held) res.destroy();
