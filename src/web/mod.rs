@@ -4,6 +4,7 @@
 pub mod abort;
 pub mod any_model;
 pub mod api;
+pub mod bench;
 pub mod http_stream;
 pub mod idb_store;
 pub mod js_error;

@@ -1,0 +1,123 @@
+//! A synthetic session for benchmarks: a loop whose model always asks for one new tool call and
+//! whose tool always answers, so each step exercises the core's whole decision path (6 events)
+//! with no model and no I/O. Used by the native criterion bench and the browser bench page.
+
+use serde_json::json;
+
+use crate::core::{
+    Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, ToolDecl, ToolKind,
+};
+use crate::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
+
+/// A session driven by synthetic replies and results.
+#[derive(Debug, Clone)]
+pub struct SyntheticSession {
+    agent: Agent,
+    request: u64,
+    step: u64,
+}
+
+impl SyntheticSession {
+    /// A session whose log already holds at least `events` events.
+    pub fn with_history(events: usize) -> Self {
+        let mut session = Self {
+            agent: Agent::new("bench", config(), 0),
+            request: 0,
+            step: 0,
+        };
+        // The agent refuses nothing here: the config has no limits and the inputs fit.
+        let _ = session.agent.handle(
+            Input::UserMessage {
+                text: "task".into(),
+                budget: None,
+            },
+            1,
+        );
+        session.drain();
+        while (session.agent.state().next_seq as usize) < events {
+            session.step();
+        }
+        session
+    }
+
+    /// Events in the log so far.
+    pub fn events(&self) -> u64 {
+        self.agent.state().next_seq
+    }
+
+    /// One loop step (model reply with a tool call, then its result); returns the effects drained.
+    pub fn step(&mut self) -> usize {
+        self.step += 1;
+        let n = self.step;
+        let reply = ModelReply {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: format!("c{n}"),
+                name: "read_file".into(),
+                arguments: format!(r#"{{"path":"f{n}"}}"#),
+            }],
+            finish: FinishReason::ToolUse,
+            usage: Usage {
+                input_tokens: 10,
+                output_tokens: 2,
+                ..Usage::default()
+            },
+            model: "m".into(),
+        };
+        let _ = self.agent.handle(
+            Input::ModelReplied {
+                request: self.request,
+                reply,
+            },
+            n * 10,
+        );
+        let mut drained = self.drain();
+        let result = Input::ToolFinished {
+            call: format!("c{n}"),
+            content: format!("contents {n}"),
+            is_error: false,
+        };
+        let _ = self.agent.handle(result, n * 10 + 5);
+        drained += self.drain();
+        drained
+    }
+
+    fn drain(&mut self) -> usize {
+        let mut drained = 0;
+        while let Some(effect) = self.agent.poll() {
+            drained += 1;
+            if let Effect::CallModel { request, .. } = effect {
+                self.request = request;
+            }
+        }
+        drained
+    }
+}
+
+fn config() -> AgentConfig {
+    AgentConfig {
+        tools: vec![ToolDecl {
+            spec: ToolSpec {
+                name: "read_file".into(),
+                description: "read".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            },
+            permission: Permission::Allow,
+            idempotent: true,
+            parallel_safe: true,
+            kind: ToolKind::Host,
+            approval_scope: None,
+        }],
+        budget: BudgetLimits {
+            max_steps: None,
+            max_tool_calls: None,
+            max_input_tokens: None,
+            max_output_tokens: None,
+            max_cost_usd: None,
+            max_wall_ms: None,
+        },
+        // A window so large that no compaction happens: the history really is this long.
+        context_window: u64::MAX / 4,
+        ..AgentConfig::default()
+    }
+}
