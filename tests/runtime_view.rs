@@ -600,3 +600,32 @@ fn numbers_read_well() {
     assert_eq!(cached.text(), "Loading model from browser storage: 2.0 KiB");
     assert_eq!(cached.fraction(), None);
 }
+
+#[test]
+fn a_remote_session_without_a_key_waits_for_one_and_a_local_one_never_does() {
+    use tabloop::runtime::options::{AgentOptions, ProviderKind, ProviderOptions};
+    use tabloop::runtime::view::missing_key;
+    let remote = |key: Option<&str>| AgentOptions {
+        provider: Some(ProviderOptions {
+            kind: ProviderKind::Anthropic,
+            base_url: None,
+            api_key: key.map(str::to_string),
+            model: Some("claude".into()),
+        }),
+        ..AgentOptions::default()
+    };
+    let why = missing_key(&remote(None)).expect("a key is needed");
+    assert!(why.contains("the Anthropic API (claude)"), "{why}");
+    assert_eq!(
+        missing_key(&remote(Some("  "))).is_some(),
+        true,
+        "a blank key is no key"
+    );
+    assert_eq!(missing_key(&remote(Some("sk-x"))), None);
+    assert_eq!(missing_key(&AgentOptions::default()), None);
+    let local = AgentOptions {
+        provider: Some(ProviderOptions::default()),
+        ..AgentOptions::default()
+    };
+    assert_eq!(missing_key(&local), None);
+}

@@ -18,7 +18,7 @@ pub use format::{
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
 pub use settings::{
-    parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
+    missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };
 pub use summary::{doubled, RunPhase, SessionSummary};
 pub use timeline::Timeline;

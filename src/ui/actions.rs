@@ -12,7 +12,7 @@ use super::state::{AppState, Role};
 use crate::core::{Event, Input, Record};
 use crate::ports::EventStore;
 use crate::runtime::options::AgentOptions;
-use crate::runtime::view::{stored_provider, SessionSummary};
+use crate::runtime::view::{missing_key, stored_provider, SessionSummary};
 use crate::runtime::Notice;
 use crate::web::session_handle::{shared_store, SessionEvent, SessionHandle};
 
@@ -24,6 +24,7 @@ pub fn show_session(app: AppState, session: String) {
         None => Role::Viewing,
     };
     app.shown.reset(Some(session.clone()), role);
+    app.key_needed.set(None);
     app.settings_open.set(false);
     spawn_local(async move {
         let records = match shared_store().load(&session).await {
@@ -81,7 +82,10 @@ async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>,
     Ok(handle)
 }
 
-pub(super) async fn open_stored(app: AppState, session: &str) -> Result<Rc<SessionHandle>, String> {
+pub(super) async fn open_stored(
+    app: AppState,
+    session: &str,
+) -> Result<Option<Rc<SessionHandle>>, String> {
     let records = shared_store()
         .load(session)
         .await
@@ -89,16 +93,35 @@ pub(super) async fn open_stored(app: AppState, session: &str) -> Result<Rc<Sessi
     open_records(app, session, &records).await
 }
 
+/// Opens a stored session, unless its remote provider needs a key the settings do not hold:
+/// then nothing is sent (`Ok(None)`) and the banner asks for the key.
 async fn open_records(
     app: AppState,
     session: &str,
     records: &[Record],
-) -> Result<Rc<SessionHandle>, String> {
+) -> Result<Option<Rc<SessionHandle>>, String> {
     let options = app
         .settings
         .get_untracked()
         .resume_options(session.to_string(), stored_provider(records));
-    open(app, options).await
+    if let Some(why) = missing_key(&options) {
+        if app.shown.id.get_untracked().as_deref() == Some(session) {
+            app.key_needed.set(Some(why));
+        }
+        return Ok(None);
+    }
+    app.key_needed.set(None);
+    open(app, options).await.map(Some)
+}
+
+/// Resumes the session on screen once its key was entered (the key banner's button).
+pub fn resume(app: AppState) {
+    app.error.set(None);
+    spawn_local(async move {
+        if let Err(e) = ensure_open(app).await {
+            app.fail(format!("Could not resume the session: {e}"));
+        }
+    });
 }
 
 /// The handle of the session on screen, opening it (or a new session) first if needed.
@@ -108,7 +131,10 @@ async fn ensure_open(app: AppState) -> Result<Rc<SessionHandle>, String> {
     }
     app.shown.role.set(Role::Opening);
     let opened = match app.shown.id.get_untracked() {
-        Some(session) => open_stored(app, &session).await,
+        Some(session) => open_stored(app, &session).await.and_then(|handle| {
+            handle
+                .ok_or_else(|| "enter the session's API key under Model & budget first".to_string())
+        }),
         None => {
             let options = app.settings.get_untracked().to_options(None);
             open(app, options).await.inspect(|handle| {

@@ -6,6 +6,7 @@ mod actions;
 mod approval_card;
 mod error_alert;
 mod import_button;
+mod key_banner;
 mod model_progress;
 mod playground;
 mod session_list;

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::actions::{decide, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
+use super::key_banner::KeyBanner;
 use super::session_toolbar::SessionToolbar;
 use super::state::AppState;
 use super::status_bar::StatusBar;
@@ -50,6 +51,7 @@ pub fn SessionView(
             >
                 <SessionToolbar app/>
                 <StatusBar summary=shown.summary role=shown.role/>
+                <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
                 <TimelineView timeline=shown.timeline on_fork/>
                 <StreamingView live=shown.live waiting/>

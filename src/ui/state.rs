@@ -166,6 +166,8 @@ pub struct AppState {
     pub busy: RwSignal<bool>,
     /// The settings panel is unfolded.
     pub settings_open: RwSignal<bool>,
+    /// The session on screen waits for an API key before it can resume (why, for the banner).
+    pub key_needed: RwSignal<Option<String>>,
     /// Sessions open in this tab.
     handles: StoredValue<BTreeMap<String, Rc<SessionHandle>>, LocalStorage>,
 }
@@ -181,6 +183,7 @@ impl AppState {
             error: RwSignal::new(None),
             busy: RwSignal::new(false),
             settings_open: RwSignal::new(true),
+            key_needed: RwSignal::new(None),
             handles: StoredValue::new_local(BTreeMap::new()),
         }
     }

@@ -1,5 +1,6 @@
 // The playground driven as a person would: pick a provider, type a task, approve a tool call,
-// watch the timeline, and see a reload resume the run. Model output is shown as text only.
+// watch the timeline, and see a reload wait for the API key (never stored) and then resume the
+// run. Model output is shown as text only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -67,24 +68,33 @@ test('a task runs from the playground, with an approval, and the reply is text o
   }
 });
 
-test('a reload in the middle of a run shows the session again and finishes it', async () => {
+test('after a reload a remote session waits for its key instead of calling without it', async () => {
   const mock = await scriptedOpenAi();
   const context = await browser.newContext();
   try {
     mock.script.push('hold');
     const page = await openPlayground(context);
     await useMock(page, mock);
-    await page.fill('[data-testid=task]', 'Say something after a reload');
+    await page.fill('[data-testid=task]', 'Needs the key after a reload');
     await page.click('[data-testid=run]');
     const deadline = Date.now() + 20_000;
     while (mock.requests.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(mock.requests.length, 1, 'the model call was sent');
-    mock.script.push({ text: 'Back after the reload.' });
+    assert.equal(mock.requests[0].headers.authorization, 'Bearer sk-ui-SECRET');
+    mock.script.push({ text: 'Resumed with the key.' });
     await page.reload();
-    await page.waitForSelector('[data-kind=run_finished]', { timeout: 30_000 });
-    assert.match(await page.textContent('[data-testid=timeline]'), /Back after the reload\./);
-    assert.equal(mock.requests.length, 2, 'the interrupted call was sent again after the reload');
-    assert.equal(await page.locator('[data-testid=session-item]').count(), 1);
+    await page.waitForSelector('[data-testid=key-needed]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=key-needed]'), /OpenAI-compatible API \(scripted\)/);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(mock.requests.length, 1, 'no request went out without the key');
+    await page.click('.settings summary');
+    await page.selectOption('[data-testid=provider-kind]', 'openai');
+    await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
+    await page.click('[data-testid=resume]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=timeline]'), /Resumed with the key\./);
+    assert.equal(mock.requests.length, 2);
+    assert.equal(mock.requests[1].headers.authorization, 'Bearer sk-ui-SECRET');
+    assert.equal(await page.locator('[data-testid=key-needed]').count(), 0);
   } finally {
     await context.close();
     await mock.close();

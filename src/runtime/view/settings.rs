@@ -132,3 +132,26 @@ pub fn parse_max_steps(text: &str) -> Result<Option<u32>, String> {
         )),
     }
 }
+
+/// Why a session cannot be reopened yet: its remote provider needs an API key and none was
+/// given (keys are never stored, so after a reload the user must enter it again).
+pub fn missing_key(options: &AgentOptions) -> Option<String> {
+    let provider = options.provider.as_ref()?;
+    let name = match provider.kind {
+        ProviderKind::Local => return None,
+        ProviderKind::Openai => "an OpenAI-compatible API",
+        ProviderKind::Anthropic => "the Anthropic API",
+    };
+    if provider
+        .api_key
+        .as_deref()
+        .is_some_and(|k| !k.trim().is_empty())
+    {
+        return None;
+    }
+    let model = provider.model.as_deref().unwrap_or("its model");
+    Some(format!(
+        "This session talks to {name} ({model}). API keys are never stored, so enter the key \
+         under Model & budget (same provider), then press Resume."
+    ))
+}
