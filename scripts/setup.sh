@@ -57,10 +57,10 @@ if [ "$mode" = "--serve" ]; then
   exit 0
 fi
 
-if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
-  step "chromium + chromedriver: present"
+if [ -x /usr/bin/chromium ]; then
+  step "chromium: present"
 else
-  step "chromium + chromedriver: installing from Debian"
+  step "chromium: installing from Debian"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 fi

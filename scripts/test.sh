@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-export CHROMEDRIVER=/usr/bin/chromedriver
+
 
 section() { printf '\n==== %s\n' "$*"; }
 
@@ -23,7 +23,7 @@ section "native tests: cargo test"
 mkdir -p target
 cargo test 2>&1 | tee target/native-tests.log
 
-section "browser tests: wasm-bindgen-test in headless Chromium (with a loopback mock provider)"
+section "browser tests: wasm-bindgen-test in headless Chromium via playwright-core (with a loopback mock provider)"
 export WASM_BINDGEN_TEST_TIMEOUT=180
 tests/support/run_with_mock.sh -- cargo test --target wasm32-unknown-unknown \
   --test browser_mount --test browser_store --test browser_models 2>&1 | tee target/browser-tests.log

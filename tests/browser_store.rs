@@ -1,5 +1,6 @@
 //! The store contract against IndexedDB in headless Chromium (one fresh database per test),
-//! plus what only a browser has: quota errors, durability modes, a corrupt row, Web Locks.
+//! plus what only a browser has: durability modes, a corrupt row, lost connections, Web Locks.
+//! (A full disk is tested with Chromium's real quota in `tests/e2e/api.test.mjs`.)
 #![cfg(all(test, target_arch = "wasm32"))]
 // Clippy's allow-*-in-tests settings do not recognise `#[wasm_bindgen_test]` functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -108,31 +109,6 @@ contract!(
     a_record_round_trips_byte_identical_through_json,
     a_thousand_records_load_back_in_order,
 );
-
-#[wasm_bindgen_test]
-async fn quota_exceeded_is_reported_and_nothing_is_written() {
-    let store = fresh_store();
-    store
-        .append("s", &messages(3), Durability::Relaxed)
-        .await
-        .unwrap();
-    store.fail_next_append_for_tests().unwrap();
-    let batch = [message(3, "a"), message(4, "b")];
-    let refused = store.append("s", &batch, Durability::Relaxed).await;
-    assert!(
-        matches!(refused, Err(StoreError::QuotaExceeded(_))),
-        "{refused:?}"
-    );
-    assert_eq!(store.load("s").await.unwrap(), messages(3));
-    assert_eq!(store.sessions().await.unwrap(), vec![summary("s", 3, 1002)]);
-    // The hook fires once; the same batch then goes through.
-    store
-        .append("s", &batch, Durability::Relaxed)
-        .await
-        .unwrap();
-    assert_eq!(store.load("s").await.unwrap().len(), 5);
-    store.delete_database().await.unwrap();
-}
 
 #[wasm_bindgen_test]
 async fn a_strict_append_is_stored_and_loads_back() {

@@ -31,9 +31,6 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = deleteDatabase)]
     async fn js_delete_database(db: &str) -> Result<JsValue, JsValue>;
 
-    #[wasm_bindgen(catch, js_name = __setFailNextAppend)]
-    fn js_set_fail_next_append(db: &str) -> Result<(), JsValue>;
-
     #[wasm_bindgen(catch, js_name = __closeConnectionBehindOurBack)]
     async fn js_close_connection_behind_our_back(db: &str) -> Result<JsValue, JsValue>;
 }
@@ -82,13 +79,6 @@ impl IdbStore {
             .await
             .map(drop)
             .map_err(|e| to_store_error(&e))
-    }
-
-    /// Test-only: makes the next append to this database write its rows and then abort with a
-    /// real `QuotaExceededError`, as a full disk does. Never call it in the app.
-    #[doc(hidden)]
-    pub fn fail_next_append_for_tests(&self) -> Result<(), StoreError> {
-        js_set_fail_next_append(&self.db_name).map_err(|e| to_store_error(&e))
     }
 
     /// Test-only: closes the cached connection without the store noticing, as when WebKit

@@ -18,8 +18,6 @@ const BLOCKED_GRACE_MS = 3000;
 
 /** Cached connections: database name -> Promise<IDBDatabase>. */
 const connections = new Map();
-/** Test-only: database names whose next append must abort with a QuotaExceededError. */
-const failNextAppend = new Set();
 
 function namedError(name, message, fields) {
   const error = new Error(message);
@@ -136,7 +134,6 @@ function settle(tx, failure) {
  */
 export async function append(db, session, records, durability) {
   const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite', { durability });
-  const injectQuota = failNextAppend.delete(db);
   let failure = null;
   const done = settle(tx, () => failure);
   const fail = (error) => {
@@ -200,10 +197,6 @@ export async function append(db, session, records, durability) {
         const last = fresh[fresh.length - 1];
         sessionStore.put({ session, records: count + fresh.length, updated_at: last.at });
       }
-      if (injectQuota) {
-        fail(new DOMException('simulated by __setFailNextAppend', 'QuotaExceededError'));
-        return;
-      }
       if (typeof tx.commit === 'function') tx.commit();
     };
     if (pending === 0) {
@@ -250,7 +243,6 @@ export async function deleteSession(db, session) {
 export async function deleteDatabase(name) {
   const cached = connections.get(name);
   connections.delete(name);
-  failNextAppend.delete(name);
   if (cached !== undefined) {
     try {
       (await cached).close();
@@ -263,17 +255,11 @@ export async function deleteDatabase(name) {
     request.onsuccess = () => resolve();
     request.onerror = () => reject(request.error);
     request.onblocked = () => {
-      // Another tab still has it open; it gets versionchange and should close, then success fires.
+      // Another tab still has it open; it gets versionchange and should close, then success
+      // fires. If it does not within a few seconds, say so instead of waiting forever.
+      setTimeout(() => reject(namedError('BlockedError', `database ${name} is still open elsewhere; close other tabs and retry`)), 5000);
     };
   });
-}
-
-/**
- * TEST-ONLY hook: the next append to database `name` issues its writes and then aborts the
- * transaction with a real DOMException named QuotaExceededError, the way a full disk does.
- */
-export function __setFailNextAppend(name) {
-  failNextAppend.add(name);
 }
 
 /**
