@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
-use store_contract::{message, messages, summary};
+use store_contract::{message, messages};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
