@@ -36,32 +36,13 @@ fn the_unsolvable_task_drill_ends_inside_its_budget_with_a_handoff_report() {
         ..limits()
     };
     let mut h = Harness::new(cfg);
-    let mut effects = h.user("Find the password in the vault");
-    let mut outcome = None;
-    for i in 0..20 {
-        // The model tries a different file each time; each read says "no password here".
-        effects = h.reply(
-            &effects,
-            calls(vec![call(
-                &format!("c{i}"),
-                "read_file",
-                json!({"path": format!("vault/{i}.txt")}),
-            )]),
-        );
-        if let Some(o) = Harness::finished(&effects) {
-            outcome = Some(o);
-            break;
-        }
-        effects = h.tool_result(
-            &format!("c{i}"),
-            &format!("vault/{i}.txt: no password here (entry {i})"),
-            false,
-        );
-        if let Some(o) = Harness::finished(&effects) {
-            outcome = Some(o);
-            break;
-        }
-    }
+    // The model tries a different file each time; each read says "no password here".
+    let outcome = h.read_until_finished(
+        "Find the password in the vault",
+        20,
+        |i| format!("vault/{i}.txt"),
+        |i| format!("vault/{i}.txt: no password here (entry {i})"),
+    );
     let outcome = outcome.expect("the run ended");
     assert_eq!(
         outcome.stop,
@@ -100,26 +81,9 @@ fn the_cost_budget_uses_the_price_table() {
         ..limits()
     };
     let mut h = Harness::new(cfg);
-    let mut effects = h.user("go");
     // Each reply: 100 input, 10 output → $0.00045.
-    for i in 0..5 {
-        effects = h.reply(
-            &effects,
-            calls(vec![call(
-                &format!("c{i}"),
-                "read_file",
-                json!({"path": format!("{i}")}),
-            )]),
-        );
-        if Harness::finished(&effects).is_some() {
-            break;
-        }
-        effects = h.tool_result(&format!("c{i}"), &format!("r{i}"), false);
-        if Harness::finished(&effects).is_some() {
-            break;
-        }
-    }
-    let outcome = Harness::finished(&effects).unwrap();
+    let outcome = h.read_until_finished("go", 5, |i| format!("{i}"), |i| format!("r{i}"));
+    let outcome = outcome.unwrap();
     assert_eq!(
         outcome.stop,
         StopReason::BudgetExhausted {
@@ -166,25 +130,8 @@ fn token_and_tool_call_budgets_stop_before_the_next_model_call() {
         let mut cfg = config();
         cfg.budget = budget;
         let mut h = Harness::new(cfg);
-        let mut effects = h.user("go");
-        for i in 0..10 {
-            effects = h.reply(
-                &effects,
-                calls(vec![call(
-                    &format!("c{i}"),
-                    "read_file",
-                    json!({"path": format!("{i}")}),
-                )]),
-            );
-            if Harness::finished(&effects).is_some() {
-                break;
-            }
-            effects = h.tool_result(&format!("c{i}"), &format!("r{i}"), false);
-            if Harness::finished(&effects).is_some() {
-                break;
-            }
-        }
-        let outcome = Harness::finished(&effects).unwrap();
+        let outcome = h.read_until_finished("go", 10, |i| format!("{i}"), |i| format!("r{i}"));
+        let outcome = outcome.unwrap();
         assert_eq!(
             outcome.stop,
             StopReason::BudgetExhausted { budget: kind },

@@ -202,6 +202,33 @@ impl Harness {
         .unwrap()
     }
 
+    /// Starts a run with `task`; then the model reads a new file each step (`path(i)`) and the
+    /// tool answers `result(i)`, until the run ends or `rounds` steps passed. The outcome, if any.
+    pub fn read_until_finished(
+        &mut self,
+        task: &str,
+        rounds: usize,
+        path: impl Fn(usize) -> String,
+        result: impl Fn(usize) -> String,
+    ) -> Option<tabloop::core::RunOutcome> {
+        let mut effects = self.user(task);
+        for i in 0..rounds {
+            let id = format!("c{i}");
+            effects = self.reply(
+                &effects,
+                calls(vec![call(&id, "read_file", json!({"path": path(i)}))]),
+            );
+            if let Some(outcome) = Self::finished(&effects) {
+                return Some(outcome);
+            }
+            effects = self.tool_result(&id, &result(i), false);
+            if let Some(outcome) = Self::finished(&effects) {
+                return Some(outcome);
+            }
+        }
+        None
+    }
+
     /// The log's event type names from `from` on, for whole-sequence comparisons.
     pub fn kinds(&self, from: usize) -> Vec<String> {
         self.log[from..].iter().map(|r| kind(&r.event)).collect()
