@@ -9,6 +9,7 @@ mod budget;
 mod completion;
 mod context;
 mod decide;
+mod digest;
 mod effect;
 mod error;
 mod fingerprint;
@@ -26,6 +27,7 @@ mod tools;
 
 pub use agent::Agent;
 pub use budget::cost_of;
+pub use digest::{RunPhase, SessionDigest, SpentSummary};
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
 pub use fingerprint::{args_hash, canonical_json};

@@ -8,6 +8,7 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::{pin_mut, FutureExt, StreamExt};
 
 use super::notice::{Notice, Observer};
+use super::options::BudgetOptions;
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
@@ -20,6 +21,9 @@ const TICK_MS: u64 = 1_000;
 pub enum Command {
     /// Feed this input to the core.
     Input(Input),
+    /// Raise the limits of a run stopped by its budget: these options laid over the run's
+    /// current limits (so a limit not mentioned, a cost cap say, is kept), and continue it.
+    ExtendBudget(BudgetOptions),
     /// Try again to write the records that storage refused.
     RetryStorage,
     /// Stop the driver's task (the session stays in the log).
@@ -120,6 +124,20 @@ where
         Ok(())
     }
 
+    /// Extends the budget of the current run: `options` over its current limits (the
+    /// session's default limits before any run).
+    pub async fn extend_budget(&mut self, options: &BudgetOptions) -> Result<(), InputError> {
+        let state = self.agent.state();
+        let current = state
+            .run
+            .as_ref()
+            .map_or(state.config.budget, |run| run.limits);
+        self.feed(Input::ExtendBudget {
+            budget: options.over(current),
+        })
+        .await
+    }
+
     /// Runs until `Command::Stop` or until the command channel closes.
     pub async fn run(mut self, mut commands: UnboundedReceiver<Command>) -> Self {
         enum Wake {
@@ -150,6 +168,9 @@ where
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
                     // A refused input (a late result, a stale approval) changes nothing.
                     let _ = self.feed(input).await;
+                }
+                Wake::Command(Some(Command::ExtendBudget(options))) => {
+                    let _ = self.extend_budget(&options).await;
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
                 Wake::Work(None) => {}

@@ -1,0 +1,294 @@
+//! The session service: the one place sessions are created, opened (with the provider merged
+//! once), listed, imported, exported, forked and deleted. The JS API and the playground both
+//! call it; the platform (the composition root) supplies the store and runs live sessions.
+
+use std::rc::Rc;
+
+use futures::channel::mpsc::{unbounded, UnboundedReceiver};
+use futures::future::LocalBoxFuture;
+
+use super::driver::Command;
+use super::live::LiveSession;
+use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
+use crate::core::SessionDigest;
+use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Millis, Record, ReplayError};
+use crate::ports::{Durability, EventStore, StoreError};
+
+/// Why a session operation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServiceError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A log cannot be read or replayed.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The options are invalid.
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+    /// An imported session's id is taken.
+    #[error("a session named {0} already exists")]
+    Exists(String),
+    /// The platform could not run the session (its tools, its lock).
+    #[error("{0}")]
+    Platform(String),
+}
+
+/// A session about to be opened by this page: its id, the options with the provider merged
+/// from the stored one, and the configuration a new log would start with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// Session id.
+    pub session: String,
+    /// The options, provider merged.
+    pub options: AgentOptions,
+    /// The configuration of a new log (a stored log keeps its own).
+    pub config: AgentConfig,
+}
+
+/// What the platform needs to run a live session: the control half, the configuration of a new
+/// log, the provider to build the model client from, and the commands its driver reads.
+pub struct Launch {
+    /// The control half the callers hold.
+    pub live: Rc<LiveSession>,
+    /// The configuration of a new log.
+    pub config: AgentConfig,
+    /// The provider (with its key) the model client is built from.
+    pub provider: ProviderOptions,
+    /// The driver's commands.
+    pub commands: UnboundedReceiver<Command>,
+}
+
+/// One session in a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedSession {
+    /// Session id.
+    pub session: String,
+    /// Time of its last record.
+    pub updated_at: Millis,
+    /// Title, status and spend.
+    pub digest: SessionDigest,
+}
+
+/// What the platform provides beyond the store: ids, the registered tools, and running a live
+/// session (its lock, its driver task, its model client and tool host).
+pub trait Platform {
+    /// A fresh session id.
+    fn new_session_id(&self) -> String;
+    /// The tools the page registered.
+    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, String>>;
+    /// Starts running `launch` (its driver may start later, once this page holds the lock).
+    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), String>>;
+}
+
+/// An [`EventStore`] behind a pointer, so the service names no concrete store.
+pub trait DynStore {
+    /// See [`EventStore::append`].
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        records: &'a [Record],
+        durability: Durability,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// See [`EventStore::load`].
+    fn load<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>>;
+    /// See [`EventStore::sessions`].
+    fn sessions(&self)
+        -> LocalBoxFuture<'_, Result<Vec<crate::ports::SessionSummary>, StoreError>>;
+    /// See [`EventStore::delete`].
+    fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+}
+
+impl<S: EventStore> DynStore for S {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        records: &'a [Record],
+        durability: Durability,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(EventStore::append(self, session, records, durability))
+    }
+    fn load<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>> {
+        Box::pin(EventStore::load(self, session))
+    }
+    fn sessions(
+        &self,
+    ) -> LocalBoxFuture<'_, Result<Vec<crate::ports::SessionSummary>, StoreError>> {
+        Box::pin(EventStore::sessions(self))
+    }
+    fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(EventStore::delete(self, session))
+    }
+}
+
+/// The provider a resumed session uses: the given one completed from the stored one when both
+/// are of the same kind; the stored one when only a key for another kind was given (a session
+/// keeps its model); otherwise whatever is there.
+pub fn merge_provider(
+    given: Option<ProviderOptions>,
+    stored: Option<ProviderOptions>,
+) -> Option<ProviderOptions> {
+    match (given, stored) {
+        (None, stored) => stored,
+        (Some(given), None) => Some(given),
+        (Some(given), Some(stored)) if given.kind == stored.kind => {
+            Some(given.completed_from(&stored))
+        }
+        (Some(given), Some(stored)) if given.base_url.is_none() && given.model.is_none() => {
+            Some(stored)
+        }
+        (Some(given), Some(_)) => Some(given),
+    }
+}
+
+/// The sessions of one store.
+pub struct SessionService {
+    store: Rc<dyn DynStore>,
+    platform: Rc<dyn Platform>,
+}
+
+impl SessionService {
+    /// The service over `store`, running live sessions through `platform`.
+    pub fn new(store: Rc<dyn DynStore>, platform: Rc<dyn Platform>) -> Self {
+        Self { store, platform }
+    }
+
+    /// Picks the session id and merges the provider with the stored one (read once).
+    pub async fn resolve(&self, mut options: AgentOptions) -> Result<Resolved, ServiceError> {
+        let session = options
+            .session
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| self.platform.new_session_id());
+        let stored = self.stored_provider(&session).await?;
+        options.provider = merge_provider(options.provider.take(), stored);
+        options.session = Some(session.clone());
+        let registered = self
+            .platform
+            .registered_tools()
+            .await
+            .map_err(ServiceError::Platform)?;
+        let config = options.to_config(&registered)?;
+        Ok(Resolved {
+            session,
+            options,
+            config,
+        })
+    }
+
+    /// Opens a resolved session in this page.
+    pub async fn launch(&self, resolved: Resolved) -> Result<Rc<LiveSession>, ServiceError> {
+        let (sender, commands) = unbounded();
+        let live = LiveSession::new(resolved.session, sender);
+        let launch = Launch {
+            live: live.clone(),
+            config: resolved.config,
+            provider: resolved.options.provider.unwrap_or_default(),
+            commands,
+        };
+        self.platform
+            .launch(launch)
+            .await
+            .map_err(ServiceError::Platform)?;
+        Ok(live)
+    }
+
+    /// Opens (or resumes) the session the options name, or a new one.
+    pub async fn open(&self, options: AgentOptions) -> Result<Rc<LiveSession>, ServiceError> {
+        let resolved = self.resolve(options).await?;
+        self.launch(resolved).await
+    }
+
+    /// Every stored session, in the store's order (by id).
+    pub async fn list(&self) -> Result<Vec<ListedSession>, ServiceError> {
+        let mut out = Vec::new();
+        for stored in self.store.sessions().await? {
+            let records = self.store.load(&stored.session).await?;
+            out.push(ListedSession {
+                session: stored.session,
+                updated_at: stored.updated_at,
+                digest: SessionDigest::from_records(&records),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The whole log of a session.
+    pub async fn records(&self, session: &str) -> Result<Vec<Record>, ServiceError> {
+        Ok(self.store.load(session).await?)
+    }
+
+    /// A session as JSON lines (no API key is ever in the log).
+    pub async fn export(&self, session: &str) -> Result<String, ServiceError> {
+        Ok(to_jsonl(&self.records(session).await?))
+    }
+
+    /// Stores a session exported as JSON lines; returns its id. Refuses a log from a newer
+    /// build, a log that does not replay and an id that is taken.
+    pub async fn import(&self, jsonl: &str) -> Result<String, ServiceError> {
+        let records = parse_jsonl(jsonl)?;
+        let agent = Agent::replay(&records)?;
+        let session = agent.state().session.clone();
+        if !self.store.load(&session).await?.is_empty() {
+            return Err(ServiceError::Exists(session));
+        }
+        self.store
+            .append(&session, &records, Durability::Strict)
+            .await?;
+        Ok(session)
+    }
+
+    /// Copies `session` up to the end of `step` into a new session; returns its id.
+    pub async fn fork(&self, session: &str, step: u32) -> Result<String, ServiceError> {
+        let records = self.store.load(session).await?;
+        let forked_id = self.platform.new_session_id();
+        let forked = Agent::fork(&records, step, &forked_id)?;
+        self.store
+            .append(&forked_id, &forked, Durability::Strict)
+            .await?;
+        Ok(forked_id)
+    }
+
+    /// Removes a stored session.
+    pub async fn delete(&self, session: &str) -> Result<(), ServiceError> {
+        Ok(self.store.delete(session).await?)
+    }
+
+    /// The provider a stored session was created with, if it exists.
+    async fn stored_provider(
+        &self,
+        session: &str,
+    ) -> Result<Option<ProviderOptions>, ServiceError> {
+        Ok(stored_provider(&self.store.load(session).await?))
+    }
+}
+
+/// Runs a launched session's driver over the given adapters until it stops (the platform calls
+/// this once it holds the session's lock).
+pub async fn drive<M, S, T, C>(
+    launch: Launch,
+    model: Rc<M>,
+    store: Rc<S>,
+    tools: Rc<T>,
+    clock: Rc<C>,
+) where
+    M: crate::ports::ModelClient + 'static,
+    S: EventStore + 'static,
+    T: crate::ports::ToolHost + 'static,
+    C: crate::ports::Clock + 'static,
+{
+    let Launch {
+        live,
+        config,
+        commands,
+        ..
+    } = launch;
+    let session = live.session.clone();
+    let observer = live.observer();
+    match super::Driver::open(&session, config, model, store, tools, clock, observer).await {
+        Ok(driver) => {
+            driver.run(commands).await;
+        }
+        Err(e) => live.fail(e.to_string()),
+    }
+}
