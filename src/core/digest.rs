@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
 
+/// Version of the [`SessionDigest`] layout; a stored digest of another version is rebuilt.
+pub const DIGEST_SCHEMA: u32 = 1;
+
 /// What the current run is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -13,7 +13,7 @@ use super::loop_guard::{LoopGuard, Verdict};
 use crate::protocol::ToolCall;
 
 /// Where a run is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Phase {
     /// Between steps while the next decision is made (never seen between two inputs).
     Between,
@@ -33,7 +33,7 @@ pub enum Phase {
 }
 
 /// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolBatch {
     /// One slot per call, in the model's order.
     pub slots: Vec<Slot>,
@@ -60,7 +60,7 @@ impl ToolBatch {
 }
 
 /// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slot {
     /// The call as the model made it.
     pub call: ToolCall,
@@ -83,7 +83,7 @@ pub struct Slot {
 }
 
 /// Where a tool call is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SlotState {
     /// Not started and not refused yet.
     Pending,
@@ -125,7 +125,7 @@ pub enum TodoStatus {
 }
 
 /// Everything about the current (or last) run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
     /// Run number in the session, from 1.
     pub number: u32,

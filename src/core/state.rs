@@ -1,6 +1,8 @@
 //! The agent's state and the fold that builds it: `apply` is the only place state changes, used
 //! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::BTreeSet;
 
 use super::context::Transcript;
@@ -16,7 +18,7 @@ pub const CONTINUE_PROMPT: &str =
     "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
 
 /// What the last completed tool batch left for the next decision.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BatchSummary {
     /// A human decided an approval during the batch.
     pub approval_decided: bool,
@@ -27,7 +29,7 @@ pub struct BatchSummary {
 }
 
 /// Everything the core knows about a session, folded from its log.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentState {
     /// Session id.
     pub session: String,

@@ -9,6 +9,7 @@ use futures::{pin_mut, FutureExt, StreamExt};
 
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
+use super::resume::{open_agent, refresh_snapshot};
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
@@ -57,6 +58,8 @@ pub struct Driver<M, S, T, C> {
     waiting: Vec<Effect>,
     storage_failed: bool,
     in_flight: InFlight,
+    /// Records the stored fold snapshot covers.
+    snapshot_covers: u64,
 }
 
 impl<M, S, T, C> Driver<M, S, T, C>
@@ -78,14 +81,7 @@ where
         clock: Rc<C>,
         observer: Observer,
     ) -> Result<Self, DriverError> {
-        let log = store.load(session).await?;
-        let agent = if log.is_empty() {
-            Agent::new(session, config, clock.now())
-        } else {
-            let mut agent = Agent::replay(&log)?;
-            agent.resume(clock.now());
-            agent
-        };
+        let (agent, snapshot_covers) = open_agent(&*store, session, config, clock.now()).await?;
         let mut driver = Self {
             agent,
             session: session.to_string(),
@@ -98,6 +94,7 @@ where
             waiting: Vec::new(),
             storage_failed: false,
             in_flight: InFlight::default(),
+            snapshot_covers,
         };
         // If storage refuses these first records the driver opens paused, as after any failed
         // write; the observer has been told.
@@ -219,8 +216,19 @@ where
                 .await
             {
                 Ok(()) => {
+                    let last = self.unsaved.last().cloned();
                     for record in self.unsaved.drain(..) {
                         (self.observer)(&Notice::Persisted(record));
+                    }
+                    if let Some(last) = last {
+                        self.snapshot_covers = refresh_snapshot(
+                            &*self.store,
+                            &self.session,
+                            &self.agent,
+                            &last,
+                            self.snapshot_covers,
+                        )
+                        .await;
                     }
                     if self.storage_failed {
                         self.storage_failed = false;

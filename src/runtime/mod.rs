@@ -8,6 +8,7 @@ mod driver;
 mod live;
 mod notice;
 pub mod options;
+mod resume;
 mod service;
 pub mod synthetic;
 mod work;

@@ -11,8 +11,10 @@ use super::driver::Command;
 use super::live::LiveSession;
 use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
 use crate::core::SessionDigest;
-use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Millis, Record, ReplayError};
-use crate::ports::{Durability, EventStore, StoreError};
+use crate::core::{
+    parse_jsonl, to_jsonl, Agent, AgentConfig, Millis, Record, ReplayError, SNAPSHOT_EVERY,
+};
+use crate::ports::{Durability, EventStore, IndexedSession, StoreError, StoredSnapshot};
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -97,6 +99,21 @@ pub trait DynStore {
         -> LocalBoxFuture<'_, Result<Vec<crate::ports::SessionSummary>, StoreError>>;
     /// See [`EventStore::delete`].
     fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>>;
+    /// See [`EventStore::load_range`].
+    fn load_range<'a>(
+        &'a self,
+        session: &'a str,
+        from: u64,
+        to: Option<u64>,
+    ) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>>;
+    /// See [`EventStore::index`].
+    fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>>;
+    /// See [`EventStore::save_snapshot`].
+    fn save_snapshot<'a>(
+        &'a self,
+        session: &'a str,
+        snapshot: StoredSnapshot,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
 }
 
 impl<S: EventStore> DynStore for S {
@@ -118,6 +135,24 @@ impl<S: EventStore> DynStore for S {
     }
     fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         Box::pin(EventStore::delete(self, session))
+    }
+    fn load_range<'a>(
+        &'a self,
+        session: &'a str,
+        from: u64,
+        to: Option<u64>,
+    ) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>> {
+        Box::pin(EventStore::load_range(self, session, from, to))
+    }
+    fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>> {
+        Box::pin(EventStore::index(self))
+    }
+    fn save_snapshot<'a>(
+        &'a self,
+        session: &'a str,
+        snapshot: StoredSnapshot,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(EventStore::save_snapshot(self, session, snapshot))
     }
 }
 
@@ -199,18 +234,20 @@ impl SessionService {
         self.launch(resolved).await
     }
 
-    /// Every stored session, in the store's order (by id).
+    /// Every stored session, in the store's order (by id), from the sessions index: the logs
+    /// are not read.
     pub async fn list(&self) -> Result<Vec<ListedSession>, ServiceError> {
-        let mut out = Vec::new();
-        for stored in self.store.sessions().await? {
-            let records = self.store.load(&stored.session).await?;
-            out.push(ListedSession {
-                session: stored.session,
-                updated_at: stored.updated_at,
-                digest: SessionDigest::from_records(&records),
-            });
-        }
-        Ok(out)
+        Ok(self
+            .store
+            .index()
+            .await?
+            .into_iter()
+            .map(|indexed| ListedSession {
+                session: indexed.session,
+                updated_at: indexed.updated_at,
+                digest: indexed.digest,
+            })
+            .collect())
     }
 
     /// The whole log of a session.
@@ -229,13 +266,37 @@ impl SessionService {
         let records = parse_jsonl(jsonl)?;
         let agent = Agent::replay(&records)?;
         let session = agent.state().session.clone();
-        if !self.store.load(&session).await?.is_empty() {
+        if !self
+            .store
+            .load_range(&session, 0, Some(1))
+            .await?
+            .is_empty()
+        {
             return Err(ServiceError::Exists(session));
         }
         self.store
             .append(&session, &records, Durability::Strict)
             .await?;
+        self.snapshot(&session, &agent, &records).await;
         Ok(session)
+    }
+
+    /// Stores a snapshot of a long log just written, so its first open does not replay it all.
+    async fn snapshot(&self, session: &str, agent: &Agent, records: &[Record]) {
+        let Some(last) = records.last() else {
+            return;
+        };
+        if (records.len() as u64) < SNAPSHOT_EVERY {
+            return;
+        }
+        if let Some(json) = agent.snapshot_json(last) {
+            let records = last.seq + 1;
+            // Derived data: without it the first open replays the whole log.
+            let _ = self
+                .store
+                .save_snapshot(session, StoredSnapshot { records, json })
+                .await;
+        }
     }
 
     /// Copies `session` up to the end of `step` into a new session; returns its id.
@@ -246,6 +307,8 @@ impl SessionService {
         self.store
             .append(&forked_id, &forked, Durability::Strict)
             .await?;
+        let agent = Agent::replay(&forked)?;
+        self.snapshot(&forked_id, &agent, &forked).await;
         Ok(forked_id)
     }
 
@@ -259,7 +322,9 @@ impl SessionService {
         &self,
         session: &str,
     ) -> Result<Option<ProviderOptions>, ServiceError> {
-        Ok(stored_provider(&self.store.load(session).await?))
+        Ok(stored_provider(
+            &self.store.load_range(session, 0, Some(1)).await?,
+        ))
     }
 }
 
