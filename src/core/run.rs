@@ -141,8 +141,6 @@ pub struct RunState {
     pub step: u32,
     /// A step has started and not finished.
     pub step_open: bool,
-    /// Spend when the current step started.
-    pub step_ledger_before: Ledger,
     /// Evidence gathered in the current step.
     pub step_evidence: EvidenceDelta,
     /// Loop detection.
@@ -186,7 +184,6 @@ impl RunState {
             phase: Phase::Between,
             step: 0,
             step_open: false,
-            step_ledger_before: Ledger::default(),
             step_evidence: EvidenceDelta::default(),
             guard: LoopGuard::default(),
             verdict: Verdict::Continue,

@@ -53,10 +53,6 @@ pub struct AgentState {
     pub last_batch: Option<BatchSummary>,
     /// Approval scopes (tool + key, e.g. a host) a human approved in this session.
     pub approved_scopes: BTreeSet<String>,
-    /// Tokens used by the whole session.
-    pub session_usage: Usage,
-    /// Spend of the whole session in USD.
-    pub session_cost_usd: f64,
 }
 
 impl AgentState {
@@ -74,8 +70,6 @@ impl AgentState {
             last_user_text: String::new(),
             last_batch: None,
             approved_scopes: BTreeSet::new(),
-            session_usage: Usage::default(),
-            session_cost_usd: 0.0,
         }
     }
 
@@ -234,7 +228,6 @@ impl AgentState {
         let Some(run) = self.run.as_mut() else { return };
         run.step = step;
         run.step_open = true;
-        run.step_ledger_before = run.ledger;
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
         run.phase = Phase::Between;
@@ -315,8 +308,6 @@ impl AgentState {
     }
 
     fn charge(&mut self, usage: &Usage, cost_usd: f64) {
-        self.session_usage.add(usage);
-        self.session_cost_usd += cost_usd;
         if let Some(run) = self.run.as_mut() {
             run.ledger.usage.add(usage);
             run.ledger.cost_usd += cost_usd;

@@ -8,12 +8,10 @@ use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::future::LocalBoxFuture;
 
 use super::driver::Command;
+use super::dyn_store::DynStore;
 use super::live::LiveSession;
 use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
-use crate::core::SessionDigest;
-use crate::core::{
-    parse_jsonl, to_jsonl, Agent, AgentConfig, Millis, Record, ReplayError, SNAPSHOT_EVERY,
-};
+use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Record, ReplayError, SNAPSHOT_EVERY};
 use crate::ports::{Durability, EventStore, IndexedSession, StoreError, StoredSnapshot};
 
 /// Why a session operation failed.
@@ -61,16 +59,8 @@ pub struct Launch {
     pub commands: UnboundedReceiver<Command>,
 }
 
-/// One session in a list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListedSession {
-    /// Session id.
-    pub session: String,
-    /// Time of its last record.
-    pub updated_at: Millis,
-    /// Title, status and spend.
-    pub digest: SessionDigest,
-}
+/// One session in a list: the sessions index entry.
+pub type ListedSession = IndexedSession;
 
 /// What the platform provides beyond the store: ids, the registered tools, and running a live
 /// session (its lock, its driver task, its model client and tool host).
@@ -81,79 +71,6 @@ pub trait Platform {
     fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, String>>;
     /// Starts running `launch` (its driver may start later, once this page holds the lock).
     fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), String>>;
-}
-
-/// An [`EventStore`] behind a pointer, so the service names no concrete store.
-pub trait DynStore {
-    /// See [`EventStore::append`].
-    fn append<'a>(
-        &'a self,
-        session: &'a str,
-        records: &'a [Record],
-        durability: Durability,
-    ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-    /// See [`EventStore::load`].
-    fn load<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>>;
-    /// See [`EventStore::sessions`].
-    fn sessions(&self)
-        -> LocalBoxFuture<'_, Result<Vec<crate::ports::SessionSummary>, StoreError>>;
-    /// See [`EventStore::delete`].
-    fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-    /// See [`EventStore::load_range`].
-    fn load_range<'a>(
-        &'a self,
-        session: &'a str,
-        from: u64,
-        to: Option<u64>,
-    ) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>>;
-    /// See [`EventStore::index`].
-    fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>>;
-    /// See [`EventStore::save_snapshot`].
-    fn save_snapshot<'a>(
-        &'a self,
-        session: &'a str,
-        snapshot: StoredSnapshot,
-    ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
-}
-
-impl<S: EventStore> DynStore for S {
-    fn append<'a>(
-        &'a self,
-        session: &'a str,
-        records: &'a [Record],
-        durability: Durability,
-    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(EventStore::append(self, session, records, durability))
-    }
-    fn load<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>> {
-        Box::pin(EventStore::load(self, session))
-    }
-    fn sessions(
-        &self,
-    ) -> LocalBoxFuture<'_, Result<Vec<crate::ports::SessionSummary>, StoreError>> {
-        Box::pin(EventStore::sessions(self))
-    }
-    fn delete<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(EventStore::delete(self, session))
-    }
-    fn load_range<'a>(
-        &'a self,
-        session: &'a str,
-        from: u64,
-        to: Option<u64>,
-    ) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>> {
-        Box::pin(EventStore::load_range(self, session, from, to))
-    }
-    fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>> {
-        Box::pin(EventStore::index(self))
-    }
-    fn save_snapshot<'a>(
-        &'a self,
-        session: &'a str,
-        snapshot: StoredSnapshot,
-    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(EventStore::save_snapshot(self, session, snapshot))
-    }
 }
 
 /// The provider a resumed session uses: the given one completed from the stored one when both
@@ -237,17 +154,7 @@ impl SessionService {
     /// Every stored session, in the store's order (by id), from the sessions index: the logs
     /// are not read.
     pub async fn list(&self) -> Result<Vec<ListedSession>, ServiceError> {
-        Ok(self
-            .store
-            .index()
-            .await?
-            .into_iter()
-            .map(|indexed| ListedSession {
-                session: indexed.session,
-                updated_at: indexed.updated_at,
-                digest: indexed.digest,
-            })
-            .collect())
+        Ok(self.store.index().await?)
     }
 
     /// The whole log of a session.
