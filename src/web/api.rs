@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use super::custom_client;
 use super::session_handle::{new_session_id, shared_store, SessionEvent, SessionHandle};
 use super::tool_host::register_tool as register_js_tool;
 use crate::core::{parse_jsonl, to_jsonl, Agent, Input};
@@ -28,13 +29,16 @@ fn error(message: impl std::fmt::Display) -> JsValue {
 /// Creates (or resumes) an agent session.
 #[wasm_bindgen(js_name = createAgent)]
 pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
+    let complete = custom_client::complete_function(&options);
     let options: AgentOptions = if options.is_undefined() || options.is_null() {
         AgentOptions::default()
     } else {
-        serde_wasm_bindgen::from_value(options)
+        serde_wasm_bindgen::from_value(custom_client::without_complete(&options))
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
-    let handle = SessionHandle::open(options).await.map_err(error)?;
+    let handle = SessionHandle::open_with(options, complete)
+        .await
+        .map_err(error)?;
     Ok(AgentHandle { inner: handle })
 }
 

@@ -82,7 +82,15 @@ pub fn new_session_id() -> String {
 
 impl SessionHandle {
     /// Opens (or resumes) the session the options name, or a new one.
-    pub async fn open(mut options: AgentOptions) -> Result<Rc<Self>, String> {
+    pub async fn open(options: AgentOptions) -> Result<Rc<Self>, String> {
+        Self::open_with(options, None).await
+    }
+
+    /// [`SessionHandle::open`] with the page's `complete` function for a custom provider.
+    pub async fn open_with(
+        mut options: AgentOptions,
+        complete: Option<js_sys::Function>,
+    ) -> Result<Rc<Self>, String> {
         let session = options
             .session
             .clone()
@@ -97,6 +105,10 @@ impl SessionHandle {
         }
         let registered = registered_tools().await.map_err(|e| e.to_string())?;
         let config = options.to_config(&registered).map_err(|e| e.to_string())?;
+        let model = Rc::new(AnyModel::from_options(
+            &options.provider.clone().unwrap_or_default(),
+            complete,
+        )?);
         let (commands, receiver) = unbounded();
         let handle = Rc::new(Self {
             session: session.clone(),
@@ -107,9 +119,6 @@ impl SessionHandle {
             writer: Rc::new(Cell::new(false)),
         });
         let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
-        let model = Rc::new(AnyModel::from_options(
-            &options.provider.clone().unwrap_or_default(),
-        ));
         let task_handle = handle.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let lock = match first_lock {
