@@ -19,6 +19,9 @@ cargo clippy --all-targets -- -D warnings
 section "cargo clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
+section "types: tsc over www/tabloop.d.ts and examples/typed"
+tsc -p tsconfig.json
+
 section "native tests: cargo test"
 mkdir -p target
 cargo test 2>&1 | tee target/native-tests.log
