@@ -34,6 +34,9 @@ tests/support/run_with_mock.sh -- cargo test --target wasm32-unknown-unknown \
 section "release build: trunk build --release"
 trunk build --release --public-url ./ 2>&1 | tail -n 5
 
+section "package build: scripts/build-package.sh (library without the playground, for bundlers)"
+bash scripts/build-package.sh pkg 2>&1 | tail -n 3
+
 section "end-to-end tests: node --test in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs 2>&1 | tee target/e2e-tests.log
 

@@ -235,6 +235,9 @@ export function deleteSession(session: string): Promise<void>;
 /** Mean microseconds of one loop step after `events` events of history, over `samples` steps
  *  (the browser benchmark's measurement). */
 export function benchCoreStep(events: number, samples: number): number;
+/** The JSON-lines log of a finished synthetic session with at least `events` records, for
+ *  importSession (benchmarks of opening and listing large sessions). */
+export function benchSessionLog(events: number, session: string): string;
 
 // ---- MCP client ----
 

@@ -26,6 +26,12 @@ fn error(message: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&message.to_string()).into()
 }
 
+/// The entry of the library build, which mounts nothing. Calling into this module from `main`
+/// is what links the crate, and with it every export of the API, into the binary.
+pub fn start_library() {
+    web_sys::console::debug_1(&"tabloop: API ready".into());
+}
+
 /// Creates (or resumes) an agent session.
 #[wasm_bindgen(js_name = createAgent)]
 pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
