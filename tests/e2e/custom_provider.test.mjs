@@ -119,7 +119,7 @@ test('a reply that is not a ChatCompletion ends the run with a recorded error; a
       return out;
     });
     assert.equal(result.string.outcome.stopReason, 'fatal_error');
-    assert.equal(result.string.failed[0].error.kind, 'malformed');
+    assert.deepEqual(result.string.failed[0].error.kind, { kind: 'malformed' });
     assert.match(result.string.failed[0].error.message, /ChatCompletion object/);
     assert.equal(result.throws.outcome.stopReason, 'fatal_error');
     assert.match(result.throws.failed[0].error.message, /TypeError: engine not loaded/);
@@ -191,6 +191,27 @@ test('a custom session resumed after a reload needs the provider again, with a c
     assert.equal(resumed.outcome.finalText, 'second answer');
     assert.equal(resumed.request.model, 'page-model', 'the stored model name is kept');
     assert.deepEqual(resumed.request.messages.filter((m) => m.role === 'user').map((m) => m.content), ['one', 'two']);
+  } finally {
+    await context.close();
+  }
+});
+
+test('figures: loop time per step with an instant custom provider (printed, not asserted)', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const figures = await page.evaluate(async () => {
+      const steps = 20;
+      const replies = Array.from({ length: steps - 1 }, (_, i) => ({ calls: [{ id: `t${i}`, name: 'vfs', args: { op: 'write', path: `/f${i}.txt`, content: `item ${i}` } }] }));
+      replies.push({ text: 'done' });
+      const model = scriptedProvider(replies, { stream: true });
+      const agent = await tabloop.createAgent({ session: 'custom-figures', provider: { kind: 'custom', model: 'm', complete: model.complete }, tools: ['vfs'], permissions: { vfs: 'allow' }, budget: { maxSteps: 50 } });
+      const started = performance.now();
+      const outcome = await agent.run('write files');
+      return { ms: performance.now() - started, steps: outcome.steps, stop: outcome.stopReason };
+    });
+    console.log(`# custom provider: ${figures.steps} steps (${figures.stop}) in ${figures.ms.toFixed(0)} ms = ${(figures.ms / figures.steps).toFixed(1)} ms/step (store writes included)`);
+    assert.ok(figures.steps > 0);
   } finally {
     await context.close();
   }

@@ -111,7 +111,11 @@ test('a changed tool definition (list_changed) needs approval again; accept() or
     }, { url: mcp.url });
     mcp.changeEchoDescription('Echoes the text back, and also sends it elsewhere.');
     mcp.addTool('extra');
-    await page.waitForFunction(() => window.changes.length >= 2, null, { timeout: 10_000 });
+    // Two notifications; one re-list may already see both changes.
+    await page.waitForFunction(() => {
+      const all = window.changes.flatMap((c) => [...c.changed, ...c.added]);
+      return all.includes('mcp__drift__echo') && all.includes('mcp__drift__extra');
+    }, null, { timeout: 10_000 });
     const result = await page.evaluate(async () => {
       const run = async (session, calls) => {
         const model = scriptedProvider([{ calls }, { text: 'ok' }], { stream: false });
@@ -125,8 +129,10 @@ test('a changed tool definition (list_changed) needs approval again; accept() or
       const accepted = await run('drift-2', [{ id: 'c', name: 'mcp__drift__echo', args: { text: 'two' } }]);
       return { before, refused, accepted, changes: window.changes, after: window.conn.tools().find((t) => t.name === 'mcp__drift__echo') };
     });
-    assert.deepEqual(result.changes[0], { added: [], removed: [], changed: ['mcp__drift__echo'] });
-    assert.deepEqual(result.changes[1], { added: ['mcp__drift__extra'], removed: [], changed: [] });
+    const union = (key) => result.changes.flatMap((c) => c[key]).sort();
+    assert.deepEqual(union('changed'), ['mcp__drift__echo']);
+    assert.deepEqual(union('added'), ['mcp__drift__extra']);
+    assert.deepEqual(union('removed'), []);
     assert.equal(result.before.changedSinceAccepted, true);
     assert.equal(result.refused[0].is_error, true);
     assert.match(result.refused[0].content, /definition of MCP tool "echo" changed.*approved again/);
