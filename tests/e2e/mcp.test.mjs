@@ -221,3 +221,28 @@ test('tools/list is followed across cursor pages; bad options are refused clearl
     await mcp.close();
   }
 });
+
+test('a server that forgot the session (404) gets a new one; the call is sent once more and succeeds', async () => {
+  const mcp = await startMcpServer();
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    await page.evaluate(async ({ url }) => {
+      window.conn = await tabloop.connectMcp({ name: 're', url, permission: 'allow' });
+    }, { url: mcp.url });
+    const firstSession = mcp.state.requests.at(-1).headers['mcp-session-id'];
+    mcp.forgetSessions();
+    const finished = await page.evaluate(async () => {
+      const model = scriptedProvider([{ calls: [{ id: 'e', name: 'mcp__re__echo', args: { text: 'again' } }] }, { text: 'ok' }], { stream: true });
+      const agent = await tabloop.createAgent({ session: 'mcp-reinit', provider: { kind: 'custom', model: 'm', complete: model.complete }, tools: ['mcp__re__echo'] });
+      await agent.run('echo');
+      return (await agent.events()).filter((e) => e.type === 'tool_call_finished').map((e) => ({ content: e.content, is_error: e.is_error }));
+    });
+    assert.deepEqual(finished, [{ content: 'echo: again', is_error: false }]);
+    const lastSession = mcp.state.requests.at(-1).headers['mcp-session-id'];
+    assert.ok(lastSession && lastSession !== firstSession, 'a new session id is used');
+  } finally {
+    await context.close();
+    await mcp.close();
+  }
+});

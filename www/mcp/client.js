@@ -46,6 +46,11 @@ class McpConnection {
     try {
       response = await this.transport.post(message, options);
     } catch (error) {
+      // The server forgot the session (restart, expiry): start a new one and send it once more.
+      if (error?.status === 404 && this.transport.sessionId !== undefined && method !== 'initialize' && !options.retried) {
+        await this.reinitialize();
+        return this.request(method, params, { ...options, retried: true });
+      }
       // The server may still be working on it: tell it to stop.
       if (error?.name === 'AbortError' || error?.timedOut) this.cancelRequest(id, error.message);
       throw error;
@@ -78,6 +83,12 @@ class McpConnection {
         : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `method not supported: ${message.method}` } };
       this.transport.post(reply).catch(() => {});
     }
+  }
+
+  async reinitialize() {
+    this.transport.sessionId = undefined;
+    this.transport.protocolVersion = undefined;
+    await this.initialize();
   }
 
   async initialize() {

@@ -125,17 +125,22 @@ export class StreamableHttpTransport {
 
   /**
    * Opens the standing GET stream for server-initiated messages, and reopens it when it ends
-   * while the connection is open. A server without one (405) is fine.
+   * while the connection is open (with the current session id, so after a re-initialisation
+   * too). A server without one (405) is fine.
    */
   listen() {
+    this.standing?.abort();
+    // A new session gets a new loop; the old one stops at its next turn.
+    const generation = (this.generation ?? 0) + 1;
+    this.generation = generation;
     const run = async () => {
       let delay = 250;
-      while (!this.closed) {
+      while (!this.closed && this.generation === generation) {
         const controller = new AbortController();
         this.standing = controller;
         try {
           const response = await fetch(this.url, { method: 'GET', headers: this.headers('text/event-stream'), signal: controller.signal });
-          if (response.status === 405 || response.status === 404) return;
+          if (response.status === 405) return;
           if (response.ok && response.body) {
             delay = 250;
             for await (const event of readSse(response.body)) {

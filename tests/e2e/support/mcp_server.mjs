@@ -122,6 +122,10 @@ export async function startMcpServer(options = {}) {
         session.tools[name] = session.server.registerTool(name, { description: `Added ${name}.`, inputSchema: {} }, async () => ({ content: [{ type: 'text', text: name }] }));
       }
     },
+    /** Forgets every session, as a restarted server would: later requests get 404. */
+    forgetSessions() {
+      state.sessions.clear();
+    },
     async close() {
       for (const session of state.sessions.values()) await session.transport.close().catch(() => {});
       httpServer.closeAllConnections();
