@@ -19,6 +19,9 @@ cargo clippy --all-targets -- -D warnings
 section "cargo clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
+section "types: tsc over www/tabloop.d.ts and examples/typed"
+tsc -p tsconfig.json
+
 section "native tests: cargo test"
 mkdir -p target
 cargo test 2>&1 | tee target/native-tests.log
@@ -30,6 +33,9 @@ tests/support/run_with_mock.sh -- cargo test --target wasm32-unknown-unknown \
 
 section "release build: trunk build --release"
 trunk build --release --public-url ./ 2>&1 | tail -n 5
+
+section "package build: scripts/build-package.sh (library without the playground, for bundlers)"
+bash scripts/build-package.sh pkg 2>&1 | tail -n 3
 
 section "end-to-end tests: node --test in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs 2>&1 | tee target/e2e-tests.log

@@ -1,16 +1,21 @@
 //! Composition root: the one place concrete adapters are built (the IndexedDB store, and the
 //! tab's session platform with its model clients, tool host, locks and clock) and handed out:
-//! to the JS API, and to the playground through Leptos context.
+//! to the JS API, and (with the `playground` feature) to the playground through Leptos context.
 
 use std::rc::Rc;
 
+#[cfg(feature = "playground")]
 use leptos::prelude::*;
+#[cfg(feature = "playground")]
 use wasm_bindgen::JsCast;
 
 use crate::runtime::SessionService;
+#[cfg(feature = "playground")]
 use crate::ui::{ModelProgressFeed, Playground, ProgressContext, ServiceContext};
+#[cfg(feature = "playground")]
 use crate::view::DownloadProgress;
 use crate::web::idb_store::IdbStore;
+#[cfg(feature = "playground")]
 use crate::web::local_shared::on_progress;
 use crate::web::session_handle::TabPlatform;
 
@@ -29,6 +34,7 @@ pub fn session_service() -> Rc<SessionService> {
 
 /// Provides the session service and the model's download progress to the components below
 /// (call inside the mount closure).
+#[cfg(feature = "playground")]
 pub fn provide_services() {
     let service: ServiceContext = StoredValue::new_local(session_service());
     provide_context(service);
@@ -46,11 +52,18 @@ pub fn provide_services() {
     provide_context(progress);
 }
 
-/// Hands the session service to the JS API and mounts the playground into
-/// `#tabloop-playground` when the page has one. Pages that embed tabloop only for its API have
-/// none, and get no UI.
+/// Hands the session service to the JS API and, in the playground build, mounts the
+/// playground. The library package is built without it and only exports the API.
 pub fn start() {
     crate::web::api::install(session_service());
+    #[cfg(feature = "playground")]
+    mount_playground();
+}
+
+/// Mounts the playground into `#tabloop-playground` when the page has one. Pages that embed
+/// tabloop only for its API have none, and get no UI.
+#[cfg(feature = "playground")]
+fn mount_playground() {
     let root = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("tabloop-playground"))

@@ -4,7 +4,9 @@
 //! [`protocol`] holds the wire types and pure stream parsers, [`ports`] the traits the runtime
 //! performs effects through, [`runtime`] the async driver that connects them, and [`view`] the
 //! view models the UI and the JS API present. The browser
-//! adapters (`web`) and the Leptos UI (`ui`) exist only on `wasm32`.
+//! adapters (`web`), the composition root (`app`) and the Leptos UI (`ui`) exist only on
+//! `wasm32`; the UI only with the `playground` feature (on by default, off in the library
+//! package).
 
 pub mod core;
 pub mod ports;
@@ -14,7 +16,7 @@ pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "playground"))]
 pub mod ui;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

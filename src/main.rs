@@ -1,4 +1,5 @@
-//! The wasm entry point: installs the panic hook and mounts the playground.
+//! The wasm entry point: installs the panic hook and starts the composition root (which, with
+//! the `playground` feature, also mounts the playground).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

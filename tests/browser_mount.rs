@@ -1,7 +1,7 @@
 //! Browser tests: the playground mounts in headless Chromium and shows its shell; the timeline
 //! renders a tool call with its result from a log written by the core; and model or tool
 //! output that looks like markup stays text (no element is created from it).
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "playground"))]
 // Test code: clippy's allow-*-in-tests settings do not see `#[wasm_bindgen_test]` functions.
 #![allow(
     clippy::unwrap_used,

@@ -142,3 +142,25 @@ fn resuming_with_only_a_key_keeps_the_stored_model_and_base_url() {
     .completed_from(&stored);
     assert_eq!(local.model, None);
 }
+
+#[test]
+fn a_custom_provider_is_recorded_by_kind_and_model_only_and_keeps_its_model_on_resume() {
+    use tabloop::runtime::options::ProviderOptions;
+    let options: AgentOptions = serde_json::from_value(json!({
+        "provider": {"kind": "custom", "model": "Llama-3.2-1B-Instruct-q4f16_1-MLC"},
+        "tools": []
+    }))
+    .unwrap();
+    let config = options.to_config(&registered()).unwrap();
+    assert_eq!(
+        config.provider,
+        json!({"kind": "custom", "baseUrl": null, "model": "Llama-3.2-1B-Instruct-q4f16_1-MLC"})
+    );
+    assert_eq!(config.context_window, 128_000);
+    let stored = ProviderOptions::from_description(&config.provider).unwrap();
+    let given: ProviderOptions = serde_json::from_value(json!({"kind": "custom"})).unwrap();
+    assert_eq!(
+        given.completed_from(&stored).model.as_deref(),
+        Some("Llama-3.2-1B-Instruct-q4f16_1-MLC")
+    );
+}

@@ -11,7 +11,9 @@ function base() {
 /** The registry module, with the built-in tools registered once. */
 function registry() {
   registryPromise ??= (async () => {
-    const module = await import(new URL('www/tools/registry.js', base()).href);
+    // A bundled package provides the module itself (see www/package/index.js).
+    const provided = globalThis.TABLOOP_MODULES?.['www/tools/registry.js'];
+    const module = await (provided ? provided() : import(new URL('www/tools/registry.js', base()).href));
     for (const spec of module.builtinTools()) {
       if (!module.getTool(spec.name)) module.registerTool(spec);
     }

@@ -1,17 +1,113 @@
 // Public API of tabloop. The playground exposes it as `window.tabloop`; the ES module
-// `tabloop.js` (next to `tabloop_bg.wasm`) exports the same names after `await init()`.
+// `tabloop.js` (next to `tabloop_bg.wasm`) and the `tabloop` package export the same names
+// after `await init()`. `npx tsc -p tsconfig.json` checks this file and examples/typed/.
 
 export type Permission = 'allow' | 'ask' | 'deny';
 
 export interface ProviderOptions {
-  /** 'local' runs a model in the tab (default); the others call an API with a key. */
-  kind?: 'local' | 'openai' | 'anthropic';
+  /** 'local' runs a model in the tab (default); 'openai' / 'anthropic' call an API with a key;
+   *  'custom' calls `complete` (see CustomProviderOptions). */
+  kind?: 'local' | 'openai' | 'anthropic' | 'custom';
   /** API root, e.g. 'https://api.openai.com/v1'; for 'local', a GGUF URL. */
   baseUrl?: string;
   /** Sent only in the provider's auth header; never written to the event log or exports. */
   apiKey?: string;
   model?: string;
 }
+
+// ---- Custom model provider (Chat Completions shape) ----
+
+/** A content part of a Chat Completions message. */
+export type ChatContentPart = { type: 'text'; text: string } | { type: string; [field: string]: unknown };
+
+/** A message as Chat Completions defines it. */
+export type ChatMessage =
+  | { role: 'system' | 'developer'; content: string | ChatContentPart[]; name?: string }
+  | { role: 'user'; content: string | ChatContentPart[]; name?: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; refusal?: string | null }
+  | { role: 'tool'; content: string | ChatContentPart[]; tool_call_id: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** What a custom provider's `complete` receives. tabloop always asks for a stream; returning
+ *  one whole ChatCompletion is fine too. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  tool_choice?: 'auto' | 'none' | 'required';
+  max_tokens: number;
+  stream: true;
+  stream_options: { include_usage: boolean };
+}
+
+export interface ChatCompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+}
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | null;
+
+export interface ChatCompletion {
+  id?: string;
+  object?: 'chat.completion';
+  created?: number;
+  model?: string;
+  choices: {
+    index: number;
+    message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; refusal?: string | null; reasoning_content?: string | null };
+    finish_reason: ChatFinishReason;
+  }[];
+  usage?: ChatCompletionUsage | null;
+}
+
+export interface ChatCompletionChunk {
+  id?: string;
+  object?: 'chat.completion.chunk';
+  created?: number;
+  model?: string;
+  choices: {
+    index: number;
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      refusal?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: { index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason?: ChatFinishReason;
+  }[];
+  usage?: ChatCompletionUsage | null;
+}
+
+/** The page's model: a whole completion or a stream of chunks (WebLLM's
+ *  `engine.chat.completions.create` fits as is). `signal` aborts when the run is cancelled. */
+export type CompleteFunction = (
+  request: ChatCompletionRequest,
+  options: { signal: AbortSignal },
+) => ChatCompletion | AsyncIterable<ChatCompletionChunk> | Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
+
+/** `provider: { kind: 'custom', model, complete }`. The log records the kind and model only;
+ *  resuming the session needs `complete` again (createAgent rejects without it). */
+export interface CustomProviderOptions {
+  kind: 'custom';
+  /** Sent as the request's `model`; kept from the log on resume when omitted. */
+  model?: string;
+  complete: CompleteFunction;
+}
+
+// ---- end custom model provider ----
 
 export interface BudgetOptions {
   maxSteps?: number;
@@ -26,7 +122,7 @@ export interface BudgetOptions {
 export interface AgentOptions {
   /** An existing session id is resumed (its stored configuration wins). */
   session?: string;
-  provider?: ProviderOptions;
+  provider?: ProviderOptions | CustomProviderOptions;
   budget?: BudgetOptions;
   /** Tool names: built-ins 'http_fetch', 'vfs', 'eval', 'finish', 'todo', and registered ones. */
   tools?: string[];
@@ -40,13 +136,24 @@ export interface AgentOptions {
   requireFinish?: boolean;
 }
 
+export interface ToolContext {
+  /** Aborted on cancel or when `timeoutMs` passes. */
+  signal: AbortSignal;
+  callId: string;
+  session: string;
+  /** A human approved this call (or its approval scope) through the runtime. */
+  approved: boolean;
+}
+
 export interface ToolSpec {
   name: string;
   description: string;
   /** JSON Schema of the arguments; calls that do not match it are never executed. */
   parameters: object;
-  execute: (args: any, ctx: { signal: AbortSignal; callId: string; session: string }) => Promise<unknown> | unknown;
+  execute: (args: any, ctx: ToolContext) => Promise<unknown> | unknown;
   permission?: Permission;
+  /** What an approval also covers: `{ urlHost: 'url' }` = later calls to the host in that argument. */
+  approvalScope?: { urlHost: string } | null;
   idempotent?: boolean;
   parallelSafe?: boolean;
   timeoutMs?: number;
@@ -103,7 +210,99 @@ export interface Agent {
 }
 
 export function createAgent(options?: AgentOptions): Promise<Agent>;
-export function registerTool(spec: ToolSpec, options?: { replace?: boolean }): Promise<object>;
+/** The class of the objects createAgent resolves to (not constructible from JS). */
+export class AgentHandle {
+  private constructor();
+}
+export interface AgentHandle extends Agent {}
+export function registerTool(spec: ToolSpec, options?: { replace?: boolean }): Promise<ToolDescription>;
+
+/** A registered tool as the registry describes it (its spec without `execute`, defaults filled). */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  parameters: object;
+  permission: Permission;
+  idempotent: boolean;
+  parallelSafe: boolean;
+  timeoutMs: number;
+  approvalScope: { urlHost: string } | null;
+}
 export function listSessions(): Promise<{ session: string; records: number; updatedAt: number; title: string }[]>;
 export function importSession(jsonl: string): Promise<string>;
 export function deleteSession(session: string): Promise<void>;
+
+/** Mean microseconds of one loop step after `events` events of history, over `samples` steps
+ *  (the browser benchmark's measurement). */
+export function benchCoreStep(events: number, samples: number): number;
+/** The JSON-lines log of a finished synthetic session with at least `events` records, for
+ *  importSession (benchmarks of opening and listing large sessions). */
+export function benchSessionLog(events: number, session: string): string;
+
+// ---- MCP client ----
+
+export interface McpOptions {
+  /** Tools are registered as `mcp__<name>__<tool>`; letters, digits, `_` and `-`, at most 24. */
+  name: string;
+  /** The server's Streamable HTTP endpoint. It must allow this page's origin (CORS) and expose
+   *  the `Mcp-Session-Id` header. */
+  url: string;
+  /** Sent with every request, e.g. `{ authorization: 'Bearer …' }`. Never logged. */
+  headers?: Record<string, string>;
+  /** Permission of every tool of this server (default 'ask'). */
+  permission?: Permission;
+  /** Per-tool permission, by the server's tool name or the registered name. */
+  permissions?: Record<string, Permission>;
+  /** Deadline of each request and tool call in ms (default 30 000). */
+  timeoutMs?: number;
+}
+
+export interface McpToolState {
+  /** Registered name, `mcp__<server>__<tool>`. */
+  name: string;
+  /** The server's name for it. */
+  mcpName: string;
+  /** SHA-256 of the canonical definition (name, title, description, schemas, annotations). */
+  fingerprint: string;
+  /** The definition changed since it was accepted: calls a human did not approve are refused. */
+  changedSinceAccepted: boolean;
+}
+
+export interface McpToolsChange { added: string[]; removed: string[]; changed: string[] }
+
+export interface McpConnection {
+  readonly name: string;
+  readonly serverInfo: { name: string; version: string; [field: string]: unknown } | null;
+  readonly protocolVersion: string;
+  readonly instructions: string | null;
+  tools(): McpToolState[];
+  /** Tools not registered, with the reason (a name that does not fit, a non-object schema). */
+  skipped(): { tool: string; reason: string }[];
+  /** Lists the tools again (also done on `notifications/tools/list_changed`). */
+  refresh(): Promise<McpToolsChange>;
+  /** Accepts the current definition of one tool (server or registered name), or of all. */
+  accept(tool?: string): void;
+  onToolsChanged(callback: (change: McpToolsChange) => void): void;
+  /** Unregisters the tools and ends the server session. */
+  close(): Promise<void>;
+}
+
+/** Connects to an MCP server over Streamable HTTP and registers its tools. */
+export function connectMcp(options: McpOptions): Promise<McpConnection>;
+
+// ---- end MCP client ----
+
+// ---- module initialisation (wasm-bindgen) ----
+
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+/** Loads and starts the WebAssembly module; call once before anything else. Without an argument
+ *  it fetches `tabloop_bg.wasm` next to the module (bundlers resolve that URL). */
+export default function init(
+  module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
+): Promise<unknown>;
+
+/** Starts the module from bytes or a compiled module, synchronously. */
+export function initSync(module: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown;
+
+// ---- end module initialisation ----

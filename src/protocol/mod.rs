@@ -2,6 +2,7 @@
 //! pure stream parsers that turn provider bytes into them. No I/O, no clock, no browser types.
 
 pub mod anthropic;
+pub mod chat_completion;
 pub mod http_error;
 pub mod local;
 pub mod message;
@@ -12,6 +13,7 @@ pub mod sse;
 pub mod stream;
 
 pub use anthropic::AnthropicStream;
+pub use chat_completion::{custom_request, CompletionAssembler};
 pub use http_error::{parse_error_body, should_retry_header};
 pub use local::{build_local_request, parse_local_output, LocalRequest, ResponseFormat};
 pub use message::{Message, ToolCall, ToolSpec};

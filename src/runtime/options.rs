@@ -23,6 +23,9 @@ pub enum ProviderKind {
     Openai,
     /// The Anthropic Messages API.
     Anthropic,
+    /// A function the page passes (`complete`), spoken to in the Chat Completions shape. Only
+    /// the kind and model name enter the log; the function must be given again on resume.
+    Custom,
 }
 
 /// Provider settings. The API key is used for requests only and never enters the log.
@@ -203,11 +206,11 @@ impl AgentOptions {
             price: self.price.unwrap_or_default(),
             context_window: self.context_window.unwrap_or(match provider.kind {
                 ProviderKind::Local => 4096,
-                ProviderKind::Openai | ProviderKind::Anthropic => 128_000,
+                ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => 128_000,
             }),
             max_output_tokens: self.max_output_tokens.unwrap_or(match provider.kind {
                 ProviderKind::Local => 256,
-                ProviderKind::Openai | ProviderKind::Anthropic => 4096,
+                ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => 4096,
             }),
             require_finish: self.require_finish,
             ..defaults
@@ -217,7 +220,7 @@ impl AgentOptions {
 
 fn check_provider(provider: &ProviderOptions) -> Result<(), OptionsError> {
     let name = match provider.kind {
-        ProviderKind::Local => return Ok(()),
+        ProviderKind::Local | ProviderKind::Custom => return Ok(()),
         ProviderKind::Openai => "openai",
         ProviderKind::Anthropic => "anthropic",
     };

@@ -21,6 +21,7 @@ pub fn SettingsPanel(
     let summary = move || {
         settings.with(|s| match s.provider {
             ProviderKind::Local => "Local model, in this tab".to_string(),
+            ProviderKind::Custom => "The embedding page's model".to_string(),
             ProviderKind::Openai | ProviderKind::Anthropic => {
                 let name = if s.provider == ProviderKind::Openai {
                     "OpenAI-compatible"

@@ -51,12 +51,14 @@ impl Settings {
                 api_key: None,
                 model: None,
             },
-            ProviderKind::Openai | ProviderKind::Anthropic => ProviderOptions {
-                kind: self.provider,
-                base_url: some(&self.base_url),
-                api_key: some(&self.api_key),
-                model: some(&self.model),
-            },
+            ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => {
+                ProviderOptions {
+                    kind: self.provider,
+                    base_url: some(&self.base_url),
+                    api_key: some(&self.api_key),
+                    model: some(&self.model),
+                }
+            }
         };
         AgentOptions {
             session,
@@ -95,6 +97,7 @@ pub fn provider_value(kind: ProviderKind) -> &'static str {
         ProviderKind::Local => "local",
         ProviderKind::Openai => "openai",
         ProviderKind::Anthropic => "anthropic",
+        ProviderKind::Custom => "custom",
     }
 }
 
@@ -130,6 +133,13 @@ pub fn missing_key(options: &AgentOptions) -> Option<String> {
         ProviderKind::Local => return None,
         ProviderKind::Openai => "an OpenAI-compatible API",
         ProviderKind::Anthropic => "the Anthropic API",
+        ProviderKind::Custom => {
+            return Some(
+                "This session uses a model the embedding page provides (a custom provider); \
+                 reopen it from that page, which passes its complete function again."
+                    .to_string(),
+            )
+        }
     };
     if provider
         .api_key

@@ -1,10 +1,11 @@
-//! The model a session uses, chosen by its provider options: a remote API or the shared in-tab
-//! model.
+//! The model a session uses, chosen by its provider options: a remote API, the shared in-tab
+//! model, or the page's own function.
 
 use crate::ports::ModelClient;
 use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
 use crate::runtime::options::{ProviderKind, ProviderOptions};
 
+use super::custom_client::CustomModel;
 use super::local_shared::local_model;
 use super::provider::Provider;
 use super::remote_client::RemoteModel;
@@ -15,11 +16,18 @@ pub enum AnyModel {
     Remote(RemoteModel),
     /// The in-tab model at this GGUF URL (`None`: the bundled default).
     Local(Option<String>),
+    /// The page's `complete` function.
+    Custom(CustomModel),
 }
 
 impl AnyModel {
-    /// The client for `options`. Remote defaults: the provider's public API root.
-    pub fn from_options(options: &ProviderOptions) -> Self {
+    /// The client for `options`. Remote defaults: the provider's public API root. A custom
+    /// provider needs the page's `complete` function; without it (a session resumed by a page
+    /// that did not pass it) this says so.
+    pub fn from_options(
+        options: &ProviderOptions,
+        complete: Option<js_sys::Function>,
+    ) -> Result<Self, String> {
         let remote = |provider, default_base: &str| {
             AnyModel::Remote(RemoteModel::new(
                 provider,
@@ -31,13 +39,23 @@ impl AnyModel {
                 options.model.clone().unwrap_or_default(),
             ))
         };
-        match options.kind {
+        Ok(match options.kind {
             ProviderKind::Local => {
                 AnyModel::Local(options.base_url.clone().filter(|u| !u.is_empty()))
             }
             ProviderKind::Openai => remote(Provider::OpenAi, "https://api.openai.com/v1"),
             ProviderKind::Anthropic => remote(Provider::Anthropic, "https://api.anthropic.com"),
-        }
+            ProviderKind::Custom => {
+                let model = options.model.clone().unwrap_or_else(|| "custom".into());
+                let Some(complete) = complete else {
+                    return Err(format!(
+                        "this session uses a custom model provider ({model}): pass provider: \
+                         {{ kind: 'custom', complete }} to createAgent to resume it"
+                    ));
+                };
+                AnyModel::Custom(CustomModel::new(complete, model))
+            }
+        })
     }
 }
 
@@ -55,6 +73,7 @@ impl ModelClient for AnyModel {
                     .complete(request, on_delta)
                     .await
             }
+            AnyModel::Custom(model) => model.complete(request, on_delta).await,
         }
     }
 }

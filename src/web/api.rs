@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use super::custom_client;
 use super::tool_host::register_tool as register_js_tool;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
@@ -41,14 +42,19 @@ fn error(message: impl std::fmt::Display) -> JsValue {
 /// Creates (or resumes) an agent session.
 #[wasm_bindgen(js_name = createAgent)]
 pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
+    let complete = custom_client::complete_function(&options);
     let options: AgentOptions = if options.is_undefined() || options.is_null() {
         AgentOptions::default()
     } else {
-        serde_wasm_bindgen::from_value(options)
+        serde_wasm_bindgen::from_value(custom_client::without_complete(&options))
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
     let service = service()?;
-    let inner = service.open(options).await.map_err(error)?;
+    let resolved = service.resolve(options).await.map_err(error)?;
+    if let Some(complete) = complete {
+        custom_client::offer(&resolved.session, complete);
+    }
+    let inner = service.launch(resolved).await.map_err(error)?;
     Ok(AgentHandle { inner, service })
 }
 

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 
 use super::any_model::AnyModel;
+use super::custom_client;
 use super::idb_store::IdbStore;
 use super::locks::SessionLock;
 use super::log_channel;
@@ -49,8 +50,10 @@ impl Platform for TabPlatform {
         Box::pin(async move {
             let live = launch.live.clone();
             let session = live.session.clone();
+            // Taken before anything can fail, so a page's function never outlives its launch.
+            let complete = custom_client::take_offered(&session);
             let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
-            let model = Rc::new(AnyModel::from_options(&launch.provider));
+            let model = Rc::new(AnyModel::from_options(&launch.provider, complete)?);
             announce_writes(&live);
             wasm_bindgen_futures::spawn_local(async move {
                 let lock = match first_lock {

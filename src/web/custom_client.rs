@@ -1,0 +1,162 @@
+//! [`CustomModel`]: a [`ModelClient`] over a function the page passes as its provider
+//! (`{ kind: 'custom', model, complete }`), reached through `www/custom_bridge.js`. It sends the
+//! Chat Completions request the protocol layer builds and assembles what comes back — a
+//! `ChatCompletion` or an async iterable of `ChatCompletionChunk`s — with the same parser the
+//! OpenAI client uses. Dropping the future aborts the signal the page's function was given.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortSignal;
+
+use crate::ports::ModelClient;
+use crate::protocol::{
+    custom_request, CompletionAssembler, ModelError, ModelErrorKind, ModelReply, ModelRequest,
+    StreamDelta,
+};
+use crate::web::abort::AbortOnDrop;
+use crate::web::js_error::JsFailure;
+
+#[wasm_bindgen(module = "/www/custom_bridge.js")]
+extern "C" {
+    /// `customOpen(complete, requestJson, signal)`: calls the page's function; resolves to an
+    /// opaque handle.
+    #[wasm_bindgen(catch, js_name = customOpen)]
+    fn custom_open(
+        complete: &js_sys::Function,
+        request_json: &str,
+        signal: &AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    /// `customNext(handle)`: the next item as JSON text (`{chunk}` or `{completion}`), or null.
+    #[wasm_bindgen(catch, js_name = customNext)]
+    fn custom_next(handle: &JsValue) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// The page's model function and the model name it is called with.
+#[derive(Debug, Clone)]
+pub struct CustomModel {
+    /// `complete(request, { signal })`.
+    complete: js_sys::Function,
+    /// Sent as the request's `model`.
+    model: String,
+}
+
+impl CustomModel {
+    /// A client calling `complete` with `model` as the request's model name.
+    pub fn new(complete: js_sys::Function, model: impl Into<String>) -> Self {
+        CustomModel {
+            complete,
+            model: model.into(),
+        }
+    }
+}
+
+thread_local! {
+    /// `complete` functions `createAgent` was given, by session id, until that session launches.
+    static OFFERED: RefCell<BTreeMap<String, js_sys::Function>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Keeps the page's `complete` function for `session` until the platform launches it.
+pub fn offer(session: &str, complete: js_sys::Function) {
+    OFFERED.with(|o| o.borrow_mut().insert(session.to_string(), complete));
+}
+
+/// The `complete` function offered for `session`, if any (each is taken once).
+pub fn take_offered(session: &str) -> Option<js_sys::Function> {
+    OFFERED.with(|o| o.borrow_mut().remove(session))
+}
+
+/// Reads `provider.complete` out of the `createAgent` options, if it is a function.
+pub fn complete_function(options: &JsValue) -> Option<js_sys::Function> {
+    let provider = js_sys::Reflect::get(options, &"provider".into()).ok()?;
+    if !provider.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(&provider, &"complete".into())
+        .ok()?
+        .dyn_into::<js_sys::Function>()
+        .ok()
+}
+
+/// The options with `provider.complete` left out (a shallow copy), so that they parse as data.
+pub fn without_complete(options: &JsValue) -> JsValue {
+    let Ok(provider) = js_sys::Reflect::get(options, &"provider".into()) else {
+        return options.clone();
+    };
+    if !provider.is_object() {
+        return options.clone();
+    }
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    let provider_copy = js_sys::Object::assign(&js_sys::Object::new(), provider.unchecked_ref());
+    // Deleting an own property of a fresh plain object cannot fail.
+    let _ = js_sys::Reflect::delete_property(&provider_copy, &"complete".into());
+    let _ = js_sys::Reflect::set(&copy, &"provider".into(), &provider_copy);
+    copy.into()
+}
+
+impl ModelClient for CustomModel {
+    async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        let body = custom_request(request, &self.model).to_string();
+        let abort = AbortOnDrop::new()?;
+        let promise = custom_open(&self.complete, &body, &abort.signal())
+            .map_err(|error| provider_failure(&error))?;
+        let handle = JsFuture::from(promise)
+            .await
+            .map_err(|error| provider_failure(&error))?;
+        let mut assembler = CompletionAssembler::default();
+        let mut seen_any = false;
+        loop {
+            let promise = custom_next(&handle).map_err(|error| provider_failure(&error))?;
+            let item = JsFuture::from(promise)
+                .await
+                .map_err(|error| provider_failure(&error))?;
+            let Some(text) = item.as_string() else {
+                break;
+            };
+            let item: Value = serde_json::from_str(&text).map_err(|error| ModelError {
+                kind: ModelErrorKind::Malformed,
+                message: format!("the custom provider's reply is not JSON: {error}"),
+            })?;
+            seen_any = true;
+            let deltas = match (item.get("chunk"), item.get("completion")) {
+                (Some(chunk), _) => assembler.push_chunk(chunk)?,
+                (None, Some(completion)) => assembler.push_completion(completion)?,
+                (None, None) => Vec::new(),
+            };
+            for delta in deltas {
+                on_delta(delta);
+            }
+        }
+        abort.disarm();
+        assembler.finish(seen_any)
+    }
+}
+
+/// The error for a rejected call: `Cancelled` for an abort; otherwise a `Provider` error of type
+/// `custom_provider`, carrying what the page's function threw (not retried: the page decides).
+fn provider_failure(error: &JsValue) -> ModelError {
+    let failure = JsFailure::from_js(error);
+    if failure.is_abort() {
+        return ModelError {
+            kind: ModelErrorKind::Cancelled,
+            message: "the custom provider's call was cancelled".to_string(),
+        };
+    }
+    ModelError {
+        kind: ModelErrorKind::Provider {
+            error_type: "custom_provider".to_string(),
+        },
+        message: format!(
+            "the custom provider failed: {}: {}",
+            failure.name, failure.message
+        ),
+    }
+}

@@ -1,0 +1,218 @@
+// End-to-end tests of the custom model provider through the public API, on the embedding page:
+// a page function in the Chat Completions shape answers as a stream of chunks or as one
+// completion; usage and cost are counted; cancel aborts its signal; malformed replies are
+// recorded; a resumed session needs the function again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser } from './support/browser.mjs';
+import { serveSite } from './support/site.mjs';
+import { installScriptedModel } from './support/page_model.mjs';
+
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function openEmbed(context) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(`${site.url}/embed.html`);
+  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+  await installScriptedModel(page);
+  return page;
+}
+
+test('a streaming custom provider runs a tool loop with usage, cost and the Chat Completions request', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async () => {
+      const model = scriptedProvider([
+        { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/a.txt', content: 'hello' } }] },
+        { text: 'Wrote a.txt.' },
+      ], { stream: true });
+      const agent = await tabloop.createAgent({
+        session: 'custom-stream',
+        provider: { kind: 'custom', model: 'page-model', complete: model.complete },
+        tools: ['vfs'],
+        permissions: { vfs: 'allow' },
+        price: { input_per_mtok: 1000, output_per_mtok: 2000, cached_input_per_mtok: 0 },
+      });
+      const deltas = [];
+      agent.onStatus((s) => s.type === 'delta' && deltas.push(s.text));
+      const outcome = await agent.run('write a.txt');
+      return { outcome, deltas, requests: model.requests, events: await agent.events() };
+    });
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.outcome.finalText, 'Wrote a.txt.');
+    assert.deepEqual(result.deltas, ['Wrote', ' a.txt.']);
+    assert.deepEqual(result.outcome.usage, { inputTokens: 200, outputTokens: 20, cachedInputTokens: 0 });
+    assert.ok(Math.abs(result.outcome.costUsd - (200 * 1000 + 20 * 2000) / 1e6) < 1e-9, `cost ${result.outcome.costUsd}`);
+    const first = result.requests[0];
+    assert.equal(first.signalIsSignal, true);
+    assert.equal(first.request.model, 'page-model');
+    assert.equal(first.request.stream, true);
+    assert.equal(first.request.tool_choice, 'auto');
+    assert.equal(typeof first.request.max_tokens, 'number');
+    assert.deepEqual(first.request.tools.map((t) => t.function.name), ['vfs']);
+    assert.equal(first.request.messages.at(-1).content, 'write a.txt');
+    const second = result.requests[1].request.messages;
+    assert.equal(second.at(-1).role, 'tool');
+    assert.equal(second.at(-1).tool_call_id, 'w1');
+    const started = result.events.find((e) => e.type === 'session_started');
+    assert.equal(started.config.provider.kind, 'custom');
+    assert.equal(started.config.provider.model, 'page-model');
+    const finished = result.events.filter((e) => e.type === 'tool_call_finished');
+    assert.equal(finished.length, 1);
+    assert.equal(finished[0].is_error, false);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a custom provider may answer with one ChatCompletion; bad tool arguments become an is_error observation', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async () => {
+      const model = scriptedProvider([
+        { calls: [{ id: 'bad', name: 'vfs', rawArgs: '{"op": "read", "path": ' }] },
+        { text: 'Could not read it.' },
+      ], { stream: false });
+      const agent = await tabloop.createAgent({ session: 'custom-object', provider: { kind: 'custom', model: 'm', complete: model.complete }, tools: ['vfs'], permissions: { vfs: 'allow' } });
+      const outcome = await agent.run('read');
+      return { outcome, events: await agent.events(), requests: model.requests };
+    });
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.outcome.finalText, 'Could not read it.');
+    const observation = result.requests[1].request.messages.at(-1);
+    assert.equal(observation.role, 'tool');
+    assert.match(observation.content, /^Error: /);
+    assert.equal(result.outcome.usage.inputTokens, 200);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a reply that is not a ChatCompletion ends the run with a recorded error; a throwing provider too', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async () => {
+      const out = {};
+      for (const [name, complete] of [
+        ['string', async () => 'just some text'],
+        ['throws', async () => { throw new TypeError('engine not loaded'); }],
+      ]) {
+        const agent = await tabloop.createAgent({ session: `custom-bad-${name}`, provider: { kind: 'custom', model: 'm', complete }, tools: [] });
+        const outcome = await agent.run('hi');
+        out[name] = { outcome, failed: (await agent.events()).filter((e) => e.type === 'model_failed') };
+      }
+      return out;
+    });
+    assert.equal(result.string.outcome.stopReason, 'fatal_error');
+    assert.deepEqual(result.string.failed[0].error.kind, { kind: 'malformed' });
+    assert.match(result.string.failed[0].error.message, /ChatCompletion object/);
+    assert.equal(result.throws.outcome.stopReason, 'fatal_error');
+    assert.match(result.throws.failed[0].error.message, /TypeError: engine not loaded/);
+  } finally {
+    await context.close();
+  }
+});
+
+test('cancel aborts the signal the provider was given, even when it never answers', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const result = await page.evaluate(async () => {
+      let aborted = null;
+      let called;
+      const calledPromise = new Promise((r) => { called = r; });
+      const complete = (request, { signal }) => {
+        signal.addEventListener('abort', () => { aborted = signal.reason?.name ?? 'aborted'; });
+        called();
+        return new Promise(() => {}); // never settles, ignores the signal
+      };
+      const agent = await tabloop.createAgent({ session: 'custom-cancel', provider: { kind: 'custom', model: 'm', complete }, tools: [] });
+      const running = agent.run('wait');
+      await calledPromise;
+      agent.cancel();
+      const outcome = await running;
+      return { outcome, aborted };
+    });
+    assert.equal(result.outcome.stopReason, 'cancelled');
+    assert.equal(result.aborted, 'AbortError');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a custom session resumed after a reload needs the provider again, with a clear error', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    await page.evaluate(async () => {
+      const model = scriptedProvider([{ text: 'first answer' }], { stream: true });
+      const agent = await tabloop.createAgent({ session: 'custom-resume', provider: { kind: 'custom', model: 'page-model', complete: model.complete }, tools: [] });
+      await agent.run('one');
+      agent.close();
+    });
+    await page.reload();
+    await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+    const refused = await page.evaluate(async () => {
+      try {
+        await tabloop.createAgent({ session: 'custom-resume' });
+        return null;
+      } catch (error) {
+        return String(error?.message ?? error);
+      }
+    });
+    assert.match(refused ?? '', /custom model provider \(page-model\).*kind: 'custom', complete/);
+    await page.evaluate(() => {
+      window.second = [];
+    });
+    const resumed = await page.evaluate(async () => {
+      const complete = async (request) => {
+        window.second.push(request);
+        return { choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'second answer' } }] };
+      };
+      const agent = await tabloop.createAgent({ session: 'custom-resume', provider: { kind: 'custom', complete } });
+      const outcome = await agent.run('two');
+      return { outcome, request: window.second[0] };
+    });
+    assert.equal(resumed.outcome.finalText, 'second answer');
+    assert.equal(resumed.request.model, 'page-model', 'the stored model name is kept');
+    assert.deepEqual(resumed.request.messages.filter((m) => m.role === 'user').map((m) => m.content), ['one', 'two']);
+  } finally {
+    await context.close();
+  }
+});
+
+test('figures: loop time per step with an instant custom provider (printed, not asserted)', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openEmbed(context);
+    const figures = await page.evaluate(async () => {
+      const steps = 20;
+      const replies = Array.from({ length: steps - 1 }, (_, i) => ({ calls: [{ id: `t${i}`, name: 'vfs', args: { op: 'write', path: `/f${i}.txt`, content: `item ${i}` } }] }));
+      replies.push({ text: 'done' });
+      const model = scriptedProvider(replies, { stream: true });
+      const agent = await tabloop.createAgent({ session: 'custom-figures', provider: { kind: 'custom', model: 'm', complete: model.complete }, tools: ['vfs'], permissions: { vfs: 'allow' }, budget: { maxSteps: 50 } });
+      const started = performance.now();
+      const outcome = await agent.run('write files');
+      return { ms: performance.now() - started, steps: outcome.steps, stop: outcome.stopReason };
+    });
+    console.log(`# custom provider: ${figures.steps} steps (${figures.stop}) in ${figures.ms.toFixed(0)} ms = ${(figures.ms / figures.steps).toFixed(1)} ms/step (store writes included)`);
+    assert.ok(figures.steps > 0);
+  } finally {
+    await context.close();
+  }
+});
