@@ -14,8 +14,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
 const WWW = path.join(REPO, 'www');
 const PAGE = path.join(HERE, 'pages/local-model.html');
-const MODEL_PATH = '/models/smollm2-135m-instruct-q4_1.gguf';
-const MODEL_BYTES = 98_362_432;
+const MODEL_PATH = '/models/smollm2-135m-instruct-q8_0.gguf';
+const MODEL_BYTES = 144_811_072;
 const ISOLATION_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-embedder-policy': 'require-corp',

@@ -74,7 +74,7 @@ const quietLogger = {
  * Downloads (or reads from browser storage) a GGUF model and starts it.
  *
  * @param {object} [options]
- * @param {string} [options.url] GGUF URL; default: the bundled SmolLM2-135M-Instruct Q4_1
+ * @param {string} [options.url] GGUF URL; default: the bundled SmolLM2-135M-Instruct (Q8_0)
  * @param {Blob} [options.blob] a GGUF file the user picked (used instead of `url`, not stored)
  * @param {(p: {phase: 'download'|'cache'|'init', loaded: number, total: number|null, from_cache: boolean}) => void} [options.onProgress]
  *   download progress in bytes; the last 'download'/'cache' event has loaded === total, then one
