@@ -6,14 +6,14 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::budget::{BudgetLimits, Ledger};
-use super::config::ToolKind;
-use super::event::{CallPurpose, EvidenceDelta, RunOutcome};
+use super::log::ToolKind;
+use super::log::{BudgetLimits, Ledger};
+use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
 use super::loop_guard::{LoopGuard, Verdict};
 use crate::protocol::ToolCall;
 
 /// Where a run is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Phase {
     /// Between steps while the next decision is made (never seen between two inputs).
     Between,
@@ -33,7 +33,7 @@ pub enum Phase {
 }
 
 /// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolBatch {
     /// One slot per call, in the model's order.
     pub slots: Vec<Slot>,
@@ -60,7 +60,7 @@ impl ToolBatch {
 }
 
 /// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slot {
     /// The call as the model made it.
     pub call: ToolCall,
@@ -83,7 +83,7 @@ pub struct Slot {
 }
 
 /// Where a tool call is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SlotState {
     /// Not started and not refused yet.
     Pending,
@@ -125,7 +125,7 @@ pub enum TodoStatus {
 }
 
 /// Everything about the current (or last) run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
     /// Run number in the session, from 1.
     pub number: u32,
@@ -141,8 +141,6 @@ pub struct RunState {
     pub step: u32,
     /// A step has started and not finished.
     pub step_open: bool,
-    /// Spend when the current step started.
-    pub step_ledger_before: Ledger,
     /// Evidence gathered in the current step.
     pub step_evidence: EvidenceDelta,
     /// Loop detection.
@@ -186,7 +184,6 @@ impl RunState {
             phase: Phase::Between,
             step: 0,
             step_open: false,
-            step_ledger_before: Ledger::default(),
             step_evidence: EvidenceDelta::default(),
             guard: LoopGuard::default(),
             verdict: Verdict::Continue,

@@ -1,4 +1,4 @@
-//! Leptos components over read-only view models (`runtime::view`). One public component per
+//! Leptos components over read-only view models (`view`). One public component per
 //! file; the reactive state lives in `state`, and what the controls do in `actions` and
 //! `transfer`. Model and tool output is only ever rendered as text.
 
@@ -26,6 +26,7 @@ mod transfer;
 
 pub use approval_card::ApprovalCard;
 pub use playground::Playground;
+pub use state::{ModelProgressFeed, ProgressContext, ServiceContext};
 pub use status_bar::StatusBar;
 pub use timeline_view::TimelineView;
 pub use tool_call_card::ToolCallCard;

@@ -1,12 +1,17 @@
-//! A session at a glance: its title, whether a run is in flight, what the loop is doing and what
-//! the current run has spent. Folded from the log like the timeline, one record at a time.
+//! A session at a glance, folded from its log one record at a time: its title, whether a run
+//! is in flight, what the loop is doing and what the current run has spent. Plain data the
+//! sessions index stores next to the records and the playground shows.
 
-use crate::core::{BudgetLimits, Event, Ledger, Record, StopReason};
+use serde::{Deserialize, Serialize};
 
-use super::format::LedgerSummary;
+use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
+
+/// Version of the [`SessionDigest`] layout; a stored digest of another version is rebuilt.
+pub const DIGEST_SCHEMA: u32 = 1;
 
 /// What the current run is doing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunPhase {
     /// No run has started yet.
     Idle,
@@ -25,23 +30,34 @@ pub enum RunPhase {
     },
 }
 
-impl RunPhase {
-    /// A short label for the status bar.
-    pub fn label(&self) -> String {
-        match self {
-            RunPhase::Idle => "idle".to_string(),
-            RunPhase::Working => "working".to_string(),
-            RunPhase::CallingModel => "calling the model".to_string(),
-            RunPhase::RunningTools => "running tools".to_string(),
-            RunPhase::AwaitingApproval => "awaiting approval".to_string(),
-            RunPhase::Finished { stop } => format!("stopped: {}", stop.code().replace('_', " ")),
+/// What a run had spent at some point, as the timeline and status bar show it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SpentSummary {
+    /// Steps started.
+    pub steps: u32,
+    /// Tool calls made.
+    pub tool_calls: u32,
+    /// Input (cached included) plus output tokens.
+    pub tokens: u64,
+    /// Spend in USD.
+    pub cost_usd: f64,
+}
+
+impl SpentSummary {
+    /// The summary of a ledger.
+    pub fn of(ledger: &Ledger) -> Self {
+        Self {
+            steps: ledger.steps,
+            tool_calls: ledger.tool_calls,
+            tokens: ledger.input_tokens() + ledger.usage.output_tokens,
+            cost_usd: ledger.cost_usd,
         }
     }
 }
 
 /// A session at a glance.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionDigest {
     /// Session id (empty until the log's first record).
     pub session: String,
     /// The first user message, cut to 80 characters.
@@ -53,14 +69,14 @@ pub struct SessionSummary {
     /// What the run is doing.
     pub phase: RunPhase,
     /// Spend of the current or last run.
-    pub spent: LedgerSummary,
+    pub spent: SpentSummary,
     /// Limits of the current or last run.
     pub limits: Option<BudgetLimits>,
     /// Records folded so far.
     pub records: u64,
 }
 
-impl Default for SessionSummary {
+impl Default for SessionDigest {
     fn default() -> Self {
         Self {
             session: String::new(),
@@ -68,14 +84,14 @@ impl Default for SessionSummary {
             run: 0,
             in_flight: false,
             phase: RunPhase::Idle,
-            spent: LedgerSummary::default(),
+            spent: SpentSummary::default(),
             limits: None,
             records: 0,
         }
     }
 }
 
-impl SessionSummary {
+impl SessionDigest {
     /// The summary of a whole log.
     pub fn from_records(records: &[Record]) -> Self {
         let mut summary = Self::default();
@@ -102,7 +118,7 @@ impl SessionSummary {
                 self.run = *run;
                 self.in_flight = true;
                 self.limits = Some(*budget);
-                self.spent = LedgerSummary::default();
+                self.spent = SpentSummary::default();
                 self.phase = RunPhase::Working;
             }
             Event::BudgetExtended { budget } => {
@@ -153,33 +169,7 @@ impl SessionSummary {
         }
     }
 
-    /// The limits for "continue with more budget": every limit of the run doubled, when the
-    /// last run stopped because a budget ran out.
-    pub fn extended_limits(&self) -> Option<BudgetLimits> {
-        let RunPhase::Finished {
-            stop: StopReason::BudgetExhausted { .. },
-        } = &self.phase
-        else {
-            return None;
-        };
-        self.limits.map(|limits| doubled(&limits))
-    }
-
     fn spend(&mut self, ledger: &Ledger) {
-        self.spent = LedgerSummary::of(ledger);
-    }
-}
-
-/// Every limit doubled (unlimited ones stay unlimited; a zero limit becomes one).
-pub fn doubled(limits: &BudgetLimits) -> BudgetLimits {
-    BudgetLimits {
-        max_steps: limits.max_steps.map(|n| n.saturating_mul(2).max(1)),
-        max_tool_calls: limits.max_tool_calls.map(|n| n.saturating_mul(2).max(1)),
-        max_input_tokens: limits.max_input_tokens.map(|n| n.saturating_mul(2).max(1)),
-        max_output_tokens: limits.max_output_tokens.map(|n| n.saturating_mul(2).max(1)),
-        max_cost_usd: limits
-            .max_cost_usd
-            .map(|c| if c > 0.0 { c * 2.0 } else { 0.01 }),
-        max_wall_ms: limits.max_wall_ms.map(|n| n.saturating_mul(2).max(1)),
+        self.spent = SpentSummary::of(ledger);
     }
 }
