@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod http_error;
 pub mod local;
+pub mod local_prompt;
 pub mod message;
 pub mod model;
 pub mod openai;
@@ -13,7 +14,10 @@ pub mod stream;
 
 pub use anthropic::AnthropicStream;
 pub use http_error::{parse_error_body, should_retry_header};
-pub use local::{build_local_request, parse_local_output, LocalRequest, ResponseFormat};
+pub use local::{
+    build_local_request, parse_local_output, LocalRequest, ResponseFormat,
+    LOCAL_TOOL_REPLY_MAX_TOKENS,
+};
 pub use message::{Message, ToolCall, ToolSpec};
 pub use model::{FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, Usage};
 pub use openai::OpenAiStream;
