@@ -186,7 +186,8 @@ export class LocalModel {
    *   JSON matching `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
    * @param {{onDelta?: (text: string) => void, signal?: AbortSignal}} [options]
    * @returns {Promise<{text: string, finish: 'stop'|'length'|'abort', usage: {input_tokens: number, output_tokens: number},
-   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null}}>}
+   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null,
+ *   prompt_tokens: number|null, cached_tokens: number|null, prompt_tokens_per_s: number|null}}>}
    *   On abort it resolves (not rejects) with the text so far and finish 'abort'.
    */
   complete(request, options = {}) {
@@ -315,6 +316,10 @@ export class LocalModel {
         prompt_ms: timings?.prompt_ms != null ? Math.round(timings.prompt_ms) : null,
         generation_ms: timings?.predicted_ms != null ? Math.round(timings.predicted_ms) : null,
         tokens_per_s: tokensPerS,
+        // prompt tokens read this call, and those reused from the previous call's KV cache
+        prompt_tokens: timings?.prompt_n ?? null,
+        cached_tokens: timings?.cache_n ?? null,
+        prompt_tokens_per_s: timings?.prompt_per_second ?? null,
       },
     );
   }
