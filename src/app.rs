@@ -39,6 +39,7 @@ pub fn provide_services() {
                 loaded: p.loaded,
                 total: p.total,
                 from_cache: p.from_cache,
+                per_second: p.per_second,
             })
         }))
     });

@@ -184,7 +184,9 @@ export class LocalModel {
    * @param {{messages: {role: string, content: string}[], response_format?: object, max_tokens?: number, temperature?: number}} request
    *   `response_format`: `{type: 'json_schema', json_schema: {schema}}` constrains the output to
    *   JSON matching `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
-   * @param {{onDelta?: (text: string) => void, signal?: AbortSignal}} [options]
+   * @param {{onDelta?: (text: string) => void, onProgress?: (p: {phase: 'prompt'|'writing', loaded: number, total: number|null, per_second?: number|null}) => void, signal?: AbortSignal}} [options]
+   *   `onProgress`: 'prompt' while the prompt is read (`loaded` of `total` tokens, cached ones
+   *   included), then 'writing' per generated piece (`loaded` pieces, `per_second` their rate)
    * @returns {Promise<{text: string, finish: 'stop'|'length'|'abort', usage: {input_tokens: number, output_tokens: number},
    *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null,
  *   prompt_tokens: number|null, cached_tokens: number|null, prompt_tokens_per_s: number|null}}>}
@@ -213,7 +215,7 @@ export class LocalModel {
     });
   }
 
-  async _run(request, { onDelta, signal } = {}, onWork) {
+  async _run(request, { onDelta, onProgress, signal } = {}, onWork) {
     if (this._unloaded) throw new Error('the local model was unloaded');
     const started = performance.now();
     const result = (text, finish, usage, extra = {}) => ({
@@ -252,17 +254,34 @@ export class LocalModel {
     let promptTokens = null;
     let aborted = false;
     let callbackError = null;
+    const progress = (report) => {
+      try {
+        onProgress?.(report);
+      } catch (err) {
+        callbackError ??= err;
+        inner.abort();
+      }
+    };
+    progress({ phase: 'prompt', loaded: 0, total: null });
     params.onData = (chunk) => {
-      if (chunk?.prompt_progress?.total != null) promptTokens = chunk.prompt_progress.total;
+      const pp = chunk?.prompt_progress;
+      if (pp?.total != null) {
+        promptTokens = pp.total;
+        // tokens reused from the KV cache count as read
+        progress({ phase: 'prompt', loaded: Math.min(pp.total, (pp.cache ?? 0) + (pp.processed ?? 0)), total: pp.total });
+      }
       if (chunk?.usage) usage = chunk.usage;
       if (chunk?.timings) timings = chunk.timings;
       const choice = chunk?.choices?.[0];
       if (choice?.finish_reason) finishReason = choice.finish_reason;
       const delta = choice?.delta?.content;
       if (!delta || aborted) return;
-      if (firstTokenAt == null) firstTokenAt = performance.now();
+      const now = performance.now();
+      if (firstTokenAt == null) firstTokenAt = now;
       text += delta;
       deltas += 1;
+      const seconds = (now - firstTokenAt) / 1000;
+      progress({ phase: 'writing', loaded: deltas, total: null, per_second: seconds > 0 ? (deltas - 1) / seconds : null });
       try {
         onDelta?.(delta);
       } catch (err) {
