@@ -62,5 +62,10 @@ pub fn start() {
             view! { <Playground/> }
         })
         .forget();
+        // A model already in browser storage reads the default prompt prefix while the task is
+        // typed (the playground starts on the local model).
+        leptos::task::spawn_local(async {
+            crate::web::local_warm::warm_cached_model(None).await;
+        });
     }
 }

@@ -99,3 +99,15 @@ export async function bridgeComplete(model, requestJson, onDelta, signal) {
 export async function bridgeUnload(model) {
   if (typeof model?.unload === 'function') await model.unload();
 }
+
+/**
+ * Whether a model file is already in browser storage (so loading it costs no download).
+ * @param {string} moduleUrl module to import, relative to the page ('' for the default)
+ * @param {string} modelUrl GGUF URL ('' for the module's default)
+ * @returns {Promise<boolean>}
+ */
+export async function bridgeIsCached(moduleUrl, modelUrl) {
+  const module = await loadModule(moduleUrl);
+  if (typeof module.isModelCached !== 'function') return false;
+  return !!(await module.isModelCached(modelUrl || undefined));
+}
