@@ -142,9 +142,9 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
             json!({ "role": "system", "content": system }),
             json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}" }),
-            json!({ "role": "user", "content": "Result of read_file (call c1):\nhello" }),
+            json!({ "role": "user", "content": "Result of read_file:\nhello" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"content\":\"hello\",\"path\":\"b.txt\"}}" }),
-            json!({ "role": "user", "content": "Error from write_file (call c2):\ndisk full" }),
+            json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
             json!({ "role": "assistant", "content": "{\"final\":\"I could not write b.txt.\"}" }),
         ]
     );

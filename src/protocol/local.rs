@@ -160,8 +160,8 @@ pub const LOCAL_TOOL_REPLY_MAX_TOKENS: u32 = 160;
 /// Builds the local request. With tools, the system message starts with the compact tool
 /// prompt ([`compact_tool_prompt`]) and then the given system text: what stays the same from step
 /// to step comes first, so the runtime's KV cache keeps it (a todo list appended to the system
-/// text changes only the end). Tool results become user messages (`Result of <name> (call <id>):`
-/// or `Error from <name> (call <id>):`) because the template has no tool role; earlier assistant
+/// text changes only the end). Tool results become user messages (`Result of <name>:` or
+/// `Error from <name>:`) because the template has no tool role; earlier assistant
 /// turns are rendered as the JSON objects the model would have produced.
 pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     let tools_offered = !req.tools.is_empty();
@@ -188,16 +188,15 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
                 render_assistant(text, tool_calls, tools_offered),
             ),
             Message::Tool {
-                call_id,
+                call_id: _,
                 name,
                 content,
                 is_error,
             } => {
+                // No call id: the local model makes one call per reply, and an id is tokens
+                // the model reads at every later step.
                 let head = if *is_error { "Error from" } else { "Result of" };
-                (
-                    "user",
-                    format!("{head} {name} (call {call_id}):\n{content}"),
-                )
+                ("user", format!("{head} {name}:\n{content}"))
             }
         };
         messages.push(text_message(role, content));
