@@ -40,6 +40,7 @@ pub fn provide_services() {
                 total: p.total,
                 from_cache: p.from_cache,
                 per_second: p.per_second,
+                note: p.note.clone(),
             })
         }))
     });

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::message::ToolSpec;
+use super::message::{Message, ToolSpec};
+use super::model::ModelRequest;
 
 /// Longest tool description kept, in characters (cut at a word boundary).
 const MAX_DESCRIPTION_CHARS: usize = 110;
@@ -152,5 +153,19 @@ fn type_hint(schema: &Value) -> String {
             }
         }
         Some(other) => other.to_string(),
+    }
+}
+
+/// A request whose rendered prompt starts the way a session's first step does (`system` and
+/// `tools` as the session would send them, then a user turn), asking for one token: reading it
+/// leaves that prefix in the runtime's KV cache, so the first step reads only the task.
+pub fn warm_up_request(system: Option<String>, tools: Vec<ToolSpec>) -> ModelRequest {
+    ModelRequest {
+        system,
+        messages: vec![Message::User {
+            text: String::new(),
+        }],
+        tools,
+        max_output_tokens: 1,
     }
 }

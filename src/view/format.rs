@@ -94,6 +94,8 @@ pub struct DownloadProgress {
     pub from_cache: bool,
     /// While writing: pieces per second.
     pub per_second: Option<f64>,
+    /// When starting: where the model runs, and why there (e.g. no WebGPU adapter).
+    pub note: Option<String>,
 }
 
 impl DownloadProgress {
@@ -107,7 +109,12 @@ impl DownloadProgress {
     /// What the progress bar says: `Downloading model: 12.0 MiB of 80.0 MiB (15%)`.
     pub fn text(&self) -> String {
         let what = match (self.phase.as_str(), self.from_cache) {
-            ("init", _) => return "Starting the model…".to_string(),
+            ("init", _) => {
+                return match &self.note {
+                    Some(note) => format!("Starting the model ({note})…"),
+                    None => "Starting the model…".to_string(),
+                }
+            }
             ("prompt", _) => {
                 return match self.total {
                     Some(total) => format!(

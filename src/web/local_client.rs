@@ -47,6 +47,9 @@ pub struct LoadProgress {
     /// While writing: pieces per second so far.
     #[serde(default)]
     pub per_second: Option<f64>,
+    /// When starting: where the model runs (`on the CPU: this browser has no WebGPU adapter`).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A started in-tab model.

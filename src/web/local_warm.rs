@@ -10,21 +10,8 @@ use super::local_bridge::bridge_is_cached;
 use super::local_shared::local_model;
 use super::tool_host::registered_tools;
 use crate::ports::ModelClient;
-use crate::protocol::{Message, ModelRequest, ToolSpec};
+use crate::protocol::local_prompt::warm_up_request;
 use crate::runtime::options::AgentOptions;
-
-/// A request whose prompt starts the way a new session's first step does (`system` and
-/// `tools` of the default options, then a user turn), asking for one token.
-fn warm_request(system: Option<String>, tools: Vec<ToolSpec>) -> ModelRequest {
-    ModelRequest {
-        system,
-        messages: vec![Message::User {
-            text: String::new(),
-        }],
-        tools,
-        max_output_tokens: 1,
-    }
-}
 
 /// Loads the model at `url` (the default when `None`) if it is cached, and reads the default
 /// prompt prefix. Returns whether it warmed.
@@ -47,7 +34,7 @@ pub async fn warm_cached_model(url: Option<String>) -> bool {
         return false;
     };
     let tools = config.tools.iter().map(|decl| decl.spec.clone()).collect();
-    let request = warm_request(config.system.clone(), tools);
+    let request = warm_up_request(config.system.clone(), tools);
     let Ok(model) = local_model(url).await else {
         return false;
     };
