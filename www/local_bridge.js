@@ -31,7 +31,7 @@ function count(value) {
  * Loads the local model module and starts a model.
  * @param {string} moduleUrl module to import, relative to the page ('' for the default)
  * @param {string} modelUrl GGUF URL ('' for the module's default)
- * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean, per_second: number|null}) => void} onProgress
+ * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean, per_second: number|null, note: string|null}) => void} onProgress
  *   download / start progress, and later each completion's ('prompt', 'writing')
  * @param {AbortSignal} signal aborts the download / start
  * @returns {Promise<object>} an opaque model handle for bridgeComplete / bridgeUnload
@@ -50,6 +50,7 @@ export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
         total: p?.total == null ? null : count(p.total),
         from_cache: !!p?.from_cache,
         per_second: rate(p?.per_second),
+        note: typeof p?.note === 'string' ? p.note : null,
       }),
   };
   if (modelUrl) options.url = modelUrl;
