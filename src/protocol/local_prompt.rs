@@ -14,17 +14,6 @@ const MAX_DESCRIPTION_CHARS: usize = 110;
 const MAX_ENUM_VALUES: usize = 9;
 /// Most arguments listed per tool (required ones first); the grammar still admits the rest.
 const MAX_ARGUMENTS: usize = 16;
-/// Placeholder values of string arguments in the example calls, by argument name. A small model
-/// copies the shape of an example far more reliably than it reads an argument list.
-const EXAMPLE_VALUES: [(&str, &str); 6] = [
-    ("path", "/a.txt"),
-    ("content", "some text"),
-    ("code", "1 + 1"),
-    ("url", "https://example.org/"),
-    ("summary", "what was done"),
-    ("text", "what to do"),
-];
-
 /// Optional arguments listed before the others (the rest follow in name order, as the schema
 /// arrives with sorted keys): the ones a first task needs most.
 const COMMON_ARGUMENTS: [&str; 2] = ["path", "content"];
@@ -58,9 +47,6 @@ pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
             out.push_str(&format!(" Arguments: {arguments}"));
         }
         out.push('\n');
-        if let Some(example) = example_call(&tool.name, &tool.parameters) {
-            out.push_str(&format!("  e.g. {example}\n"));
-        }
     }
     out.push_str("(* = required)");
     out
@@ -88,62 +74,6 @@ fn short_description(description: &str) -> String {
     }
     cut.push('…');
     cut
-}
-
-/// One example call: the required arguments and the common ones, with placeholder values (an
-/// enum takes `write` when it has it, else its first value). `None` when an argument has no
-/// simple placeholder (lists, objects, unknown strings).
-fn example_call(name: &str, schema: &Value) -> Option<String> {
-    let properties = schema.get("properties").and_then(Value::as_object)?;
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut parts = Vec::new();
-    let wanted = required.iter().copied().chain(
-        COMMON_ARGUMENTS
-            .iter()
-            .copied()
-            .filter(|k| !required.contains(k)),
-    );
-    for key in wanted {
-        let Some(property) = properties.get(key) else {
-            continue;
-        };
-        let value = example_value(key, property)?;
-        parts.push(format!("{}:{value}", Value::String(key.to_string())));
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "{{\"tool\":{},\"arguments\":{{{}}}}}",
-        Value::String(name.to_string()),
-        parts.join(",")
-    ))
-}
-
-/// The placeholder of one argument, as JSON text.
-fn example_value(key: &str, schema: &Value) -> Option<String> {
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        let write = Value::String("write".to_string());
-        let chosen = if values.contains(&write) {
-            &write
-        } else {
-            values.first()?
-        };
-        return Some(chosen.to_string());
-    }
-    match schema.get("type").and_then(Value::as_str) {
-        Some("integer" | "number") => Some("1".to_string()),
-        Some("boolean") => Some("true".to_string()),
-        Some("string") | None => EXAMPLE_VALUES
-            .iter()
-            .find(|(name, _)| *name == key)
-            .map(|(_, value)| Value::String((*value).to_string()).to_string()),
-        Some(_) => None,
-    }
 }
 
 /// `op* (read|write), path, content, limit (integer)`: required first (in `required` order),
