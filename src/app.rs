@@ -45,6 +45,8 @@ pub fn provide_services() {
                 loaded: p.loaded,
                 total: p.total,
                 from_cache: p.from_cache,
+                per_second: p.per_second,
+                note: p.note.clone(),
             })
         }))
     });
@@ -74,5 +76,10 @@ fn mount_playground() {
             view! { <Playground/> }
         })
         .forget();
+        // A model already in browser storage reads the default prompt prefix while the task is
+        // typed (the playground starts on the local model).
+        leptos::task::spawn_local(async {
+            crate::web::local_warm::warm_cached_model(None).await;
+        });
     }
 }

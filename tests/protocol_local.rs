@@ -5,7 +5,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::protocol::{
     build_local_request, parse_local_output, FinishReason, LocalRequest, Message, ModelReply,
-    ModelRequest, ToolCall, ToolSpec, Usage,
+    ModelRequest, ToolCall, ToolSpec, Usage, LOCAL_TOOL_REPLY_MAX_TOKENS,
 };
 
 fn read_file() -> ToolSpec {
@@ -127,28 +127,89 @@ fn the_serialised_schema_names_the_tool_before_its_arguments() {
 #[test]
 fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
     let built = build_local_request(&request(vec![read_file(), write_file()]));
-    let system = "You are tabloop.\n\nYou can use these tools:\n\n\
-        - read_file: Read a file from the workspace.\n  Parameters (JSON Schema): \
-        {\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}\n\n\
-        - write_file: Write a file.\n  Parameters (JSON Schema): \
-        {\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"}\n\n\
-        Answer with exactly one JSON object and nothing else.\n\
-        To call a tool: {\"tool\": \"<tool name>\", \"arguments\": {<arguments>}}\n\
-        To give your final answer: {\"final\": \"<your answer>\"}\n\
-        Call one tool at a time; its result will be sent back to you.";
+    let system = "Reply with one JSON object only.\n\
+        To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
+        To answer the user: {\"final\":\"<answer>\"}\n\
+        Call one tool at a time; its result comes back to you.\n\
+        Tools:\n\
+        - read_file: Read a file from the workspace. Arguments: path*\n\
+        - write_file: Write a file. Arguments: path*, content*\n\
+        (* = required)\n\n\
+        You are tabloop.";
     assert_eq!(
         built.messages,
         vec![
             json!({ "role": "system", "content": system }),
             json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}" }),
-            json!({ "role": "user", "content": "Result of read_file (call c1):\nhello" }),
+            json!({ "role": "user", "content": "Result of read_file:\nhello" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"content\":\"hello\",\"path\":\"b.txt\"}}" }),
-            json!({ "role": "user", "content": "Error from write_file (call c2):\ndisk full" }),
+            json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
             json!({ "role": "assistant", "content": "{\"final\":\"I could not write b.txt.\"}" }),
         ]
     );
-    assert_eq!(built.max_tokens, 512);
+    assert_eq!(built.max_tokens, LOCAL_TOOL_REPLY_MAX_TOKENS);
+}
+
+#[test]
+fn a_todo_list_appended_to_the_system_text_leaves_the_tool_prompt_in_front_unchanged() {
+    let plain = build_local_request(&request(vec![read_file()]));
+    let mut with_todos = request(vec![read_file()]);
+    with_todos.system = Some("You are tabloop.\n\nCurrent todo list:\n[ ] a: write".to_string());
+    let with_todos = build_local_request(&with_todos);
+    let text = |r: &LocalRequest| r.messages[0]["content"].as_str().unwrap().to_string();
+    let (plain, changed) = (text(&plain), text(&with_todos));
+    assert!(changed.starts_with(&plain), "{changed}");
+    assert!(
+        plain.starts_with("Reply with one JSON object only."),
+        "{plain}"
+    );
+}
+
+#[test]
+fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentence() {
+    let vfs = ToolSpec {
+        name: "vfs".to_string(),
+        description: "Virtual filesystem stored in the browser. One tool, several operations selected by `op`: read, write and more.".to_string(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "op": { "type": "string", "enum": ["read", "write"] },
+                "limit": { "type": "integer" },
+                "content": { "type": "string" },
+                "path": { "type": "string" },
+            },
+            "required": ["op"],
+        }),
+    };
+    let todo = ToolSpec {
+        name: "todo".to_string(),
+        description: "Replace your task list.".to_string(),
+        parameters: json!({
+            "type": "object",
+            "properties": { "items": { "type": "array", "items": { "type": "object",
+                "properties": { "id": {}, "text": {}, "status": {} } } } },
+            "required": ["items"],
+        }),
+    };
+    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs, todo]);
+    assert!(
+        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* (read|write), path, content, limit (integer)\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains(
+            "- todo: Replace your task list. Arguments: items* (list of {id, status, text})\n"
+        ),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_caller_limit_below_the_tool_reply_cap_is_kept() {
+    let mut req = request(vec![read_file()]);
+    req.max_output_tokens = 40;
+    assert_eq!(build_local_request(&req).max_tokens, 40);
 }
 
 #[test]
@@ -263,5 +324,39 @@ fn a_call_wrapped_in_a_code_fence_is_still_understood() {
     assert_eq!(
         parse_local_output(output, true, usage(), "x".to_string()),
         reply("ok", vec![], FinishReason::EndTurn)
+    );
+}
+
+/// The five default tools as the playground offers them: the host tools' specs (as the JS
+/// registry gives them; fixture copied from www/tools) plus the core's todo and finish.
+fn default_tools() -> Vec<ToolSpec> {
+    let host: Vec<ToolSpec> =
+        serde_json::from_str(include_str!("fixtures/default_host_tools.json")).unwrap_or_default();
+    host.into_iter()
+        .chain([
+            tabloop::core::todo_tool().spec,
+            tabloop::core::finish_tool().spec,
+        ])
+        .collect()
+}
+
+#[test]
+fn the_default_tools_prompt_stays_small_for_a_small_model() {
+    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&default_tools());
+    // SmolLM2's tokenizer makes 294 tokens of this prompt (the whole request of the newcomer's
+    // task was 1,417 before); at about 4 characters per token this bound keeps it near 350.
+    if std::env::var_os("TABLOOP_PRINT_PROMPT").is_some() {
+        eprintln!("{prompt}");
+    }
+    for name in ["vfs", "eval", "http_fetch", "todo", "finish"] {
+        assert!(
+            prompt.contains(&format!("\n- {name}: ")),
+            "{name} missing:\n{prompt}"
+        );
+    }
+    assert!(
+        prompt.chars().count() <= 1_800,
+        "{} chars:\n{prompt}",
+        prompt.chars().count()
     );
 }

@@ -582,6 +582,8 @@ fn numbers_read_well() {
         loaded: 1024 * 1024,
         total: Some(4 * 1024 * 1024),
         from_cache: false,
+        per_second: None,
+        note: None,
     };
     assert_eq!(
         progress.text(),
@@ -594,9 +596,42 @@ fn numbers_read_well() {
         loaded: 2048,
         total: None,
         from_cache: true,
+        per_second: None,
+        note: None,
     };
     assert_eq!(cached.text(), "Loading model from browser storage: 2.0 KiB");
     assert_eq!(cached.fraction(), None);
+    let reading = DownloadProgress {
+        phase: "prompt".into(),
+        loaded: 120,
+        total: Some(372),
+        from_cache: true,
+        per_second: None,
+        note: None,
+    };
+    assert_eq!(reading.text(), "Reading the prompt: 120 of 372 tokens");
+    assert!(!reading.done());
+    let writing = DownloadProgress {
+        phase: "writing".into(),
+        loaded: 24,
+        total: None,
+        from_cache: true,
+        per_second: Some(9.84),
+        note: None,
+    };
+    assert_eq!(writing.text(), "Writing: 24 pieces (9.8/s)");
+    let starting = DownloadProgress {
+        phase: "init".into(),
+        loaded: 10,
+        total: Some(10),
+        from_cache: true,
+        per_second: None,
+        note: Some("on the CPU: this browser has no WebGPU adapter".into()),
+    };
+    assert_eq!(
+        starting.text(),
+        "Starting the model (on the CPU: this browser has no WebGPU adapter)…"
+    );
 }
 
 #[test]

@@ -31,7 +31,8 @@ function count(value) {
  * Loads the local model module and starts a model.
  * @param {string} moduleUrl module to import, relative to the page ('' for the default)
  * @param {string} modelUrl GGUF URL ('' for the module's default)
- * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean}) => void} onProgress
+ * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean, per_second: number|null, note: string|null}) => void} onProgress
+ *   download / start progress, and later each completion's ('prompt', 'writing')
  * @param {AbortSignal} signal aborts the download / start
  * @returns {Promise<object>} an opaque model handle for bridgeComplete / bridgeUnload
  */
@@ -48,10 +49,22 @@ export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
         loaded: count(p?.loaded),
         total: p?.total == null ? null : count(p.total),
         from_cache: !!p?.from_cache,
+        per_second: rate(p?.per_second),
+        note: typeof p?.note === 'string' ? p.note : null,
       }),
   };
   if (modelUrl) options.url = modelUrl;
-  return module.loadLocalModel(options);
+  const model = await module.loadLocalModel(options);
+  // Completions report their progress (reading the prompt, writing) to the same listener.
+  progressOf.set(model, options.onProgress);
+  return model;
+}
+
+const progressOf = new WeakMap();
+
+function rate(value) {
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n * 10) / 10 : null;
 }
 
 /**
@@ -66,7 +79,11 @@ export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
  */
 export async function bridgeComplete(model, requestJson, onDelta, signal) {
   const request = JSON.parse(requestJson);
-  const out = await model.complete(request, { onDelta: (text) => onDelta(String(text)), signal });
+  const out = await model.complete(request, {
+    onDelta: (text) => onDelta(String(text)),
+    onProgress: progressOf.get(model),
+    signal,
+  });
   const finish = out?.finish === 'length' || out?.finish === 'abort' ? out.finish : 'stop';
   return {
     text: typeof out?.text === 'string' ? out.text : '',
@@ -82,4 +99,16 @@ export async function bridgeComplete(model, requestJson, onDelta, signal) {
  */
 export async function bridgeUnload(model) {
   if (typeof model?.unload === 'function') await model.unload();
+}
+
+/**
+ * Whether a model file is already in browser storage (so loading it costs no download).
+ * @param {string} moduleUrl module to import, relative to the page ('' for the default)
+ * @param {string} modelUrl GGUF URL ('' for the module's default)
+ * @returns {Promise<boolean>}
+ */
+export async function bridgeIsCached(moduleUrl, modelUrl) {
+  const module = await loadModule(moduleUrl);
+  if (typeof module.isModelCached !== 'function') return false;
+  return !!(await module.isModelCached(modelUrl || undefined));
 }

@@ -7,7 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::message::{Message, ToolCall, ToolSpec};
+use super::local_prompt::compact_tool_prompt;
+use super::message::{Message, ToolCall};
 use super::model::{FinishReason, ModelReply, ModelRequest, Usage};
 
 /// A chat request for the local runtime. Serialise it directly (e.g. `serde_json::to_string`
@@ -151,19 +152,30 @@ struct TypeOnly {
     kind: &'static str,
 }
 
-/// Builds the local request. With tools, the system message describes them in plain language
-/// and asks for one JSON object; tool results become user messages (`Result of <name> (call
-/// <id>):` or `Error from <name> (call <id>):`) because the template has no tool role; earlier
-/// assistant turns are rendered as the JSON objects the model would have produced.
+/// Most tokens a reply may take when tools are offered: a tool call or a short answer fits, and
+/// a model that runs on (a small model can write JSON without end) is cut here; the cut reply
+/// comes back as `MaxTokens`.
+pub const LOCAL_TOOL_REPLY_MAX_TOKENS: u32 = 160;
+
+/// Builds the local request. With tools, the system message starts with the compact tool
+/// prompt ([`compact_tool_prompt`]) and then the given system text: what stays the same from step
+/// to step comes first, so the runtime's KV cache keeps it (a todo list appended to the system
+/// text changes only the end). Tool results become user messages (`Result of <name>:` or
+/// `Error from <name>:`) because the template has no tool role; earlier assistant
+/// turns are rendered as the JSON objects the model would have produced.
 pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     let tools_offered = !req.tools.is_empty();
-    let mut system = req.system.clone().unwrap_or_default();
-    if tools_offered {
-        if !system.is_empty() {
-            system.push_str("\n\n");
+    let given = req.system.clone().unwrap_or_default();
+    let system = if tools_offered {
+        let tools = compact_tool_prompt(&req.tools);
+        if given.is_empty() {
+            tools
+        } else {
+            format!("{tools}\n\n{given}")
         }
-        system.push_str(&tool_instructions(&req.tools));
-    }
+    } else {
+        given
+    };
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if !system.is_empty() {
         messages.push(text_message("system", system));
@@ -176,16 +188,15 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
                 render_assistant(text, tool_calls, tools_offered),
             ),
             Message::Tool {
-                call_id,
+                call_id: _,
                 name,
                 content,
                 is_error,
             } => {
+                // No call id: the local model makes one call per reply, and an id is tokens
+                // the model reads at every later step.
                 let head = if *is_error { "Error from" } else { "Result of" };
-                (
-                    "user",
-                    format!("{head} {name} (call {call_id}):\n{content}"),
-                )
+                ("user", format!("{head} {name}:\n{content}"))
             }
         };
         messages.push(text_message(role, content));
@@ -199,7 +210,11 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
                 .map(|tool| (tool.name.clone(), tool.parameters.clone()))
                 .collect(),
         }),
-        max_tokens: req.max_output_tokens,
+        max_tokens: if tools_offered {
+            req.max_output_tokens.min(LOCAL_TOOL_REPLY_MAX_TOKENS)
+        } else {
+            req.max_output_tokens
+        },
         temperature: 0.0,
     }
 }
@@ -207,24 +222,6 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
 /// `{"role", "content"}`.
 fn text_message(role: &str, content: String) -> Value {
     serde_json::json!({ "role": role, "content": content })
-}
-
-/// The plain-language tool list and answer format appended to the system prompt.
-fn tool_instructions(tools: &[ToolSpec]) -> String {
-    let mut out = String::from("You can use these tools:\n");
-    for tool in tools {
-        out.push_str(&format!(
-            "\n- {}: {}\n  Parameters (JSON Schema): {}\n",
-            tool.name, tool.description, tool.parameters
-        ));
-    }
-    out.push_str(
-        "\nAnswer with exactly one JSON object and nothing else.\n\
-         To call a tool: {\"tool\": \"<tool name>\", \"arguments\": {<arguments>}}\n\
-         To give your final answer: {\"final\": \"<your answer>\"}\n\
-         Call one tool at a time; its result will be sent back to you.",
-    );
-    out
 }
 
 /// An assistant turn as the model would have written it: one `{"tool", "arguments"}` object per

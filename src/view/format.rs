@@ -79,17 +79,23 @@ pub fn step_spend_text(before: &LedgerSummary, after: Option<&LedgerSummary>) ->
     )
 }
 
-/// Progress of loading the in-tab model, copied from the loader's report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Progress of the in-tab model, copied from its report: loading it (`download`, `cache`,
+/// `init`; bytes), then each call (`prompt`: tokens of the prompt read; `writing`: pieces
+/// generated and their rate).
+#[derive(Debug, Clone, PartialEq)]
 pub struct DownloadProgress {
-    /// `download`, `cache` or `init`.
+    /// `download`, `cache`, `init`, `prompt` or `writing`.
     pub phase: String,
-    /// Bytes loaded so far.
+    /// Bytes loaded, prompt tokens read, or pieces written so far.
     pub loaded: u64,
-    /// Total bytes, when known.
+    /// Total bytes or prompt tokens, when known.
     pub total: Option<u64>,
     /// Whether the bytes come from browser storage rather than the network.
     pub from_cache: bool,
+    /// While writing: pieces per second.
+    pub per_second: Option<f64>,
+    /// When starting: where the model runs, and why there (e.g. no WebGPU adapter).
+    pub note: Option<String>,
 }
 
 impl DownloadProgress {
@@ -103,7 +109,29 @@ impl DownloadProgress {
     /// What the progress bar says: `Downloading model: 12.0 MiB of 80.0 MiB (15%)`.
     pub fn text(&self) -> String {
         let what = match (self.phase.as_str(), self.from_cache) {
-            ("init", _) => return "Starting the model…".to_string(),
+            ("init", _) => {
+                return match &self.note {
+                    Some(note) => format!("Starting the model ({note})…"),
+                    None => "Starting the model…".to_string(),
+                }
+            }
+            ("prompt", _) => {
+                return match self.total {
+                    Some(total) => format!(
+                        "Reading the prompt: {} of {}",
+                        self.loaded,
+                        plural(total, "token", "tokens")
+                    ),
+                    None => "Reading the prompt…".to_string(),
+                }
+            }
+            ("writing", _) => {
+                let written = plural(self.loaded, "piece", "pieces");
+                return match self.per_second {
+                    Some(rate) if rate > 0.0 => format!("Writing: {written} ({rate:.1}/s)"),
+                    Some(_) | None => format!("Writing: {written}"),
+                };
+            }
             (_, true) | ("cache", false) => "Loading model from browser storage",
             (_, false) => "Downloading model",
         };

@@ -27,6 +27,11 @@ extern "C" {
         signal: &AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 
+    /// `bridgeIsCached(moduleUrl, modelUrl)`: resolves to whether the GGUF is already in
+    /// browser storage.
+    #[wasm_bindgen(catch, js_name = bridgeIsCached)]
+    pub fn bridge_is_cached(module_url: &str, model_url: &str) -> Result<js_sys::Promise, JsValue>;
+
     /// `bridgeUnload(model)`: stops the model and frees its memory.
     #[wasm_bindgen(catch, js_name = bridgeUnload)]
     pub fn bridge_unload(model: &JsValue) -> Result<js_sys::Promise, JsValue>;

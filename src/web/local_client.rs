@@ -32,10 +32,11 @@ pub struct LocalLoadOptions {
     pub model_url: Option<String>,
 }
 
-/// Progress of loading the model, as the module reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// Progress of the model, as the module reports it: loading it, then each completion.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct LoadProgress {
-    /// `download`, `cache` or `init`.
+    /// `download`, `cache` or `init` while loading; `prompt` (tokens read) and `writing`
+    /// (pieces generated) during a completion.
     pub phase: String,
     /// Bytes loaded so far.
     pub loaded: u64,
@@ -43,6 +44,12 @@ pub struct LoadProgress {
     pub total: Option<u64>,
     /// Whether the bytes come from browser storage rather than the network.
     pub from_cache: bool,
+    /// While writing: pieces per second so far.
+    #[serde(default)]
+    pub per_second: Option<f64>,
+    /// When starting: where the model runs (`on the CPU: this browser has no WebGPU adapter`).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A started in-tab model.

@@ -13,6 +13,7 @@ pub mod js_error;
 pub mod local_bridge;
 pub mod local_client;
 pub mod local_shared;
+pub mod local_warm;
 pub mod locks;
 pub mod log_channel;
 pub mod mcp_api;

@@ -14,8 +14,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
 const WWW = path.join(REPO, 'www');
 const PAGE = path.join(HERE, 'pages/local-model.html');
-const MODEL_PATH = '/models/smollm2-135m-instruct-q4_1.gguf';
-const MODEL_BYTES = 98_362_432;
+const MODEL_PATH = '/models/smollm2-135m-instruct-q8_0.gguf';
+const MODEL_BYTES = 144_811_072;
 const ISOLATION_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-embedder-policy': 'require-corp',
@@ -137,9 +137,23 @@ function loadInPage(page, { threads, clear }) {
 function streamInPage(page, request) {
   return page.evaluate(async (request) => {
     const deltas = [];
-    const out = await window.model.complete(request, { onDelta: (d) => deltas.push(d) });
-    return { ...out, deltas };
+    const progress = [];
+    const out = await window.model.complete(request, { onDelta: (d) => deltas.push(d), onProgress: (p) => progress.push(p) });
+    return { ...out, deltas, progress };
   }, request);
+}
+
+/** Reading the prompt is reported up to its token count, then each written piece with a rate. */
+function checkCallProgress(result) {
+  const prompt = result.progress.filter((p) => p.phase === 'prompt');
+  const writing = result.progress.filter((p) => p.phase === 'writing');
+  assert.ok(prompt.length >= 2, `expected prompt progress, got ${JSON.stringify(result.progress.slice(0, 5))}`);
+  assert.equal(prompt.at(-1).total, result.usage.input_tokens);
+  assert.equal(prompt.at(-1).loaded, prompt.at(-1).total, 'the whole prompt was read');
+  assert.equal(writing.length, result.deltas.length, 'one writing report per streamed piece');
+  assert.ok(writing.at(-1).per_second > 0, JSON.stringify(writing.at(-1)));
+  const firstWriting = result.progress.findIndex((p) => p.phase === 'writing');
+  assert.ok(result.progress.slice(firstWriting).every((p) => p.phase === 'writing'), 'reading ends before writing');
 }
 
 function abortInPage(page) {
@@ -230,13 +244,18 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
     assert.equal(loaded.info.bytes, MODEL_BYTES);
     assert.equal(loaded.info.multithread, true);
     assert.ok(loaded.info.threads >= 2, `threads: ${loaded.info.threads}`);
+    // Headless Chromium here has no GPU: the model falls back to the CPU and says why.
+    assert.equal(loaded.info.backend, 'cpu');
+    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter)/);
+    assert.equal(loaded.events.at(-1).note, loaded.info.backend_note, 'the start event carries the note');
     assert.equal(ggufHits(server), 1);
     Object.assign(f, { load_ms_cold: loaded.info.load_ms, download_ms: loaded.info.download_ms, threads: loaded.info.threads, store: loaded.info.store });
   });
 
-  test('streams a free-text answer', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('streams a free-text answer, reporting the prompt read and the pieces written', { timeout: TEST_TIMEOUT_MS }, async () => {
     const result = await streamInPage(page, FREE_TEXT);
     checkFreeText(result);
+    checkCallProgress(result);
     Object.assign(f, { first_token_ms: result.timings.first_token_ms, tokens_per_s: round(result.timings.tokens_per_s), text_sample: result.text });
   });
 

@@ -12,6 +12,7 @@ export { DEFAULT_MODEL_URL, clearModelCache, isModelCached, ModelDownloadError }
 
 const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 const DEFAULT_N_CTX = 4096;
+const DEFAULT_N_BATCH = 64;
 const MAX_DEFAULT_THREADS = 8;
 
 // A module with one 64-bit memory: validates only where wasm memory64 is supported.
@@ -59,6 +60,17 @@ export function defaultThreads() {
   return Math.max(1, Math.min(Math.floor(cores / 2), MAX_DEFAULT_THREADS));
 }
 
+/** Why WebGPU cannot be used here, or null when the browser offers an adapter. */
+async function webGpuProblem() {
+  if (!globalThis.navigator?.gpu) return 'this browser offers no WebGPU';
+  try {
+    const adapter = await globalThis.navigator.gpu.requestAdapter();
+    return adapter ? null : 'this browser has no WebGPU adapter';
+  } catch (err) {
+    return `WebGPU failed: ${err?.message ?? err}`;
+  }
+}
+
 function abortError(message) {
   return new DOMException(message, 'AbortError');
 }
@@ -74,21 +86,25 @@ const quietLogger = {
  * Downloads (or reads from browser storage) a GGUF model and starts it.
  *
  * @param {object} [options]
- * @param {string} [options.url] GGUF URL; default: the bundled SmolLM2-135M-Instruct Q4_1
+ * @param {string} [options.url] GGUF URL; default: the bundled SmolLM2-135M-Instruct (Q8_0)
  * @param {Blob} [options.blob] a GGUF file the user picked (used instead of `url`, not stored)
- * @param {(p: {phase: 'download'|'cache'|'init', loaded: number, total: number|null, from_cache: boolean}) => void} [options.onProgress]
- *   download progress in bytes; the last 'download'/'cache' event has loaded === total, then one
- *   'init' event when the model starts
+ * @param {(p: {phase: 'download'|'cache'|'init', loaded: number, total: number|null, from_cache: boolean, note?: string}) => void} [options.onProgress]
+ *   download progress in bytes; the last 'download'/'cache' event has loaded === total, then an
+ *   'init' event when the model starts, whose `note` says where it runs (a second one when the
+ *   GPU failed and it falls back to the CPU)
  * @param {number} [options.threads] worker threads; forced to 1 unless the page is cross-origin isolated
  * @param {number} [options.n_ctx] context length in tokens (default 4096)
  * @param {'auto'|'cache'|'opfs'|'none'} [options.store] where to keep the download (default 'auto')
- * @param {boolean} [options.gpu] offload to WebGPU when available (default false: CPU only)
+ * @param {'auto'|boolean} [options.gpu] 'auto' (default): offload to WebGPU when the browser
+ *   has an adapter, else (or when starting on the GPU fails) run on the CPU; false: CPU only
+ * @param {number} [options.n_batch] prompt tokens per decode call (default 64): the prompt-reading
+ *   progress and a cancel land between calls, so a smaller batch reports and stops sooner
  * @param {AbortSignal} [options.signal] aborts the download / start (rejects with an AbortError)
  * @param {boolean} [options.debug] print llama.cpp's own log
  * @returns {Promise<LocalModel>}
  */
 export async function loadLocalModel(options = {}) {
-  const { url = DEFAULT_MODEL_URL, blob, onProgress, signal, store = 'auto', gpu = false, debug = false } = options;
+  const { url = DEFAULT_MODEL_URL, blob, onProgress, signal, store = 'auto', gpu = 'auto', debug = false } = options;
   const support = localModelSupport();
   if (!support.ok) throw new Error(`the local model cannot run in this browser: ${support.reason}`);
   const started = performance.now();
@@ -107,20 +123,45 @@ export async function loadLocalModel(options = {}) {
   const threads = isolated ? requested : 1;
   const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
 
-  onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache });
+  const nBatch = options.n_batch ?? DEFAULT_N_BATCH;
+  const init = (note) =>
+    onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache, note });
   const initStarted = performance.now();
-  const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
+  const start = async (onGpu) => {
+    const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
+    try {
+      await wllama.loadModel([source.blob], {
+        n_ctx: nCtx,
+        n_threads: threads,
+        n_batch: nBatch,
+        n_ubatch: nBatch,
+        // one slot: requests run one at a time and reuse the previous prompt's KV cache
+        n_parallel: 1,
+        ...(onGpu ? {} : { n_gpu_layers: 0 }),
+      });
+      return wllama;
+    } catch (err) {
+      await wllama.exit().catch(() => {});
+      throw err;
+    }
+  };
+  const gpuProblem = gpu === false ? 'the GPU is turned off' : await webGpuProblem();
+  let backend = gpuProblem == null ? 'webgpu' : 'cpu';
+  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU: ${gpuProblem}`;
+  init(note);
+  let wllama;
   try {
-    await wllama.loadModel([source.blob], {
-      n_ctx: nCtx,
-      n_threads: threads,
-      // one slot: requests run one at a time and reuse the previous prompt's KV cache
-      n_parallel: 1,
-      ...(gpu ? {} : { n_gpu_layers: 0 }),
-    });
+    wllama = await start(backend === 'webgpu');
   } catch (err) {
-    await wllama.exit().catch(() => {});
-    throw new Error(`the local model failed to start: ${err?.message ?? err}`, { cause: err });
+    if (backend !== 'webgpu') throw new Error(`the local model failed to start: ${err?.message ?? err}`, { cause: err });
+    backend = 'cpu';
+    note = `on the CPU: starting on the GPU failed (${err?.message ?? err})`;
+    init(note);
+    try {
+      wllama = await start(false);
+    } catch (again) {
+      throw new Error(`the local model failed to start: ${again?.message ?? again}`, { cause: again });
+    }
   }
   if (signal?.aborted) {
     await wllama.exit().catch(() => {});
@@ -139,6 +180,9 @@ export async function loadLocalModel(options = {}) {
     multithread: wllama.isMultithread(),
     cross_origin_isolated: isolated,
     n_ctx: nCtx,
+    n_batch: nBatch,
+    backend,
+    backend_note: note,
   };
   return new LocalModel(wllama, info);
 }
@@ -172,7 +216,7 @@ export class LocalModel {
     this._wllama = wllama;
     this._queue = Promise.resolve();
     this._unloaded = false;
-    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, multithread, cross_origin_isolated, n_ctx} */
+    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, multithread, cross_origin_isolated, n_ctx, n_batch, backend: 'webgpu'|'cpu', backend_note} */
     this.info = info;
     /** Generation speed of the last finished completion (tokens per second), or null. */
     this.last_tokens_per_s = null;
@@ -184,9 +228,12 @@ export class LocalModel {
    * @param {{messages: {role: string, content: string}[], response_format?: object, max_tokens?: number, temperature?: number}} request
    *   `response_format`: `{type: 'json_schema', json_schema: {schema}}` constrains the output to
    *   JSON matching `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
-   * @param {{onDelta?: (text: string) => void, signal?: AbortSignal}} [options]
+   * @param {{onDelta?: (text: string) => void, onProgress?: (p: {phase: 'prompt'|'writing', loaded: number, total: number|null, per_second?: number|null}) => void, signal?: AbortSignal}} [options]
+   *   `onProgress`: 'prompt' while the prompt is read (`loaded` of `total` tokens, cached ones
+   *   included), then 'writing' per generated piece (`loaded` pieces, `per_second` their rate)
    * @returns {Promise<{text: string, finish: 'stop'|'length'|'abort', usage: {input_tokens: number, output_tokens: number},
-   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null}}>}
+   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null,
+ *   prompt_tokens: number|null, cached_tokens: number|null, prompt_tokens_per_s: number|null}}>}
    *   On abort it resolves (not rejects) with the text so far and finish 'abort'.
    */
   complete(request, options = {}) {
@@ -212,7 +259,7 @@ export class LocalModel {
     });
   }
 
-  async _run(request, { onDelta, signal } = {}, onWork) {
+  async _run(request, { onDelta, onProgress, signal } = {}, onWork) {
     if (this._unloaded) throw new Error('the local model was unloaded');
     const started = performance.now();
     const result = (text, finish, usage, extra = {}) => ({
@@ -251,17 +298,34 @@ export class LocalModel {
     let promptTokens = null;
     let aborted = false;
     let callbackError = null;
+    const progress = (report) => {
+      try {
+        onProgress?.(report);
+      } catch (err) {
+        callbackError ??= err;
+        inner.abort();
+      }
+    };
+    progress({ phase: 'prompt', loaded: 0, total: null });
     params.onData = (chunk) => {
-      if (chunk?.prompt_progress?.total != null) promptTokens = chunk.prompt_progress.total;
+      const pp = chunk?.prompt_progress;
+      if (pp?.total != null) {
+        promptTokens = pp.total;
+        // tokens reused from the KV cache count as read
+        progress({ phase: 'prompt', loaded: Math.min(pp.total, (pp.cache ?? 0) + (pp.processed ?? 0)), total: pp.total });
+      }
       if (chunk?.usage) usage = chunk.usage;
       if (chunk?.timings) timings = chunk.timings;
       const choice = chunk?.choices?.[0];
       if (choice?.finish_reason) finishReason = choice.finish_reason;
       const delta = choice?.delta?.content;
       if (!delta || aborted) return;
-      if (firstTokenAt == null) firstTokenAt = performance.now();
+      const now = performance.now();
+      if (firstTokenAt == null) firstTokenAt = now;
       text += delta;
       deltas += 1;
+      const seconds = (now - firstTokenAt) / 1000;
+      progress({ phase: 'writing', loaded: deltas, total: null, per_second: seconds > 0 ? (deltas - 1) / seconds : null });
       try {
         onDelta?.(delta);
       } catch (err) {
@@ -315,6 +379,10 @@ export class LocalModel {
         prompt_ms: timings?.prompt_ms != null ? Math.round(timings.prompt_ms) : null,
         generation_ms: timings?.predicted_ms != null ? Math.round(timings.predicted_ms) : null,
         tokens_per_s: tokensPerS,
+        // prompt tokens read this call, and those reused from the previous call's KV cache
+        prompt_tokens: timings?.prompt_n ?? null,
+        cached_tokens: timings?.cache_n ?? null,
+        prompt_tokens_per_s: timings?.prompt_per_second ?? null,
       },
     );
   }

@@ -5,9 +5,9 @@
 // A download is streamed straight into storage and committed only when every byte arrived:
 // the byte count must equal Content-Length, so a failed or cut-off download leaves no entry.
 
-/** The bundled default model (served by the site; see scripts/fetch-model-assets.sh). */
+/** The bundled default model: SmolLM2-135M-Instruct, Q4_1 layers re-stored as Q8_0 (fast wasm kernels; see scripts/fetch-model-assets.sh). */
 export const DEFAULT_MODEL_URL = new URL(
-  '../models/smollm2-135m-instruct-q4_1.gguf',
+  '../models/smollm2-135m-instruct-q8_0.gguf',
   import.meta.url,
 ).href;
 

@@ -1,0 +1,81 @@
+// In-tab half of the local-model benchmark: loads a GGUF with www/local/local_model.js (the
+// module the app uses) in headless Chromium on a cross-origin isolated page and prints one JSON
+// line of figures: prompt reading (prefill) and generation tokens/s, free and under a tool-call
+// grammar, and a second step's prompt reuse. Figures only; nothing is asserted.
+//
+//   node benches/local_model/tab.mjs /models/smollm2-135m-instruct-q8_0.gguf [threads]
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../tests/e2e/support/server.mjs';
+import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
+import { PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const WWW = path.resolve(HERE, '../../www');
+const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg] = process.argv.slice(2);
+if (!fs.existsSync(path.join(WWW, modelPath))) {
+  console.error(`missing www${modelPath}: run scripts/fetch-model-assets.sh`);
+  process.exit(1);
+}
+const page0 = '<!doctype html><meta charset="utf-8"><script type="module">import "/local/index.js"; window.ready = true;</script>';
+const server = await serveStatic(WWW, {
+  isolated: true,
+  routes: {
+    '/bench.html': (req, res) => {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
+      });
+      res.end(page0);
+    },
+  },
+});
+const browser = await launchBrowser();
+try {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/bench.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const figures = await page.evaluate(
+    async ({ modelPath, threads, PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK }) => {
+      const L = window.tabloopLocal;
+      const model = await L.loadLocalModel({ url: modelPath, store: 'none', ...(threads ? { threads } : {}) });
+      const run = (request) => model.complete({ temperature: 0, ...request });
+      // A fresh number in front makes the prompt unlike any cached one.
+      const prefill = await run({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 });
+      const free = await run({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 });
+      const format = { type: 'json_schema', json_schema: { schema: TOOL_SCHEMA } };
+      const messages = [{ role: 'system', content: TOOL_SYSTEM }, { role: 'user', content: TOOL_TASK }];
+      const call = await run({ messages, response_format: format, max_tokens: 96 });
+      // The next step: same prefix, plus the call and its result.
+      const next = await run({
+        messages: [...messages, { role: 'assistant', content: call.text }, { role: 'user', content: 'Result of vfs (call 1):\nwrote 5 characters to /notes.txt' }],
+        response_format: format,
+        max_tokens: 96,
+      });
+      const t = (r) => r.timings;
+      const out = {
+        model: modelPath,
+        threads: model.info.threads,
+        load_ms: model.info.load_ms,
+        prefill_tokens: t(prefill).prompt_tokens,
+        prefill_tok_s: t(prefill).prompt_tokens_per_s,
+        gen_free_tok_s: t(free).tokens_per_s,
+        gen_grammar_tok_s: t(call).tokens_per_s,
+        grammar_output: call.text,
+        step1_first_token_ms: t(call).first_token_ms,
+        step2_prompt_tokens: t(next).prompt_tokens,
+        step2_cached_tokens: t(next).cached_tokens,
+        step2_first_token_ms: t(next).first_token_ms,
+      };
+      await model.unload();
+      return out;
+    },
+    { modelPath, threads: Number(threadsArg) || 0, PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK },
+  );
+  console.log(JSON.stringify(figures));
+} finally {
+  await browser.close();
+  await server.close();
+}

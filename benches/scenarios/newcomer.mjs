@@ -1,0 +1,52 @@
+// The newcomer's task in the playground, as a person does it with the model already in browser
+// storage: open the page, type "Use the vfs tool to write the text hello into the file
+// /notes.txt.", press Ctrl+Enter. Prints the time to the first visible model output and to the
+// end of the run, and the tool calls' results. Figures only; nothing is asserted.
+//
+//   node benches/scenarios/newcomer.mjs [seconds to type, default 15]
+import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
+import { serveSite } from '../../tests/e2e/support/site.mjs';
+
+const TASK = 'Use the vfs tool to write the text hello into the file /notes.txt.';
+const typingSeconds = Number(process.argv[2] ?? 15);
+const site = await serveSite();
+const browser = await launchBrowser();
+try {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${site.url}/tabloop/`);
+  await page.waitForSelector('[data-testid=task]', { timeout: 30_000 });
+  // A returning user: the model is in browser storage.
+  await page.evaluate(async () => {
+    const store = await import(new URL('www/local/model_store.js', document.baseURI).href);
+    await store.fetchModel(store.DEFAULT_MODEL_URL);
+  });
+  await page.reload();
+  await page.waitForSelector('[data-testid=task]', { timeout: 30_000 });
+  const opened = Date.now();
+  await page.fill('[data-testid=task]', TASK);
+  await page.waitForTimeout(typingSeconds * 1000);
+  const progressAtRun = await page.locator('[data-testid=model-progress-text]').textContent().catch(() => null);
+  const pressed = Date.now();
+  await page.press('[data-testid=task]', 'Control+Enter');
+  // The model's own output: the streamed call (shown as its reasoning) or text.
+  await page.waitForSelector('[data-testid=streaming] .thinking, [data-testid=streaming] p.text', { timeout: 300_000 });
+  const firstOutput = Date.now();
+  await page.waitForSelector('[data-testid=stop-reason]', { timeout: 300_000 });
+  const ended = Date.now();
+  const statuses = await page.locator('[data-testid=tool-status]').allTextContents();
+  const results = await page.locator('[data-testid=tool-result]').allTextContents();
+  console.log(JSON.stringify({
+    typing_s: typingSeconds,
+    progress_when_run_pressed: progressAtRun,
+    first_visible_output_ms: firstOutput - pressed,
+    run_ended_ms: ended - pressed,
+    stop: await page.textContent('[data-testid=stop-reason]'),
+    tool_statuses: statuses,
+    tool_results: results.map((r) => r.slice(0, 120)),
+    page_open_to_end_ms: ended - opened,
+  }));
+} finally {
+  await browser.close();
+  await site.close();
+}
