@@ -1,11 +1,12 @@
 //! A synthetic session for benchmarks: a loop whose model always asks for one new tool call and
 //! whose tool always answers, so each step exercises the core's whole decision path (6 events)
-//! with no model and no I/O. Used by the native criterion bench and the browser bench page.
+//! with no model and no I/O. Used by the native criterion bench and the browser bench page; its
+//! log (and one of plain replies) feeds the playground's long-session and markdown tests.
 
 use serde_json::json;
 
 use crate::core::{
-    Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, ToolDecl, ToolKind,
+    Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, Record, ToolDecl, ToolKind,
 };
 use crate::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
 
@@ -15,15 +16,22 @@ pub struct SyntheticSession {
     agent: Agent,
     request: u64,
     step: u64,
+    /// The records persisted so far, when asked for ([`synthetic_log`]).
+    records: Option<Vec<Record>>,
 }
 
 impl SyntheticSession {
     /// A session whose log already holds at least `events` events.
     pub fn with_history(events: usize) -> Self {
+        Self::build(events, None)
+    }
+
+    fn build(events: usize, records: Option<Vec<Record>>) -> Self {
         let mut session = Self {
             agent: Agent::new("bench", config(), 0),
             request: 0,
             step: 0,
+            records,
         };
         // The agent refuses nothing here: the config has no limits and the inputs fit.
         let _ = session.agent.handle(
@@ -86,12 +94,70 @@ impl SyntheticSession {
         let mut drained = 0;
         while let Some(effect) = self.agent.poll() {
             drained += 1;
-            if let Effect::CallModel { request, .. } = effect {
-                self.request = request;
+            match effect {
+                Effect::CallModel { request, .. } => self.request = request,
+                Effect::Persist(record) => {
+                    if let Some(records) = self.records.as_mut() {
+                        records.push(record);
+                    }
+                }
+                Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Abort { .. }
+                | Effect::Finished(_) => {}
             }
         }
         drained
     }
+}
+
+/// The log of a synthetic session of at least `events` events (a long session for the UI).
+pub fn synthetic_log(events: usize) -> Vec<Record> {
+    SyntheticSession::build(events, Some(Vec::new()))
+        .records
+        .unwrap_or_default()
+}
+
+/// The log of session `session` where each text is a task's whole answer: one completed run
+/// per text, so every text is shown as one model message.
+pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
+    let mut agent = Agent::new(session, config(), 0);
+    let mut records = Vec::new();
+    let mut request = 0;
+    let mut drain = |agent: &mut Agent, records: &mut Vec<Record>| {
+        while let Some(effect) = agent.poll() {
+            match effect {
+                Effect::CallModel { request: r, .. } => request = r,
+                Effect::Persist(record) => records.push(record),
+                Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Abort { .. }
+                | Effect::Finished(_) => {}
+            }
+        }
+        request
+    };
+    for (n, text) in (1..).zip(texts) {
+        let now = n * 10;
+        let _ = agent.handle(
+            Input::UserMessage {
+                text: format!("payload {n}"),
+                budget: None,
+            },
+            now,
+        );
+        let request = drain(&mut agent, &mut records);
+        let reply = ModelReply {
+            text: text.clone(),
+            tool_calls: Vec::new(),
+            finish: FinishReason::EndTurn,
+            usage: Usage::default(),
+            model: "m".into(),
+        };
+        let _ = agent.handle(Input::ModelReplied { request, reply }, now + 5);
+        drain(&mut agent, &mut records);
+    }
+    records
 }
 
 fn config() -> AgentConfig {

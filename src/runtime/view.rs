@@ -6,10 +6,13 @@
 mod format;
 mod labels;
 mod live;
+mod markdown;
 mod settings;
 mod summary;
+mod theme;
 mod timeline;
 mod timeline_item;
+mod viewport;
 
 pub use format::{
     format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,
@@ -17,9 +20,12 @@ pub use format::{
 };
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
+pub use markdown::{render_markdown, safe_url};
 pub use settings::{
     missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };
 pub use summary::{doubled, RunPhase, SessionSummary};
+pub use theme::Theme;
 pub use timeline::Timeline;
 pub use timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};
+pub use viewport::{Viewport, MIN_WINDOW, OVERSCAN_PX};

@@ -1,12 +1,14 @@
 //! Leptos components over read-only view models (`runtime::view`). One public component per
 //! file; the reactive state lives in `state`, and what the controls do in `actions` and
-//! `transfer`. Model and tool output is only ever rendered as text.
+//! `transfer`. Tool output is only ever rendered as text, model text as sanitised markdown.
 
 mod actions;
 mod approval_card;
 mod error_alert;
+mod follower_banner;
 mod import_button;
 mod key_banner;
+mod markdown_text;
 mod model_progress;
 mod playground;
 mod session_list;
@@ -16,9 +18,11 @@ mod settings_panel;
 mod startup;
 mod state;
 mod status_bar;
+mod step_jump;
 mod storage_banner;
 mod streaming_view;
 mod task_form;
+mod theme_toggle;
 mod timeline_entry;
 mod timeline_view;
 mod tool_call_card;

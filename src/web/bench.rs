@@ -23,3 +23,21 @@ pub fn bench_core_step(events: u32, samples: u32) -> f64 {
     }
     total_ms * 1000.0 / f64::from(samples.max(1))
 }
+
+/// The log of a synthetic session of at least `events` events, as JSON lines (for
+/// `importSession`): the long session the playground's list is measured with.
+#[wasm_bindgen(js_name = benchSyntheticLog)]
+pub fn bench_synthetic_log(events: u32) -> String {
+    crate::core::to_jsonl(&crate::runtime::synthetic::synthetic_log(events as usize))
+}
+
+/// The log of session `session` with one completed run per text of `texts` (a JSON array of
+/// strings), as JSON lines: how the playground's markdown is tested with hostile payloads.
+#[wasm_bindgen(js_name = benchRepliesLog)]
+pub fn bench_replies_log(session: String, texts: String) -> Result<String, JsValue> {
+    let texts: Vec<String> =
+        serde_json::from_str(&texts).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(crate::core::to_jsonl(
+        &crate::runtime::synthetic::replies_log(&session, &texts),
+    ))
+}
