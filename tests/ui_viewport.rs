@@ -58,6 +58,10 @@ fn a_ten_thousand_event_session_draws_a_small_window_and_finds_every_step() {
     assert!(records.len() >= 10_000, "{}", records.len());
     let timeline = Timeline::from_records(&records);
     let items = timeline.items().len();
+    assert!(
+        matches!(timeline.items().last(), Some(TimelineItem::RunFinished(_))),
+        "the run is over, so opening it does not resume it"
+    );
     assert!(items > 3_000, "{items} items");
     let mut v = Viewport::new(60.0);
     v.set_len(items);

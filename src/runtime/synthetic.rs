@@ -111,11 +111,13 @@ impl SyntheticSession {
     }
 }
 
-/// The log of a synthetic session of at least `events` events (a long session for the UI).
+/// The log of a synthetic session of at least `events` events (a long session for the UI),
+/// its run cancelled at the end so the session opens as a stored log instead of resuming.
 pub fn synthetic_log(events: usize) -> Vec<Record> {
-    SyntheticSession::build(events, Some(Vec::new()))
-        .records
-        .unwrap_or_default()
+    let mut session = SyntheticSession::build(events, Some(Vec::new()));
+    let _ = session.agent.handle(Input::Cancel, session.step * 10 + 20);
+    session.drain();
+    session.records.unwrap_or_default()
 }
 
 /// The log of session `session` where each text is a task's whole answer: one completed run

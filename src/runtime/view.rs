@@ -7,7 +7,9 @@ mod format;
 mod labels;
 mod live;
 mod markdown;
+mod run_meters;
 mod settings;
+mod step_chart;
 mod summary;
 mod theme;
 mod timeline;
@@ -21,9 +23,11 @@ pub use format::{
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
 pub use markdown::{render_markdown, safe_url};
+pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
 pub use settings::{
     missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };
+pub use step_chart::{chart_layout, Bar, ChartLayout, Mark, MAX_BARS};
 pub use summary::{doubled, RunPhase, SessionSummary};
 pub use theme::Theme;
 pub use timeline::Timeline;

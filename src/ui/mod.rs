@@ -4,6 +4,7 @@
 
 mod actions;
 mod approval_card;
+mod budget_meters;
 mod error_alert;
 mod follower_banner;
 mod import_button;
@@ -18,6 +19,7 @@ mod settings_panel;
 mod startup;
 mod state;
 mod status_bar;
+mod step_chart;
 mod step_jump;
 mod storage_banner;
 mod streaming_view;

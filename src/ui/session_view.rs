@@ -5,11 +5,13 @@ use leptos::prelude::*;
 
 use super::actions::{cancel, decide, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
+use super::budget_meters::BudgetMeters;
 use super::follower_banner::FollowerBanner;
 use super::key_banner::KeyBanner;
 use super::session_toolbar::SessionToolbar;
 use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
+use super::step_chart::StepChart;
 use super::step_jump::StepJump;
 use super::storage_banner::StorageBanner;
 use super::streaming_view::StreamingView;
@@ -66,6 +68,8 @@ pub fn SessionView(
             >
                 <SessionToolbar app/>
                 <StatusBar summary=shown.summary role=shown.role/>
+                <BudgetMeters meters=shown.meters/>
+                <StepChart meters=shown.meters/>
                 <FollowerBanner role=shown.role/>
                 <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
