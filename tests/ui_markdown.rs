@@ -12,7 +12,7 @@
 
 use pretty_assertions::assert_eq;
 use tabloop::runtime::synthetic::replies_log;
-use tabloop::runtime::view::{render_markdown, safe_url, Timeline, TimelineItem};
+use tabloop::view::{render_markdown, safe_url, Timeline, TimelineItem};
 
 fn corpus() -> Vec<String> {
     serde_json::from_str(include_str!("fixtures/hostile_markdown.json")).unwrap()

@@ -14,7 +14,7 @@ use core_support::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::core::Event;
-use tabloop::runtime::view::{chart_layout, RunMeters, StepPoint, MAX_BARS};
+use tabloop::view::{chart_layout, RunMeters, StepPoint, MAX_BARS};
 
 #[test]
 fn every_configured_budget_gets_a_meter_with_its_limit() {

@@ -1,7 +1,7 @@
 //! The theme choice: stored values, what the toggle switches to, and its label.
 
 use pretty_assertions::assert_eq;
-use tabloop::runtime::view::Theme;
+use tabloop::view::Theme;
 
 #[test]
 fn the_stored_choice_round_trips_and_anything_else_follows_the_system() {

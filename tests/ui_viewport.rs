@@ -9,8 +9,8 @@
 )]
 
 use pretty_assertions::assert_eq;
-use tabloop::runtime::synthetic::synthetic_log;
-use tabloop::runtime::view::{Timeline, TimelineItem, Viewport, MIN_WINDOW};
+use tabloop::runtime::synthetic::session_log;
+use tabloop::view::{Timeline, TimelineItem, Viewport, MIN_WINDOW};
 
 fn viewport(len: usize, height: f64) -> Viewport {
     let mut v = Viewport::new(height);
@@ -54,7 +54,7 @@ fn measured_heights_replace_the_estimate_and_move_later_offsets() {
 
 #[test]
 fn a_ten_thousand_event_session_draws_a_small_window_and_finds_every_step() {
-    let records = synthetic_log(10_000);
+    let records = session_log(10_004, "long");
     assert!(records.len() >= 10_000, "{}", records.len());
     let timeline = Timeline::from_records(&records);
     let items = timeline.items().len();

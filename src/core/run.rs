@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::budget::{BudgetLimits, Ledger};
-use super::config::ToolKind;
-use super::event::{CallPurpose, EvidenceDelta, RunOutcome};
+use super::log::ToolKind;
+use super::log::{BudgetLimits, Ledger};
+use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
 use super::loop_guard::{LoopGuard, Verdict};
 use crate::protocol::ToolCall;
 

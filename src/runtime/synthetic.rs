@@ -1,7 +1,7 @@
 //! A synthetic session for benchmarks: a loop whose model always asks for one new tool call and
 //! whose tool always answers, so each step exercises the core's whole decision path (6 events)
 //! with no model and no I/O. Used by the native criterion bench and the browser bench page; its
-//! log (and one of plain replies) feeds the playground's long-session and markdown tests.
+//! log (and one of plain replies) also feeds the playground's long-session and markdown tests.
 
 use serde_json::json;
 
@@ -16,22 +16,18 @@ pub struct SyntheticSession {
     agent: Agent,
     request: u64,
     step: u64,
-    /// The records persisted so far, when asked for ([`synthetic_log`]).
-    records: Option<Vec<Record>>,
+    /// Every record persisted so far, kept only by [`session_log`].
+    log: Option<Vec<Record>>,
 }
 
 impl SyntheticSession {
     /// A session whose log already holds at least `events` events.
     pub fn with_history(events: usize) -> Self {
-        Self::build(events, None)
-    }
-
-    fn build(events: usize, records: Option<Vec<Record>>) -> Self {
         let mut session = Self {
             agent: Agent::new("bench", config(), 0),
             request: 0,
             step: 0,
-            records,
+            log: None,
         };
         // The agent refuses nothing here: the config has no limits and the inputs fit.
         let _ = session.agent.handle(
@@ -97,8 +93,8 @@ impl SyntheticSession {
             match effect {
                 Effect::CallModel { request, .. } => self.request = request,
                 Effect::Persist(record) => {
-                    if let Some(records) = self.records.as_mut() {
-                        records.push(record);
+                    if let Some(log) = &mut self.log {
+                        log.push(record);
                     }
                 }
                 Effect::CallTool(_)
@@ -111,13 +107,31 @@ impl SyntheticSession {
     }
 }
 
-/// The log of a synthetic session of at least `events` events (a long session for the UI),
-/// its run cancelled at the end so the session opens as a stored log instead of resuming.
-pub fn synthetic_log(events: usize) -> Vec<Record> {
-    let mut session = SyntheticSession::build(events, Some(Vec::new()));
-    let _ = session.agent.handle(Input::Cancel, session.step * 10 + 20);
-    session.drain();
-    session.records.unwrap_or_default()
+/// The log of a finished synthetic session `session` with at least `events` records: the
+/// benchmark's stand-in for a long stored session (its run is cancelled at the end).
+pub fn session_log(events: usize, session: &str) -> Vec<Record> {
+    let mut synthetic = SyntheticSession {
+        agent: Agent::new(session, config(), 0),
+        request: 0,
+        step: 0,
+        log: Some(Vec::new()),
+    };
+    synthetic.drain();
+    let _ = synthetic.agent.handle(
+        Input::UserMessage {
+            text: format!("synthetic task of {session}"),
+            budget: None,
+        },
+        1,
+    );
+    synthetic.drain();
+    while (synthetic.agent.state().next_seq as usize) + 4 < events {
+        synthetic.step();
+    }
+    let end = synthetic.step * 10 + 9;
+    let _ = synthetic.agent.handle(Input::Cancel, end);
+    synthetic.drain();
+    synthetic.log.unwrap_or_default()
 }
 
 /// The log of session `session` where each text is a task's whole answer: one completed run

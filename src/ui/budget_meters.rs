@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::{Meter, RunMeters};
+use crate::view::{Meter, RunMeters};
 
 /// The budget meters (`data-testid="budget-meters"`, one `data-meter` per budget).
 #[component]

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::runtime::view::{render_markdown, safe_url};
+use crate::view::{render_markdown, safe_url};
 
 /// Markdown of a model message (`<div class="md">`).
 #[component]

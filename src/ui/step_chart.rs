@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::{chart_layout, RunMeters};
+use crate::view::{chart_layout, RunMeters};
 
 /// Chart size in SVG user units (it scales to the page's width).
 const WIDTH: f64 = 600.0;

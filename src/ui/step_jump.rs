@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::Timeline;
+use crate::view::Timeline;
 
 /// The step jump form (`data-testid="jump-step"`, `jump-go`, `jump-message`).
 #[component]

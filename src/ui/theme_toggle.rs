@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::Theme;
+use crate::view::Theme;
 
 /// The theme button (`data-testid="theme-toggle"`).
 #[component]

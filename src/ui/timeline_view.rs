@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::timeline_entry::TimelineEntry;
-use crate::runtime::view::{Timeline, Viewport};
+use crate::view::{Timeline, Viewport};
 
 /// Height guessed for an item before any is measured, in pixels.
 const ESTIMATE: f64 = 72.0;

@@ -1,8 +1,10 @@
-//! The diagnostic behind the browser benchmark page: the core's per-step cost in wasm.
+//! The diagnostics behind the browser benchmark page: the core's per-step cost in wasm, and
+//! synthetic session logs to open and list through the public API.
 
 use wasm_bindgen::prelude::*;
 
-use crate::runtime::synthetic::SyntheticSession;
+use crate::core::to_jsonl;
+use crate::runtime::synthetic::{session_log, SyntheticSession};
 
 /// Mean microseconds of one synthetic loop step after a history of `events` events, over
 /// `samples` steps (each on a fresh copy of the session, after one untimed warm-up step).
@@ -24,11 +26,11 @@ pub fn bench_core_step(events: u32, samples: u32) -> f64 {
     total_ms * 1000.0 / f64::from(samples.max(1))
 }
 
-/// The log of a synthetic session of at least `events` events, as JSON lines (for
-/// `importSession`): the long session the playground's list is measured with.
-#[wasm_bindgen(js_name = benchSyntheticLog)]
-pub fn bench_synthetic_log(events: u32) -> String {
-    crate::core::to_jsonl(&crate::runtime::synthetic::synthetic_log(events as usize))
+/// The JSON-lines log of a finished synthetic session `session` with at least `events` records,
+/// for `importSession`.
+#[wasm_bindgen(js_name = benchSessionLog)]
+pub fn bench_session_log(events: u32, session: &str) -> String {
+    to_jsonl(&session_log(events as usize, session))
 }
 
 /// The log of session `session` with one completed run per text of `texts` (a JSON array of
@@ -37,7 +39,7 @@ pub fn bench_synthetic_log(events: u32) -> String {
 pub fn bench_replies_log(session: String, texts: String) -> Result<String, JsValue> {
     let texts: Vec<String> =
         serde_json::from_str(&texts).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    Ok(crate::core::to_jsonl(
-        &crate::runtime::synthetic::replies_log(&session, &texts),
-    ))
+    Ok(to_jsonl(&crate::runtime::synthetic::replies_log(
+        &session, &texts,
+    )))
 }

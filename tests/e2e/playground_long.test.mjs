@@ -33,7 +33,7 @@ test('a 10,000-event session opens with a small page, scrolls, and jumps to a st
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await openPlayground(context, site);
-    const session = await importSynthetic(page, 10_000);
+    const session = await importSynthetic(page, 10_004);
     await page.reload();
     const row = `[data-testid=session-item][data-session="${session}"]`;
     await page.waitForSelector(row);

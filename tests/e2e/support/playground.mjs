@@ -24,9 +24,9 @@ export async function useMock(page, mock) {
   await page.fill('[data-testid=model-name]', 'scripted');
 }
 
-/** Stores the bench's synthetic session of `events` events (session `bench`); resolves to its id. */
+/** Stores the bench's finished synthetic session `long` of `events` records; resolves to its id. */
 export async function importSynthetic(page, events) {
-  return page.evaluate((n) => window.tabloop.importSession(window.tabloop.benchSyntheticLog(n)), events);
+  return page.evaluate((n) => window.tabloop.importSession(window.tabloop.benchSessionLog(n, 'long')), events);
 }
 
 /** Stores a session `session` with one completed run per text; resolves to its id. */
