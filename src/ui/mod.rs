@@ -12,6 +12,7 @@ mod key_banner;
 mod markdown_text;
 mod model_progress;
 mod playground;
+mod run_settings_form;
 mod session_list;
 mod session_toolbar;
 mod session_view;

@@ -10,6 +10,7 @@ mod live;
 mod markdown;
 pub mod public;
 mod run_meters;
+mod run_settings;
 mod settings;
 mod step_chart;
 mod summary;
@@ -26,6 +27,10 @@ pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, 
 pub use live::LiveState;
 pub use markdown::{render_markdown, safe_url};
 pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
+pub use run_settings::{
+    parse_price, permission_from_value, permission_value, BudgetField, RunSettings,
+    PLAYGROUND_TOOLS,
+};
 pub use settings::{
     missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };

@@ -4,8 +4,10 @@
 use crate::core::{Event, Record};
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
+use super::run_settings::RunSettings;
+
 /// What the settings panel holds.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Settings {
     /// Which model answers.
     pub provider: ProviderKind,
@@ -19,6 +21,8 @@ pub struct Settings {
     pub max_steps: Option<u32>,
     /// GGUF file of the local model (empty: the bundled default).
     pub gguf_url: String,
+    /// Budgets, system prompt, price, tool permissions, key handling.
+    pub run: RunSettings,
 }
 
 impl std::fmt::Debug for Settings {
@@ -37,6 +41,7 @@ impl std::fmt::Debug for Settings {
             .field("model", &self.model)
             .field("max_steps", &self.max_steps)
             .field("gguf_url", &self.gguf_url)
+            .field("run", &self.run)
             .finish()
     }
 }
@@ -63,9 +68,12 @@ impl Settings {
             session,
             provider: Some(provider),
             budget: BudgetOptions {
-                max_steps: self.max_steps,
-                ..BudgetOptions::default()
+                max_steps: self.max_steps.or(self.run.budget.max_steps),
+                ..self.run.budget.clone()
             },
+            permissions: self.run.permissions.clone(),
+            system: self.run.system(),
+            price: self.run.price(),
             ..AgentOptions::default()
         }
     }
