@@ -1,5 +1,6 @@
 //! The run part of the settings form: each budget field parsed (or refused with a message),
-//! prices, system prompt and tool permissions reaching the session options.
+//! prices, system prompt and tool permissions reaching the session options; and the session
+//! search of the sidebar.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -75,10 +76,30 @@ fn the_run_settings_reach_the_session_options() {
             cached_input_per_mtok: 3.0,
         })
     );
-    assert_eq!(options.permissions.get("http_fetch"), Some(&Permission::Deny));
+    assert_eq!(
+        options.permissions.get("http_fetch"),
+        Some(&Permission::Deny)
+    );
     assert_eq!(settings.run.permission("http_fetch"), Permission::Deny);
-    assert_eq!(settings.run.permission("vfs"), Permission::Allow, "the tool's default");
+    assert_eq!(
+        settings.run.permission("vfs"),
+        Permission::Allow,
+        "the tool's default"
+    );
     assert_eq!(permission_from_value("nonsense"), Permission::Ask);
     let plain = Settings::default().to_options(None);
     assert_eq!((plain.system, plain.price), (None, None));
+}
+
+#[test]
+fn a_session_search_matches_every_word_in_title_or_id_ignoring_case() {
+    use tabloop::view::session_matches;
+    assert!(session_matches("Fetch Example.org", "s-12", ""));
+    assert!(session_matches(
+        "Fetch Example.org",
+        "s-12",
+        "example FETCH"
+    ));
+    assert!(session_matches("Fetch Example.org", "s-12", "s-1"));
+    assert!(!session_matches("Fetch Example.org", "s-12", "fetch docs"));
 }

@@ -11,6 +11,7 @@ mod markdown;
 pub mod public;
 mod run_meters;
 mod run_settings;
+mod session_search;
 mod settings;
 mod step_chart;
 mod summary;
@@ -31,6 +32,7 @@ pub use run_settings::{
     parse_price, permission_from_value, permission_value, BudgetField, RunSettings,
     PLAYGROUND_TOOLS,
 };
+pub use session_search::session_matches;
 pub use settings::{
     missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
 };
