@@ -129,7 +129,8 @@ struct Places {
 impl Places {
     /// Measures the drawn items, then keeps the target (or the bottom) in view.
     fn measure(self) {
-        let Some(list) = self.list.get_untracked() else {
+        // The list may be gone by the time the frame comes (another session is shown).
+        let Some(list) = self.list.try_get_untracked().flatten() else {
             return;
         };
         let children = list.children();
@@ -149,47 +150,53 @@ impl Places {
             [a, b, ..] => (b.1 - a.1 - a.2).max(0.0),
             [_] | [] => 0.0,
         };
-        let mut changed = false;
-        self.viewport.update_value(|v| {
-            for (k, row) in rows.iter().enumerate() {
-                let height = match rows.get(k + 1) {
-                    Some(next) => next.1 - row.1,
-                    None => row.2 + gap,
-                };
-                changed |= v.measure(row.0, height);
-            }
-        });
+        let changed = self
+            .viewport
+            .try_update_value(|v| {
+                let mut changed = false;
+                for (k, row) in rows.iter().enumerate() {
+                    let height = match rows.get(k + 1) {
+                        Some(next) => next.1 - row.1,
+                        None => row.2 + gap,
+                    };
+                    changed |= v.measure(row.0, height);
+                }
+                changed
+            })
+            .unwrap_or(false);
         if changed {
-            self.layout.update(|n| *n += 1);
+            self.layout.try_update(|n| *n += 1);
         }
-        if self.target.get_value().is_some() {
+        if self.target.try_get_value().flatten().is_some() {
             self.scroll_to_target();
             if !changed {
                 self.focus_target(&list);
             }
-        } else if self.follow.get_value() {
-            if let Some(scroller) = self.scroller.get_untracked() {
+        } else if self.follow.try_get_value() == Some(true) {
+            if let Some(scroller) = self.scroller.try_get_untracked().flatten() {
                 scroller.set_scroll_top(scroller.scroll_height());
             }
         }
     }
 
     fn scroll_to_target(self) {
-        let (Some(index), Some(scroller)) =
-            (self.target.get_value(), self.scroller.get_untracked())
-        else {
+        let (Some(index), Some(scroller)) = (
+            self.target.try_get_value().flatten(),
+            self.scroller.try_get_untracked().flatten(),
+        ) else {
             return;
         };
-        let top = self.viewport.with_value(|v| v.scroll_to(index));
-        scroller.set_scroll_top(top as i32);
+        if let Some(top) = self.viewport.try_with_value(|v| v.scroll_to(index)) {
+            scroller.set_scroll_top(top as i32);
+        }
     }
 
     /// The jump landed: the item gets the focus (and a highlight) and the target is done.
     fn focus_target(self, list: &web_sys::HtmlOListElement) {
-        let Some(index) = self.target.get_value() else {
+        let Some(index) = self.target.try_get_value().flatten() else {
             return;
         };
-        self.target.set_value(None);
+        self.target.try_set_value(None);
         let found = list
             .query_selector(&format!("[data-index=\"{index}\"]"))
             .ok()
