@@ -100,7 +100,12 @@ test('a hundred and thirty hostile payloads: nothing runs, no foreign element, n
     assert.deepEqual(requests, [], 'showing the session made no request at all');
     await page.screenshot({ path: path.join(outDir, 'markdown-hostile.png') });
 
-    // An image loads only when asked, with no referrer.
+    // An image loads only when asked, with no referrer (find a placeholder in the list first).
+    await page.$eval('.timeline-scroll', (el) => { el.scrollTop = 0; });
+    for (let i = 0; i < 200 && (await page.locator('button.md-image').count()) === 0; i++) {
+      await page.$eval('.timeline-scroll', (el) => { el.scrollTop += el.clientHeight * 0.8; });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    }
     const placeholder = page.locator('button.md-image').first();
     await placeholder.scrollIntoViewIfNeeded();
     const src = await placeholder.getAttribute('data-src');
