@@ -18,7 +18,9 @@ pub fn StepChart(
 ) -> impl IntoView {
     move || {
         meters.with(|m| {
-            (!m.points().is_empty()).then(|| {
+            // Nothing to chart until a step has spent something.
+            let spent = m.points().iter().any(|p| p.tokens > 0 || p.cost_usd > 0.0);
+            spent.then(|| {
                 let chart = chart_layout(m.points(), m.guards(), WIDTH, HEIGHT);
                 let bars = chart
                     .bars

@@ -156,6 +156,8 @@ test('a follower tab is read-only with a banner while the writer runs', async ()
     const session = await writer.getAttribute('[data-testid=session-item]', 'data-session');
 
     const follower = await openPlayground(context, site);
+    // The second tab opens on the running session with its settings folded.
+    if (!(await follower.isVisible('[data-testid=provider-kind]'))) await follower.click('.settings summary');
     await useMock(follower, mock);
     await follower.click(`[data-testid=session-item][data-session="${session}"]`);
     await follower.waitForSelector('[data-testid=follower-banner]', { timeout: 20_000 });
