@@ -83,11 +83,19 @@ pub fn TimelineView(
             }
         });
     }
+    let last_top = StoredValue::new(0.0f64);
     let on_scroll = move |_| {
         if let Some(el) = scroller.get_untracked() {
             let top = f64::from(el.scroll_top());
             let height = f64::from(el.client_height());
-            follow.set_value(top + height >= f64::from(el.scroll_height()) - FOLLOW_SLACK);
+            // Following stops only when the user scrolls up; a scroll to the bottom that lands
+            // short because measured heights grew the list keeps following.
+            if top + height >= f64::from(el.scroll_height()) - FOLLOW_SLACK {
+                follow.set_value(true);
+            } else if top < last_top.get_value() {
+                follow.set_value(false);
+            }
+            last_top.set_value(top);
             scroll.set((top, if height > 0.0 { height } else { DEFAULT_VIEW }));
         }
     };
