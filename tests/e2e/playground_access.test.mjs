@@ -105,6 +105,7 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
     // The light theme, from the toggle; the choice survives a reload.
     await page.click('[data-testid=theme-toggle]');
     assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
+    await page.waitForTimeout(400); // buttons fade their colours for 0.12 s; judge the end state
     await assertAccessible(page, 'finished, light');
     await shot(page, 'state-finished-light');
     await page.reload();
