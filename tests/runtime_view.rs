@@ -460,6 +460,7 @@ fn settings_become_options_and_never_show_the_key() {
         model: "gpt-test".into(),
         max_steps: Some(7),
         gguf_url: "ignored.gguf".into(),
+        ..Settings::default()
     };
     let options = settings.to_options(None);
     assert_eq!(

@@ -1,6 +1,7 @@
 //! A synthetic session for benchmarks: a loop whose model always asks for one new tool call and
 //! whose tool always answers, so each step exercises the core's whole decision path (6 events)
-//! with no model and no I/O. Used by the native criterion bench and the browser bench page.
+//! with no model and no I/O. Used by the native criterion bench and the browser bench page; its
+//! log (and one of plain replies) also feeds the playground's long-session and markdown tests.
 
 use serde_json::json;
 
@@ -131,6 +132,48 @@ pub fn session_log(events: usize, session: &str) -> Vec<Record> {
     let _ = synthetic.agent.handle(Input::Cancel, end);
     synthetic.drain();
     synthetic.log.unwrap_or_default()
+}
+
+/// The log of session `session` where each text is a task's whole answer: one completed run
+/// per text, so every text is shown as one model message.
+pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
+    let mut agent = Agent::new(session, config(), 0);
+    let mut records = Vec::new();
+    let mut request = 0;
+    let mut drain = |agent: &mut Agent, records: &mut Vec<Record>| {
+        while let Some(effect) = agent.poll() {
+            match effect {
+                Effect::CallModel { request: r, .. } => request = r,
+                Effect::Persist(record) => records.push(record),
+                Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Abort { .. }
+                | Effect::Finished(_) => {}
+            }
+        }
+        request
+    };
+    for (n, text) in (1..).zip(texts) {
+        let now = n * 10;
+        let _ = agent.handle(
+            Input::UserMessage {
+                text: format!("payload {n}"),
+                budget: None,
+            },
+            now,
+        );
+        let request = drain(&mut agent, &mut records);
+        let reply = ModelReply {
+            text: text.clone(),
+            tool_calls: Vec::new(),
+            finish: FinishReason::EndTurn,
+            usage: Usage::default(),
+            model: "m".into(),
+        };
+        let _ = agent.handle(Input::ModelReplied { request, reply }, now + 5);
+        drain(&mut agent, &mut records);
+    }
+    records
 }
 
 fn config() -> AgentConfig {

@@ -168,6 +168,10 @@ pub fn run_task(app: AppState, task: String) {
             Ok(handle) => handle,
             Err(e) => return app.fail(format!("Could not open the session: {e}")),
         };
+        // The session holds the key now; the form can let go of it.
+        if app.settings.with_untracked(|s| s.run.forget_key) {
+            app.settings.update(|s| s.api_key.clear());
+        }
         match handle.run(task, None).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => app.fail(format!("The run failed: {e}")),

@@ -11,6 +11,9 @@ pub fn ApprovalCard(
     call: ToolCallView,
     /// Called with the call id and `true` to approve, `false` to deny.
     on_decide: Callback<(String, bool)>,
+    /// Another tab runs the session: the card is shown, its buttons are disabled.
+    #[prop(optional, into)]
+    read_only: Signal<bool>,
 ) -> impl IntoView {
     let after_interrupt = matches!(
         call.status,
@@ -45,6 +48,7 @@ pub fn ApprovalCard(
                 <button
                     class="primary"
                     data-testid="approve"
+                    disabled=move || read_only.get()
                     on:click=move |_| on_decide.run((approve_id.clone(), true))
                 >
                     "Approve"
@@ -52,6 +56,7 @@ pub fn ApprovalCard(
                 <button
                     class="danger"
                     data-testid="deny"
+                    disabled=move || read_only.get()
                     on:click=move |_| on_decide.run((deny_id.clone(), false))
                 >
                     "Deny"

@@ -1,14 +1,18 @@
 //! Leptos components over read-only view models (`view`). One public component per
 //! file; the reactive state lives in `state`, and what the controls do in `actions` and
-//! `transfer`. Model and tool output is only ever rendered as text.
+//! `transfer`. Tool output is only ever rendered as text, model text as sanitised markdown.
 
 mod actions;
 mod approval_card;
+mod budget_meters;
 mod error_alert;
+mod follower_banner;
 mod import_button;
 mod key_banner;
+mod markdown_text;
 mod model_progress;
 mod playground;
+mod run_settings_form;
 mod session_list;
 mod session_toolbar;
 mod session_view;
@@ -16,9 +20,12 @@ mod settings_panel;
 mod startup;
 mod state;
 mod status_bar;
+mod step_chart;
+mod step_jump;
 mod storage_banner;
 mod streaming_view;
 mod task_form;
+mod theme_toggle;
 mod timeline_entry;
 mod timeline_view;
 mod tool_call_card;

@@ -9,6 +9,7 @@ use super::session_view::SessionView;
 use super::settings_panel::SettingsPanel;
 use super::startup::start;
 use super::state::AppState;
+use super::theme_toggle::ThemeToggle;
 
 /// The whole playground page. On mount it lists the stored sessions and resumes those with a
 /// run in flight.
@@ -26,6 +27,7 @@ pub fn Playground() -> impl IntoView {
             <div class="header-progress">
                 <ModelProgress progress=app.progress/>
             </div>
+            <ThemeToggle/>
         </header>
         <main class="playground">
             <aside class="sidebar">

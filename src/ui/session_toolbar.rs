@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::actions::{cancel, continue_with_more_budget};
-use super::state::AppState;
+use super::state::{AppState, Role};
 use super::transfer::export;
 
 /// Title and actions of the session on screen. Hooks: `session-title`, `cancel`,
@@ -24,7 +24,8 @@ pub fn SessionToolbar(
             }
         })
     };
-    let in_flight = move || summary.with(|s| s.in_flight);
+    // Only the tab that runs the session can stop it (Esc does the same).
+    let in_flight = move || summary.with(|s| s.in_flight) && app.shown.role.get() != Role::Follower;
     let can_extend = move || summary.with(|s| s.extended_limits().is_some());
     let continue_label = move || {
         summary.with(|s| match s.extended_limits().and_then(|l| l.max_steps) {
@@ -50,7 +51,7 @@ pub fn SessionToolbar(
                 </Show>
                 <Show when=in_flight>
                     <button class="danger" data-testid="cancel" on:click=move |_| cancel(app)>
-                        "Cancel run"
+                        "Cancel run" <kbd>"Esc"</kbd>
                     </button>
                 </Show>
                 <button

@@ -1,14 +1,18 @@
 //! The session on screen: header, status, storage banner, timeline, live output, approval
-//! cards and the task form.
+//! cards and the task form. Esc stops the run this tab writes; a follower tab is read-only.
 
 use leptos::prelude::*;
 
-use super::actions::{decide, retry_storage, run_task};
+use super::actions::{cancel, decide, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
+use super::budget_meters::BudgetMeters;
+use super::follower_banner::FollowerBanner;
 use super::key_banner::KeyBanner;
 use super::session_toolbar::SessionToolbar;
-use super::state::AppState;
+use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
+use super::step_chart::StepChart;
+use super::step_jump::StepJump;
 use super::storage_banner::StorageBanner;
 use super::streaming_view::StreamingView;
 use super::task_form::TaskForm;
@@ -31,6 +35,19 @@ pub fn SessionView(
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
     let on_retry = Callback::new(move |()| retry_storage(app));
     let on_run = Callback::new(move |task: String| run_task(app, task));
+    let read_only = Signal::derive(move || shown.role.get() == Role::Follower);
+    let busy = Signal::derive(move || app.busy.get() || read_only.get());
+    let jump = RwSignal::new(None::<usize>);
+    let has_steps = move || shown.summary.with(|s| s.spent.steps > 1);
+    let esc = window_event_listener(leptos::ev::keydown, move |ev| {
+        let running = shown.summary.with_untracked(|s| s.in_flight)
+            && shown.role.get_untracked() == Role::Writer;
+        if ev.key() == "Escape" && running {
+            ev.prevent_default();
+            cancel(app);
+        }
+    });
+    on_cleanup(move || esc.remove());
     view! {
         <section class="session-view" aria-label="Session">
             <Show
@@ -51,17 +68,23 @@ pub fn SessionView(
             >
                 <SessionToolbar app/>
                 <StatusBar summary=shown.summary role=shown.role/>
+                <BudgetMeters meters=shown.meters/>
+                <StepChart meters=shown.meters/>
+                <FollowerBanner role=shown.role/>
                 <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
-                <TimelineView timeline=shown.timeline on_fork/>
+                <Show when=has_steps>
+                    <StepJump timeline=shown.timeline jump/>
+                </Show>
+                <TimelineView timeline=shown.timeline on_fork jump/>
                 <StreamingView live=shown.live waiting/>
                 <For
                     each=move || shown.timeline.with(Timeline::pending_approvals)
                     key=|call: &ToolCallView| call.call.clone()
-                    children=move |call: ToolCallView| view! { <ApprovalCard call on_decide/> }
+                    children=move |call: ToolCallView| view! { <ApprovalCard call on_decide read_only/> }
                 />
             </Show>
-            <TaskForm on_run busy=app.busy in_flight/>
+            <TaskForm on_run busy in_flight/>
         </section>
     }
 }

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::run_settings_form::RunSettingsForm;
 use crate::runtime::options::ProviderKind;
 use crate::view::{parse_max_steps, provider_from_value, provider_value, Settings};
 
@@ -120,6 +121,7 @@ pub fn SettingsPanel(
                     {move || steps_error.get().map(|e| view! { <span class="field-error">{e}</span> })}
                 </div>
             </div>
+            <RunSettingsForm settings/>
             <p class="hint">
                 {move || {
                     if is_local() {

@@ -9,7 +9,9 @@ use leptos::prelude::*;
 
 use crate::core::Record;
 use crate::runtime::{LiveSession, Notice, SessionEvent, SessionService};
-use crate::view::{DownloadProgress, ErrorSource, LiveState, SessionSummary, Settings, Timeline};
+use crate::view::{
+    DownloadProgress, ErrorSource, LiveState, RunMeters, SessionSummary, Settings, Timeline,
+};
 
 /// Subscribes a listener to the in-tab model's download progress (handed in by the
 /// composition root through context).
@@ -67,6 +69,8 @@ pub struct ShownSession {
     pub summary: RwSignal<SessionSummary>,
     /// Streamed output and storage trouble.
     pub live: RwSignal<LiveState>,
+    /// Budgets and per-step spend of its current run.
+    pub meters: RwSignal<RunMeters>,
     /// This tab's part in it.
     pub role: RwSignal<Role>,
     /// Records that arrived while its stored log was still loading.
@@ -80,6 +84,7 @@ impl ShownSession {
             timeline: RwSignal::new(Timeline::default()),
             summary: RwSignal::new(SessionSummary::default()),
             live: RwSignal::new(LiveState::default()),
+            meters: RwSignal::new(RunMeters::default()),
             role: RwSignal::new(Role::Viewing),
             stash: StoredValue::new(None),
         }
@@ -93,6 +98,7 @@ impl ShownSession {
         self.timeline.set(Timeline::default());
         self.summary.set(SessionSummary::default());
         self.live.set(LiveState::default());
+        self.meters.set(RunMeters::default());
         self.role.set(role);
     }
 
@@ -107,6 +113,8 @@ impl ShownSession {
             });
             self.summary
                 .update(|s| records.iter().for_each(|r| s.push(r)));
+            self.meters
+                .update(|m| records.iter().for_each(|r| m.push(r)));
         };
         apply(records);
         apply(&stashed.unwrap_or_default());
@@ -141,6 +149,7 @@ impl ShownSession {
                 if stashed != Some(true) {
                     self.timeline.maybe_update(|t| t.push(record));
                     self.summary.update(|s| s.push(record));
+                    self.meters.update(|m| m.push(record));
                 }
             }
             Notice::StorageFailed(message) => self.timeline.update(|t| {

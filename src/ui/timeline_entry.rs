@@ -2,14 +2,17 @@
 
 use leptos::prelude::*;
 
+use super::markdown_text::MarkdownText;
 use super::tool_call_card::ToolCallCard;
 use crate::view::{plural, step_spend_text, RunEnd, StepMarker, TimelineItem};
 
-/// One timeline item (`<li data-kind="…">`).
+/// One timeline item (`<li data-kind="…" data-index="…">`).
 #[component]
 pub fn TimelineEntry(
     /// The item.
     item: TimelineItem,
+    /// Its position in the timeline.
+    index: usize,
     /// Fork handler for step markers.
     on_fork: Option<Callback<u32>>,
     /// The session's latest run: only its steps can be forked.
@@ -25,7 +28,7 @@ pub fn TimelineEntry(
         .into_any(),
         TimelineItem::Assistant { text } => view! {
             <div class="who">"Model"</div>
-            <p class="text">{text}</p>
+            <MarkdownText text/>
         }
         .into_any(),
         TimelineItem::ToolCall(call) => view! { <ToolCallCard call/> }.into_any(),
@@ -64,7 +67,11 @@ pub fn TimelineEntry(
         }
         .into_any(),
     };
-    view! { <li class="item" data-kind=kind>{body}</li> }
+    view! {
+        <li class="item" data-kind=kind data-index=index>
+            {body}
+        </li>
+    }
 }
 
 fn step_view(
@@ -136,7 +143,7 @@ fn run_end_view(end: RunEnd) -> impl IntoView {
             {end
                 .final_text
                 .filter(|_| end.stop != "completed")
-                .map(|t| view! { <p class="text final">{t}</p> })}
+                .map(|text| view! { <div class="final"><MarkdownText text/></div> })}
             {end
                 .handoff
                 .map(|h| {

@@ -7,11 +7,18 @@
 mod format;
 mod labels;
 mod live;
+mod markdown;
 pub mod public;
+mod run_meters;
+mod run_settings;
+mod session_search;
 mod settings;
+mod step_chart;
 mod summary;
+mod theme;
 mod timeline;
 mod timeline_item;
+mod viewport;
 
 pub use crate::core::RunPhase;
 pub use crate::runtime::options::stored_provider;
@@ -21,7 +28,17 @@ pub use format::{
 };
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
+pub use markdown::{render_markdown, safe_url};
+pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
+pub use run_settings::{
+    parse_price, permission_from_value, permission_value, BudgetField, RunSettings,
+    PLAYGROUND_TOOLS,
+};
+pub use session_search::session_matches;
 pub use settings::{missing_key, parse_max_steps, provider_from_value, provider_value, Settings};
+pub use step_chart::{chart_layout, Bar, ChartLayout, Mark, MAX_BARS};
 pub use summary::{doubled, SessionSummary};
+pub use theme::Theme;
 pub use timeline::Timeline;
 pub use timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};
+pub use viewport::{Viewport, MIN_WINDOW, OVERSCAN_PX};

@@ -3,8 +3,10 @@
 
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
+use super::run_settings::RunSettings;
+
 /// What the settings panel holds.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Settings {
     /// Which model answers.
     pub provider: ProviderKind,
@@ -18,6 +20,8 @@ pub struct Settings {
     pub max_steps: Option<u32>,
     /// GGUF file of the local model (empty: the bundled default).
     pub gguf_url: String,
+    /// Budgets, system prompt, price, tool permissions, key handling.
+    pub run: RunSettings,
 }
 
 impl std::fmt::Debug for Settings {
@@ -36,6 +40,7 @@ impl std::fmt::Debug for Settings {
             .field("model", &self.model)
             .field("max_steps", &self.max_steps)
             .field("gguf_url", &self.gguf_url)
+            .field("run", &self.run)
             .finish()
     }
 }
@@ -64,9 +69,12 @@ impl Settings {
             session,
             provider: Some(provider),
             budget: BudgetOptions {
-                max_steps: self.max_steps,
-                ..BudgetOptions::default()
+                max_steps: self.max_steps.or(self.run.budget.max_steps),
+                ..self.run.budget.clone()
             },
+            permissions: self.run.permissions.clone(),
+            system: self.run.system(),
+            price: self.run.price(),
             ..AgentOptions::default()
         }
     }

@@ -55,6 +55,31 @@ impl Timeline {
         self.revisions.iter().copied().enumerate().collect()
     }
 
+    /// The keys of the items in `range` (clipped to the items there are).
+    pub fn keys_in(&self, range: std::ops::Range<usize>) -> Vec<(usize, u32)> {
+        let end = range.end.min(self.revisions.len());
+        let start = range.start.min(end);
+        (start..end)
+            .zip(self.revisions[start..end].iter().copied())
+            .collect()
+    }
+
+    /// Index of the marker of step `step` of the latest run, for jumping to it.
+    pub fn step_index(&self, step: u32) -> Option<usize> {
+        self.items.iter().rposition(|item| match item {
+            TimelineItem::Step(marker) => marker.run == self.run && marker.step == step,
+            TimelineItem::User { .. }
+            | TimelineItem::Assistant { .. }
+            | TimelineItem::ToolCall(_)
+            | TimelineItem::Guard { .. }
+            | TimelineItem::CompletionRejected { .. }
+            | TimelineItem::Compaction { .. }
+            | TimelineItem::Note { .. }
+            | TimelineItem::RunFinished(_)
+            | TimelineItem::Error { .. } => false,
+        })
+    }
+
     /// The current or last run number (0 before the first run).
     pub fn run(&self) -> u32 {
         self.run

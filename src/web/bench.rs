@@ -32,3 +32,14 @@ pub fn bench_core_step(events: u32, samples: u32) -> f64 {
 pub fn bench_session_log(events: u32, session: &str) -> String {
     to_jsonl(&session_log(events as usize, session))
 }
+
+/// The log of session `session` with one completed run per text of `texts` (a JSON array of
+/// strings), as JSON lines: how the playground's markdown is tested with hostile payloads.
+#[wasm_bindgen(js_name = benchRepliesLog)]
+pub fn bench_replies_log(session: String, texts: String) -> Result<String, JsValue> {
+    let texts: Vec<String> =
+        serde_json::from_str(&texts).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(to_jsonl(&crate::runtime::synthetic::replies_log(
+        &session, &texts,
+    )))
+}

@@ -1,0 +1,135 @@
+//! The run part of the settings panel: budgets, price, system prompt, a permission per tool,
+//! and whether the key is forgotten once a session has started. Parsing lives in
+//! [`BudgetField`] and [`parse_price`]; a bad value shows an error beside its field.
+
+use leptos::prelude::*;
+
+use crate::view::{
+    parse_price, permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
+};
+
+/// Hooks: one per budget field (`budget-tool-calls`, …), `price-input`, `price-output`,
+/// `system-prompt`, `permission-<tool>`, `forget-key`.
+#[component]
+pub fn RunSettingsForm(
+    /// The settings being edited.
+    settings: RwSignal<Settings>,
+) -> impl IntoView {
+    let budgets = BudgetField::ALL
+        .into_iter()
+        .filter(|f| *f != BudgetField::Steps)
+        .map(|field| budget_input(settings, field))
+        .collect_view();
+    let price = |id: &'static str, label: &'static str, set: fn(&mut Settings, Option<f64>)| {
+        let error = RwSignal::new(None::<String>);
+        view! {
+            <label for=id>{label}</label>
+            <div class="field">
+                <input
+                    id=id
+                    data-testid=id
+                    type="text"
+                    inputmode="decimal"
+                    placeholder="0"
+                    on:input=move |ev| match parse_price(&event_target_value(&ev)) {
+                        Ok(value) => {
+                            error.set(None);
+                            settings.update(|s| set(s, value));
+                        }
+                        Err(e) => error.set(Some(e)),
+                    }
+                />
+                {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+            </div>
+        }
+    };
+    let permissions = PLAYGROUND_TOOLS
+        .iter()
+        .map(|(tool, _)| {
+            let tool = *tool;
+            let id = format!("permission-{tool}");
+            view! {
+                <label for=id.clone()>{tool}</label>
+                <select
+                    id=id.clone()
+                    data-testid=id
+                    prop:value=move || permission_value(settings.with(|s| s.run.permission(tool)))
+                    on:change=move |ev| {
+                        let permission = permission_from_value(&event_target_value(&ev));
+                        settings.update(|s| {
+                            s.run.permissions.insert(tool.to_string(), permission);
+                        });
+                    }
+                >
+                    <option value="allow">"allow"</option>
+                    <option value="ask">"ask first"</option>
+                    <option value="deny">"deny"</option>
+                </select>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="run-settings">
+            <summary>"Budgets, price, tools and prompt"</summary>
+            <div class="settings-grid">
+                {budgets}
+                {price("price-input", "Input $/Mtok", |s, v| s.run.input_price = v)}
+                {price("price-output", "Output $/Mtok", |s, v| s.run.output_price = v)}
+                <label for="system-prompt">"System prompt"</label>
+                <textarea
+                    id="system-prompt"
+                    data-testid="system-prompt"
+                    rows="3"
+                    placeholder="The default prompt"
+                    prop:value=move || settings.with(|s| s.run.system.clone())
+                    on:input=move |ev| settings.update(|s| s.run.system = event_target_value(&ev))
+                ></textarea>
+                <span class="group-label" id="permissions-label">"Tool permissions"</span>
+                <span class="hint">"Ask first: each call waits for your approval."</span>
+                {permissions}
+                <label for="forget-key">"Forget the key"</label>
+                <div class="field">
+                    <input
+                        id="forget-key"
+                        data-testid="forget-key"
+                        type="checkbox"
+                        prop:checked=move || settings.with(|s| s.run.forget_key)
+                        on:change=move |ev| {
+                            let checked = event_target_checked(&ev);
+                            settings.update(|s| s.run.forget_key = checked);
+                        }
+                    />
+                    <span class="hint">"once the session has started (a reload then asks again)"</span>
+                </div>
+            </div>
+        </details>
+    }
+}
+
+fn budget_input(settings: RwSignal<Settings>, field: BudgetField) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    view! {
+        <label for=field.id()>{field.label()}</label>
+        <div class="field">
+            <input
+                id=field.id()
+                data-testid=field.id()
+                type="text"
+                inputmode="decimal"
+                placeholder="no limit set"
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    let mut budget = settings.with_untracked(|s| s.run.budget.clone());
+                    match field.apply(&mut budget, &text) {
+                        Ok(()) => {
+                            error.set(None);
+                            settings.update(|s| s.run.budget = budget);
+                        }
+                        Err(e) => error.set(Some(e)),
+                    }
+                }
+            />
+            {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+        </div>
+    }
+}
