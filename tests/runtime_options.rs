@@ -142,3 +142,24 @@ fn resuming_with_only_a_key_keeps_the_stored_model_and_base_url() {
     .completed_from(&stored);
     assert_eq!(local.model, None);
 }
+
+#[test]
+fn require_finish_without_a_registered_verifier_is_refused_and_with_one_is_accepted() {
+    let options: AgentOptions =
+        serde_json::from_value(json!({"tools": ["finish"], "requireFinish": true})).unwrap();
+    assert_eq!(
+        options.to_config(&registered()),
+        Err(OptionsError::NoFinishVerifier)
+    );
+    let mut with_verifier = registered();
+    with_verifier.push(
+        serde_json::from_value(
+            json!({"name": "finish", "description": "checks", "permission": "allow"}),
+        )
+        .unwrap(),
+    );
+    let config = options.to_config(&with_verifier).unwrap();
+    assert!(config.finish_verifier && config.require_finish);
+    let plain: AgentOptions = serde_json::from_value(json!({"tools": ["finish"]})).unwrap();
+    assert!(!plain.to_config(&registered()).unwrap().finish_verifier);
+}

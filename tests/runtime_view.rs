@@ -428,6 +428,7 @@ fn the_live_state_collects_deltas_until_the_reply_is_persisted() {
             thinking: "hmm".into(),
             writing_tools: vec!["read_file".into()],
             storage_error: None,
+            provider_error: None,
         }
     );
     let reply: &Record = h

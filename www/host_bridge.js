@@ -34,15 +34,18 @@ export async function hostListTools() {
 
 /**
  * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
- * needsApproval?}`. `finish` with no verifier registered accepts.
+ * needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
+ * after a crash, so a tool that calls a remote service can have it deduplicate. The core runs
+ * `finish` here only when a verifier was registered; without one it is refused, never accepted.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, signal) {
+export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, signal) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
-      return JSON.stringify({ ok: true, value: 'accepted (no verifier is registered)' });
+      return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
-    const result = await module.callTool(name, JSON.parse(argsJson), { signal, callId, session, approved });
+    const ctx = { signal, callId, session, approved, idempotencyKey };
+    const result = await module.callTool(name, JSON.parse(argsJson), ctx);
     return JSON.stringify(result);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });

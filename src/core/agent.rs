@@ -78,6 +78,7 @@ impl Agent {
             } => self.on_approval(call, args_hash, approved, reason),
             Input::ExtendBudget { budget } => self.on_extend_budget(budget),
             Input::Cancel => self.on_cancel(),
+            Input::RetryModel => self.on_retry_model(),
             Input::Suspend => {
                 if !self.state.suspended {
                     self.emit(Event::Suspended);
@@ -163,7 +164,9 @@ impl Agent {
             }
             Phase::Between => {
                 let run = self.state.active_run();
-                if !run.is_some_and(|r| r.step_open) {
+                if run.is_some_and(|r| r.paused.is_some()) {
+                    // Paused for a person (provider unreachable): it stays paused.
+                } else if !run.is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
                     self.start_step(TransitionReason::Resumed);
                 } else if self.state.last_batch.is_none() {
@@ -207,13 +210,20 @@ impl Agent {
             Event::ModelCallStarted { request, purpose } => Some(Effect::CallModel {
                 request: *request,
                 purpose: *purpose,
+                delay_ms: self
+                    .state
+                    .active_run()
+                    .and_then(|r| r.model_retry_delay_ms)
+                    .unwrap_or(0),
             }),
             Event::ToolCallStarted { call, .. } => {
                 let slot = self.slot(call)?;
-                let host = matches!(
-                    slot.kind,
-                    Some(super::ToolKind::Host) | Some(super::ToolKind::Finish)
-                );
+                let host = match slot.kind {
+                    Some(super::ToolKind::Host) => true,
+                    // Without a verifier the core records the claim itself.
+                    Some(super::ToolKind::Finish) => self.state.config.finish_verifier,
+                    Some(super::ToolKind::Todo) | None => false,
+                };
                 host.then(|| {
                     Effect::CallTool(ToolInvocation {
                         call: call.clone(),
@@ -244,6 +254,9 @@ impl Agent {
             | Event::ModelReplied { .. }
             | Event::ModelFailed { .. }
             | Event::ModelCallAbandoned { .. }
+            | Event::ModelRetryScheduled { .. }
+            | Event::RunPaused { .. }
+            | Event::RunUnpaused
             | Event::Compacted { .. }
             | Event::ToolCallRejected { .. }
             | Event::ApprovalDecided { .. }

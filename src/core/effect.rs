@@ -16,6 +16,8 @@ pub enum Effect {
         request: u64,
         /// What the call is for.
         purpose: CallPurpose,
+        /// Wait this long before sending (a resend after a cut stream); 0 for a first call.
+        delay_ms: u64,
     },
     /// Run a host tool.
     CallTool(ToolInvocation),

@@ -24,6 +24,9 @@ pub enum InputError {
     /// Nothing is running.
     #[error("no run is in progress")]
     NoActiveRun,
+    /// `RetryModel` when the run is not paused.
+    #[error("the run is not paused, so there is nothing to retry")]
+    NotPaused,
     /// `ExtendBudget` when the last run did not run out of budget.
     #[error("the last run did not stop on a budget, so there is nothing to extend")]
     NothingToExtend,

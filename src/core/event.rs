@@ -86,6 +86,8 @@ pub enum StopReason {
     Completed,
     /// The finish tool's verifier passed.
     VerifiedFinish,
+    /// The model called `finish` but no verifier is registered, so nothing checked the claim.
+    UnverifiedFinish,
     /// A budget ran out.
     BudgetExhausted {
         /// Which one.
@@ -120,6 +122,7 @@ impl StopReason {
         match self {
             StopReason::Completed => "completed",
             StopReason::VerifiedFinish => "verified_finish",
+            StopReason::UnverifiedFinish => "unverified_finish",
             StopReason::BudgetExhausted { .. } => "budget_exhausted",
             StopReason::NoProgress { .. } => "no_progress",
             StopReason::ConsecutiveErrors { .. } => "consecutive_errors",
@@ -148,6 +151,17 @@ pub struct RunOutcome {
     pub cost_usd: f64,
     /// Progress, findings and where it is stuck, for runs that did not complete.
     pub handoff: Option<HandoffReport>,
+}
+
+/// Why a run waits for a person before it goes on (it has not ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PauseReason {
+    /// The model provider kept failing in a way that may pass; retrying resends the call.
+    ProviderUnreachable {
+        /// What the failed call was for.
+        purpose: CallPurpose,
+    },
 }
 
 /// What a model call was for.
@@ -180,6 +194,8 @@ pub enum Rejection {
     OverBudget,
     /// `finish` was called while the completion check still fails.
     CompletionBlocked,
+    /// The reply was neither a tool call nor a final answer in the required format.
+    MalformedReply,
 }
 
 /// Why a started tool call has no result.
@@ -261,6 +277,24 @@ pub enum Event {
         /// What went wrong (a partial reply is kept inside).
         error: ModelError,
     },
+    /// A failed call is sent again within the same step after `delay_ms`; its partial reply,
+    /// if any, was dropped from the context.
+    ModelRetryScheduled {
+        /// Resend number within this step, from 1.
+        attempt: u32,
+        /// Wait before sending, in milliseconds.
+        delay_ms: u64,
+    },
+    /// The run waits for a person (it has not ended; the step stays open). Time while paused is
+    /// not charged.
+    RunPaused {
+        /// Why.
+        reason: PauseReason,
+        /// What the person is told.
+        message: String,
+    },
+    /// A person asked to go on after a pause.
+    RunUnpaused,
     /// An in-flight model call was given up (cancel, reload, budget).
     ModelCallAbandoned {
         /// Request id.

@@ -54,6 +54,8 @@ pub enum Input {
     },
     /// The user cancelled the run.
     Cancel,
+    /// Try the model provider again after the run paused because it was unreachable.
+    RetryModel,
     /// The tab was hidden or frozen.
     Suspend,
     /// The tab is active again.

@@ -18,6 +18,7 @@ mod handoff;
 mod hygiene;
 mod input;
 mod loop_guard;
+mod model_retry;
 mod replay;
 mod run;
 mod schema;
@@ -33,17 +34,18 @@ pub use config::{
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
 pub use event::{
-    CallPurpose, Detector, Event, EvidenceDelta, HumanReason, InterruptCause, Millis, Record,
-    Rejection, RunOutcome, StopReason, TransitionReason, SCHEMA_VERSION,
+    CallPurpose, Detector, Event, EvidenceDelta, HumanReason, InterruptCause, Millis, PauseReason,
+    Record, Rejection, RunOutcome, StopReason, TransitionReason, SCHEMA_VERSION,
 };
 pub use fingerprint::{args_hash, canonical_json};
 pub use handoff::HandoffReport;
 pub use hygiene::strip_control_tokens;
 pub use input::Input;
 pub use loop_guard::LoopGuard;
+pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
 pub use replay::{parse_jsonl, to_jsonl};
 pub use run::{Phase, RunState, Slot, SlotState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;
-pub use state::{AgentState, CONTINUE_PROMPT};
+pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
 pub use state_batch::parse_args;
 pub use tools::{finish_tool, todo_tool};

@@ -43,6 +43,9 @@ pub struct ToolBatch {
     pub cut: bool,
     /// A human decided an approval during this batch.
     pub approval_decided: bool,
+    /// The reply was malformed: the batch holds one stand-in call that is rejected with an
+    /// error the model sees (see [`super::MALFORMED_REPLY_CALL`]).
+    pub malformed: bool,
 }
 
 impl ToolBatch {
@@ -173,6 +176,12 @@ pub struct RunState {
     pub last_text: String,
     /// A compaction already ran since the last main step (never twice in a row).
     pub compacted_since_step: bool,
+    /// Resends of the current step's model call after cut streams.
+    pub model_retries: u32,
+    /// Wait before the model call in flight was sent (a resend), if any.
+    pub model_retry_delay_ms: Option<u64>,
+    /// The run waits for a person (e.g. the provider is unreachable).
+    pub paused: Option<super::event::PauseReason>,
 }
 
 impl RunState {
@@ -202,6 +211,9 @@ impl RunState {
             errors: VecDeque::new(),
             last_text: String::new(),
             compacted_since_step: false,
+            model_retries: 0,
+            model_retry_delay_ms: None,
+            paused: None,
         }
     }
 

@@ -220,13 +220,20 @@ where
 
     fn perform(&mut self, effect: Effect) {
         match effect {
-            Effect::CallModel { request, .. } => {
+            Effect::CallModel {
+                request, delay_ms, ..
+            } => {
                 let Some(model_request) = self.agent.model_request() else {
                     return;
                 };
                 let model = self.model.clone();
                 let observer = self.observer.clone();
+                let clock = self.clock.clone();
                 let future = async move {
+                    // A resend after a cut stream waits as the core decided.
+                    if delay_ms > 0 {
+                        clock.sleep(delay_ms).await;
+                    }
                     let mut on_delta = |delta| observer(&Notice::Delta(delta));
                     match model.complete(&model_request, &mut on_delta).await {
                         Ok(reply) => Input::ModelReplied { request, reply },

@@ -149,6 +149,9 @@ pub enum OptionsError {
     /// A tool name nobody registered.
     #[error("unknown tool \"{0}\": register it with tabloop.registerTool first")]
     UnknownTool(String),
+    /// `requireFinish` with nothing to check the claim.
+    #[error("requireFinish needs a finish verifier: register a tool named \"finish\" with tabloop.registerTool before createAgent")]
+    NoFinishVerifier,
     /// A remote provider without what it needs.
     #[error("the {0} provider needs {1}")]
     MissingProviderField(&'static str, &'static str),
@@ -192,6 +195,11 @@ impl AgentOptions {
         }
         let provider = self.provider.clone().unwrap_or_default();
         check_provider(&provider)?;
+        // A page's own `finish` tool is the verifier; the core declares the tool itself.
+        let finish_verifier = registered.iter().any(|t| t.name == "finish");
+        if self.require_finish && !finish_verifier {
+            return Err(OptionsError::NoFinishVerifier);
+        }
         Ok(AgentConfig {
             provider: provider.describe(),
             system: self
@@ -210,6 +218,7 @@ impl AgentOptions {
                 ProviderKind::Openai | ProviderKind::Anthropic => 4096,
             }),
             require_finish: self.require_finish,
+            finish_verifier,
             ..defaults
         })
     }

@@ -14,6 +14,7 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
         StopReason::NeedsHuman { reason } => json!({ "reason": reason }),
         StopReason::Completed
         | StopReason::VerifiedFinish
+        | StopReason::UnverifiedFinish
         | StopReason::OutputLimit
         | StopReason::Cancelled
         | StopReason::FatalError => Value::Null,

@@ -25,6 +25,7 @@ extern "C" {
         call_id: &str,
         session: &str,
         approved: bool,
+        idempotency_key: &str,
         signal: &web_sys::AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 }
@@ -88,6 +89,7 @@ impl ToolHost for JsToolHost {
             &invocation.call,
             &self.session,
             invocation.approved,
+            &invocation.idempotency_key,
             &abort.signal(),
         ) {
             Ok(promise) => promise,

@@ -148,6 +148,9 @@ impl SessionSummary {
             | Event::ToolCallInterrupted { .. }
             | Event::GuardTriggered { .. }
             | Event::CompletionRejected { .. }
+            | Event::ModelRetryScheduled { .. }
+            | Event::RunPaused { .. }
+            | Event::RunUnpaused
             | Event::Suspended
             | Event::Resumed => {}
         }

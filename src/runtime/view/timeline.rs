@@ -158,6 +158,17 @@ impl Timeline {
             Event::ModelCallAbandoned { request } => {
                 self.purposes.remove(request);
             }
+            Event::ModelRetryScheduled { attempt, delay_ms } => self.add(TimelineItem::Note {
+                text: format!(
+                    "The reply was cut off; the call is sent again in {delay_ms} ms (resend {attempt})."
+                ),
+            }),
+            Event::RunPaused { message, .. } => self.add(TimelineItem::Note {
+                text: message.clone(),
+            }),
+            Event::RunUnpaused => self.add(TimelineItem::Note {
+                text: "Retrying the model provider; the run goes on.".to_string(),
+            }),
             Event::Compacted { summary, .. } => self.add(TimelineItem::Compaction {
                 summary: summary.clone(),
             }),
