@@ -279,3 +279,158 @@ fn a_paused_run_stays_paused_when_the_page_is_reopened() {
     assert_eq!(actions, vec![], "no call is sent until the user retries");
     assert!(agent.run().unwrap().paused.is_some());
 }
+
+/// Two runs of two steps each: a read, then an answer.
+fn two_runs() -> Harness {
+    let mut h = Harness::new(config());
+    for (run, task) in [(1, "first"), (2, "second")] {
+        let effects = h.user(task);
+        let id = format!("r{run}");
+        let _ = h.reply(
+            &effects,
+            calls(vec![call(
+                &id,
+                "read_file",
+                json!({"path": format!("{task}.txt")}),
+            )]),
+        );
+        let effects = h.tool_result(&id, &format!("{task} content"), false);
+        let effects = h.reply(&effects, text(&format!("{task} done")));
+        assert!(Harness::finished(&effects).is_some());
+    }
+    h
+}
+
+#[test]
+fn a_fork_reaches_any_step_of_any_run() {
+    let h = two_runs();
+    let forked = tabloop::core::Agent::fork_run(&h.log, 1, 1, "f1").unwrap();
+    let mut agent = tabloop::core::Agent::replay(&forked).unwrap();
+    assert_eq!(agent.run().unwrap().number, 1, "the copy resumes run 1");
+    assert_eq!(agent.run().unwrap().task, "first");
+    assert!(!format!("{:?}", agent.state().transcript).contains("second"));
+    agent.resume(h.now + 10);
+    let mut asked = false;
+    while let Some(effect) = agent.poll() {
+        asked |= matches!(effect, tabloop::core::Effect::CallModel { .. });
+    }
+    assert!(asked, "it goes on with step 2 of run 1");
+    // Without a run the last run that has the step is used, as before.
+    let last = tabloop::core::Agent::fork(&h.log, 1, "f2").unwrap();
+    assert_eq!(
+        tabloop::core::Agent::replay(&last)
+            .unwrap()
+            .run()
+            .unwrap()
+            .number,
+        2
+    );
+    // Step 0 of run 2: the copy holds run 1 whole and run 2 before its first step.
+    let start = tabloop::core::Agent::fork_run(&h.log, 2, 0, "f3").unwrap();
+    assert!(matches!(
+        start.last().unwrap().event,
+        Event::RunStarted { run: 2, .. }
+    ));
+    assert_eq!(
+        tabloop::core::Agent::fork_run(&h.log, 3, 1, "f4").err(),
+        Some(tabloop::core::ReplayError::NoSuchRun(3))
+    );
+    assert_eq!(
+        tabloop::core::Agent::fork_run(&h.log, 1, 7, "f5").err(),
+        Some(tabloop::core::ReplayError::NoSuchStep(7))
+    );
+}
+
+#[test]
+fn a_hidden_tab_suspends_a_run_and_an_idle_session_records_nothing() {
+    let mut h = Harness::new(config());
+    let before = h.log.len();
+    assert_eq!(h.send(tabloop::core::Input::Suspend).unwrap(), vec![]);
+    assert_eq!(
+        h.log.len(),
+        before,
+        "no run, nothing charged, nothing recorded"
+    );
+    let effects = h.user("go");
+    h.send(tabloop::core::Input::Suspend).unwrap();
+    h.tick(30_000);
+    h.send(tabloop::core::Input::Resume).unwrap();
+    let effects = h.reply(&effects, text("done"));
+    let ledger = match &h.log[h.log.len() - 2].event {
+        Event::StepFinished { budget_after, .. } => *budget_after,
+        other => panic!("{other:?}"),
+    };
+    assert!(ledger.suspended_ms >= 30_000);
+    assert!(ledger.active_ms < 1_000, "{ledger:?}");
+    assert!(Harness::finished(&effects).is_some());
+}
+
+#[test]
+fn finish_is_checked_only_after_every_call_before_it_has_its_result() {
+    let mut cfg = config();
+    // Even a finish declared parallel-safe waits for the calls before it.
+    for tool in &mut cfg.tools {
+        tool.parallel_safe = true;
+    }
+    let mut h = Harness::new(cfg);
+    let effects = h.user("go");
+    let effects = h.reply(
+        &effects,
+        calls(vec![
+            call("w", "write_file", json!({"path": "a", "text": "x"})),
+            call("r", "read_file", json!({"path": "a"})),
+            call("f", "finish", json!({"summary": "done"})),
+        ]),
+    );
+    let asked: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            tabloop::core::Effect::AskApproval { call, .. } => Some(call.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec!["w"]);
+    assert_eq!(
+        Harness::tool_calls(&effects),
+        vec![],
+        "nothing runs before w is decided"
+    );
+    let hash = h
+        .agent
+        .run()
+        .and_then(|r| match &r.phase {
+            tabloop::core::Phase::Tools(b) => Some(b.slots[0].args_hash.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let effects = h
+        .send(tabloop::core::Input::ApprovalDecided {
+            call: "w".into(),
+            args_hash: hash,
+            approved: true,
+            reason: None,
+        })
+        .unwrap();
+    let names: Vec<_> = Harness::tool_calls(&effects)
+        .into_iter()
+        .map(|i| i.tool)
+        .collect();
+    assert_eq!(names, vec!["write_file"]);
+    let effects = h.tool_result("w", "written", false);
+    let names: Vec<_> = Harness::tool_calls(&effects)
+        .into_iter()
+        .map(|i| i.tool)
+        .collect();
+    assert_eq!(names, vec!["read_file"]);
+    let effects = h.tool_result("r", "x", false);
+    let names: Vec<_> = Harness::tool_calls(&effects)
+        .into_iter()
+        .map(|i| i.tool)
+        .collect();
+    assert_eq!(names, vec!["finish"], "the verifier runs last");
+    let effects = h.tool_result("f", "ok", false);
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::VerifiedFinish
+    );
+}

@@ -80,7 +80,8 @@ impl Agent {
             Input::Cancel => self.on_cancel(),
             Input::RetryModel => self.on_retry_model(),
             Input::Suspend => {
-                if !self.state.suspended {
+                // Only a run is charged for time; an idle session records no suspension.
+                if !self.state.suspended && self.state.active_run().is_some() {
                     self.emit(Event::Suspended);
                 }
                 Ok(())

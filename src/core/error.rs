@@ -68,4 +68,7 @@ pub enum ReplayError {
     /// Fork point beyond the log.
     #[error("step {0} is not in the log")]
     NoSuchStep(u32),
+    /// Fork from a run the log does not have.
+    #[error("run {0} is not in the log")]
+    NoSuchRun(u32),
 }

@@ -342,8 +342,10 @@ impl AgentState {
             .iter()
             .map(|c| new_slot(&self.config, c))
             .collect();
+        // `finish` never runs alongside other calls: it is checked after the calls before it.
         let parallel = slots.iter().all(|s| match s.kind {
-            Some(ToolKind::Host) | Some(ToolKind::Finish) => self
+            Some(ToolKind::Finish) => false,
+            Some(ToolKind::Host) => self
                 .config
                 .tool(&s.call.name)
                 .is_some_and(|d| d.parallel_safe),

@@ -172,7 +172,9 @@ pub fn run_task(app: AppState, task: String) {
 /// Cancels the run on screen.
 pub fn cancel(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        handle.send(Input::Cancel);
+        if let Err(e) = handle.send(Input::Cancel) {
+            app.fail(format!("Could not cancel: {e}"));
+        }
     }
 }
 
@@ -183,7 +185,11 @@ pub fn continue_with_more_budget(app: AppState) {
     };
     spawn_local(async move {
         match ensure_open(app).await {
-            Ok(handle) => handle.send(Input::ExtendBudget { budget }),
+            Ok(handle) => {
+                if let Err(e) = handle.send(Input::ExtendBudget { budget }) {
+                    app.fail(format!("Could not continue: {e}"));
+                }
+            }
             Err(e) => app.fail(format!("Could not open the session: {e}")),
         }
     });
@@ -203,7 +209,9 @@ pub fn decide(app: AppState, call: String, approved: bool) {
 /// Writes the records storage refused before.
 pub fn retry_storage(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        handle.retry_storage();
+        if let Err(e) = handle.retry_storage() {
+            app.fail(format!("Could not retry: {e}"));
+        }
     }
 }
 

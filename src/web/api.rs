@@ -143,9 +143,15 @@ impl AgentHandle {
         outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
     }
 
-    /// Cancels the run in progress.
-    pub fn cancel(&self) {
-        self.inner.send(Input::Cancel);
+    /// Cancels the run in progress (refused in a tab that follows another tab's run).
+    pub fn cancel(&self) -> Result<(), JsValue> {
+        self.inner.send(Input::Cancel).map_err(error)
+    }
+
+    /// Sends the model call again after the run paused because the provider was unreachable.
+    #[wasm_bindgen(js_name = retryProvider)]
+    pub fn retry_provider(&self) -> Result<(), JsValue> {
+        self.inner.send(Input::RetryModel).map_err(error)
     }
 
     /// Approves a pending call (bound to the exact arguments it was asked about).
@@ -163,16 +169,17 @@ impl AgentHandle {
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
         let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
         let base = crate::core::BudgetLimits::default();
-        self.inner.send(Input::ExtendBudget {
-            budget: options.over(base),
-        });
-        Ok(())
+        self.inner
+            .send(Input::ExtendBudget {
+                budget: options.over(base),
+            })
+            .map_err(error)
     }
 
     /// Writes the events storage refused (after space was freed).
     #[wasm_bindgen(js_name = retryStorage)]
-    pub fn retry_storage(&self) {
-        self.inner.retry_storage();
+    pub fn retry_storage(&self) -> Result<(), JsValue> {
+        self.inner.retry_storage().map_err(error)
     }
 
     /// Every persisted event of the session.
@@ -196,12 +203,17 @@ impl AgentHandle {
         Ok(to_jsonl(&records))
     }
 
-    /// Copies the session up to the end of `step` into a new session; resolves to its id.
-    pub async fn fork(&self, step: u32) -> Result<String, JsValue> {
+    /// Copies the session up to the end of `step` of run `run` (the last run when omitted) into
+    /// a new session; resolves to its id.
+    pub async fn fork(&self, step: u32, run: Option<u32>) -> Result<String, JsValue> {
         let store = shared_store();
         let records = store.load(&self.inner.session).await.map_err(error)?;
         let session = new_session_id();
-        let forked = Agent::fork(&records, step, &session).map_err(error)?;
+        let forked = match run {
+            Some(run) => Agent::fork_run(&records, run, step, &session),
+            None => Agent::fork(&records, step, &session),
+        }
+        .map_err(error)?;
         store
             .append(&session, &forked, Durability::Strict)
             .await
@@ -226,7 +238,7 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
         SessionEvent::Notice(notice) => notice.as_ref(),
     };
     Some(match notice {
-        Notice::Persisted(_) => return None,
+        Notice::Persisted(record) => return pause_status(&record.event),
         Notice::Delta(StreamDelta::Text(text)) => json!({"type": "delta", "text": text}),
         Notice::Delta(StreamDelta::Thinking(text)) => json!({"type": "thinking", "text": text}),
         Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. }) => {
@@ -245,4 +257,13 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
         Notice::StorageFailed(message) => json!({"type": "storage_failed", "message": message}),
         Notice::StorageRecovered => json!({"type": "storage_recovered"}),
     })
+}
+
+/// The status a persisted pause or its end gives the page, mirroring the storage ones.
+fn pause_status(event: &crate::core::Event) -> Option<Value> {
+    use crate::core::Event;
+    if let Event::RunPaused { message, .. } = event {
+        return Some(serde_json::json!({"type": "provider_unreachable", "message": message}));
+    }
+    matches!(event, Event::RunUnpaused).then(|| serde_json::json!({"type": "provider_recovered"}))
 }

@@ -18,6 +18,7 @@ pub mod remote_client;
 pub mod session_handle;
 pub mod timer;
 pub mod tool_host;
+pub mod visibility;
 
 pub use http_stream::Timeouts;
 pub use local_client::{LoadProgress, LocalLoadOptions, LocalModel};

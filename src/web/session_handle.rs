@@ -14,6 +14,7 @@ use super::locks::SessionLock;
 use super::log_channel;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
+use super::visibility::VisibilityWatch;
 use crate::core::{BudgetLimits, Event, Input, RunOutcome};
 use crate::ports::EventStore;
 use crate::runtime::options::{AgentOptions, ProviderOptions};
@@ -45,6 +46,8 @@ pub struct SessionHandle {
     waiters: Rc<RefCell<Vec<Waiter>>>,
     approvals: Rc<RefCell<BTreeMap<String, String>>>,
     writer: Rc<Cell<bool>>,
+    /// Suspends and resumes the run with the tab's visibility (removed when dropped).
+    _visibility: Option<VisibilityWatch>,
 }
 
 thread_local! {
@@ -98,15 +101,18 @@ impl SessionHandle {
         let registered = registered_tools().await.map_err(|e| e.to_string())?;
         let config = options.to_config(&registered).map_err(|e| e.to_string())?;
         let (commands, receiver) = unbounded();
+        let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
+        // Known now, so an input sent right after `open` is not refused as a follower's.
+        let writer = Rc::new(Cell::new(first_lock.is_some()));
         let handle = Rc::new(Self {
             session: session.clone(),
+            _visibility: VisibilityWatch::start(commands.clone(), writer.clone()),
             commands,
             listeners: Rc::default(),
             waiters: Rc::default(),
             approvals: Rc::default(),
-            writer: Rc::new(Cell::new(false)),
+            writer,
         });
-        let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
         let model = Rc::new(AnyModel::from_options(
             &options.provider.clone().unwrap_or_default(),
         ));
@@ -162,26 +168,47 @@ impl SessionHandle {
         self.writer.get()
     }
 
-    /// Sends a task (or a message joining the current run); resolves when that run ends.
+    /// Sends a task (or a message joining the current run); resolves when that run ends. A
+    /// follower tab's task is refused at once.
     pub fn run(
         &self,
         task: String,
         budget: Option<BudgetLimits>,
     ) -> oneshot::Receiver<Result<RunOutcome, String>> {
         let (sender, receiver) = oneshot::channel();
-        self.waiters.borrow_mut().push(sender);
-        self.send(Input::UserMessage { text: task, budget });
+        match self.send(Input::UserMessage { text: task, budget }) {
+            Ok(()) => self.waiters.borrow_mut().push(sender),
+            Err(refused) => {
+                let _ = sender.send(Err(refused));
+            }
+        }
         receiver
     }
 
-    /// Feeds an input to the driver (queued until this tab writes the session).
-    pub fn send(&self, input: Input) {
+    /// Feeds an input to the driver. A follower tab refuses it: queued, it would be applied by
+    /// a later takeover to a run this tab never saw (a stale Cancel would cancel the resumed run).
+    pub fn send(&self, input: Input) -> Result<(), String> {
+        self.refuse_follower()?;
         // A closed channel means the driver stopped; its failure was already reported.
         let _ = self.commands.unbounded_send(Command::Input(input));
+        Ok(())
+    }
+
+    /// `Err` with a clear message while another tab writes the session.
+    fn refuse_follower(&self) -> Result<(), String> {
+        if self.writer.get() {
+            return Ok(());
+        }
+        Err(format!(
+            "another tab writes this session ({}); this tab follows it read-only, so the input was \
+             refused (it takes over when that tab closes)",
+            self.session
+        ))
     }
 
     /// Approves or denies a pending call, quoting the arguments it was asked about.
     pub fn decide(&self, call: &str, approved: bool, reason: Option<String>) -> Result<(), String> {
+        self.refuse_follower()?;
         let args_hash = self
             .approvals
             .borrow_mut()
@@ -192,8 +219,7 @@ impl SessionHandle {
             args_hash,
             approved,
             reason,
-        });
-        Ok(())
+        })
     }
 
     /// Calls waiting for a decision: (call id, args hash).
@@ -202,8 +228,10 @@ impl SessionHandle {
     }
 
     /// Writes the records storage refused before.
-    pub fn retry_storage(&self) {
+    pub fn retry_storage(&self) -> Result<(), String> {
+        self.refuse_follower()?;
         let _ = self.commands.unbounded_send(Command::RetryStorage);
+        Ok(())
     }
 
     /// Stops this tab's driver; the session stays in the log and can be opened again.
