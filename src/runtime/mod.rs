@@ -5,6 +5,7 @@
 mod driver;
 mod notice;
 pub mod options;
+pub mod prices;
 pub mod public;
 pub mod synthetic;
 pub mod view;
