@@ -2,13 +2,15 @@
 //!
 //! The loop core ([`core`]) is a sans-IO state machine: inputs in, effects out, no clock, no I/O.
 //! [`protocol`] holds the wire types and pure stream parsers, [`ports`] the traits the runtime
-//! performs effects through, and [`runtime`] the async driver that connects them. The browser
+//! performs effects through, [`runtime`] the async driver that connects them, and [`view`] the
+//! view models the UI and the JS API present. The browser
 //! adapters (`web`) and the Leptos UI (`ui`) exist only on `wasm32`.
 
 pub mod core;
 pub mod ports;
 pub mod protocol;
 pub mod runtime;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

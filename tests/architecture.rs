@@ -87,3 +87,26 @@ fn source_files_stay_small() {
     }
     assert_eq!(too_big, Vec::<String>::new());
 }
+
+#[test]
+fn the_event_log_is_a_leaf_that_imports_nothing_of_the_live_fold() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/core/log"), &mut files);
+    assert!(files.len() >= 5, "found the log's sources");
+    let mut violations = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // Inside the log only sibling modules (`super::x` from a file of `log/`) and the
+            // wire protocol may be named.
+            let reaches_out = code.contains("super::super")
+                || code.contains("crate::core")
+                || (code.contains("crate::") && !code.contains("crate::protocol"));
+            if reaches_out {
+                violations.push(format!("{}:{}: {}", file.display(), n + 1, code.trim()));
+            }
+        }
+    }
+    assert_eq!(violations, Vec::<String>::new());
+}

@@ -16,8 +16,8 @@ use core_support::*;
 use leptos::prelude::*;
 use serde_json::json;
 use tabloop::core::Record;
-use tabloop::runtime::view::Timeline;
 use tabloop::ui::{Playground, TimelineView};
+use tabloop::view::Timeline;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -168,8 +168,8 @@ fn model_and_tool_output_that_looks_like_markup_stays_text() {
 
 #[wasm_bindgen_test]
 fn an_approval_card_reports_the_decision_for_its_call() {
-    use tabloop::runtime::view::{ToolCallView, ToolStatus};
     use tabloop::ui::ApprovalCard;
+    use tabloop::view::{ToolCallView, ToolStatus};
 
     let root = mount_root();
     let decided = RwSignal::new(Vec::<(String, bool)>::new());

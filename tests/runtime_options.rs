@@ -86,7 +86,7 @@ fn an_unknown_tool_or_an_incomplete_provider_is_refused() {
 fn outcomes_and_records_have_the_public_shape() {
     use tabloop::core::{BudgetKind, Event, Record, RunOutcome, StopReason};
     use tabloop::protocol::Usage;
-    use tabloop::runtime::public::{outcome_json, record_json};
+    use tabloop::view::public::{outcome_json, record_json};
     let outcome = RunOutcome {
         stop: StopReason::BudgetExhausted {
             budget: BudgetKind::Steps,

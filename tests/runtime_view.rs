@@ -18,8 +18,8 @@ use tabloop::core::{
 };
 use tabloop::protocol::StreamDelta;
 use tabloop::runtime::options::{ProviderKind, ProviderOptions};
-use tabloop::runtime::view::*;
 use tabloop::runtime::Notice;
+use tabloop::view::*;
 
 fn spent(steps: u32, tool_calls: u32, tokens: u64) -> LedgerSummary {
     LedgerSummary {
@@ -605,7 +605,7 @@ fn numbers_read_well() {
 #[test]
 fn a_remote_session_without_a_key_waits_for_one_and_a_local_one_never_does() {
     use tabloop::runtime::options::{AgentOptions, ProviderKind, ProviderOptions};
-    use tabloop::runtime::view::missing_key;
+    use tabloop::view::missing_key;
     let remote = |key: Option<&str>| AgentOptions {
         provider: Some(ProviderOptions {
             kind: ProviderKind::Anthropic,

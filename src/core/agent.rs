@@ -4,11 +4,11 @@
 
 use std::collections::VecDeque;
 
-use super::config::AgentConfig;
 use super::context::COMPACTION_SYSTEM;
 use super::effect::{Effect, ToolInvocation};
 use super::error::InputError;
-use super::event::{
+use super::log::AgentConfig;
+use super::log::{
     CallPurpose, Event, InterruptCause, Millis, Record, StopReason, TransitionReason,
     SCHEMA_VERSION,
 };

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::agent::Agent;
-use super::config::{Permission, ToolKind};
-use super::event::{Event, Rejection};
+use super::log::{Event, Rejection};
+use super::log::{Permission, ToolKind};
 use super::run::{Phase, Slot, SlotState, TodoItem, TodoStatus};
 use super::schema;
 use super::state_batch::parse_args;

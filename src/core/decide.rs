@@ -3,13 +3,14 @@
 //! structured stop reason and, when the run did not complete, a handoff report.
 
 use super::agent::Agent;
-use super::budget::{cost_of, BudgetKind, BudgetLimits};
+use super::budget::cost_of;
 use super::completion;
 use super::error::InputError;
-use super::event::{
+use super::log::HandoffReport;
+use super::log::{BudgetKind, BudgetLimits};
+use super::log::{
     CallPurpose, Event, HumanReason, InterruptCause, RunOutcome, StopReason, TransitionReason,
 };
-use super::handoff::HandoffReport;
 use super::loop_guard::{message as guard_message, Verdict};
 use super::run::Phase;
 use crate::protocol::ModelReply;

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::event::{CallPurpose, Record, RunOutcome};
+use super::log::{CallPurpose, Record, RunOutcome};
 
 /// One effect from [`super::Agent::poll`].
 #[derive(Debug, Clone, PartialEq)]

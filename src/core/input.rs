@@ -1,6 +1,6 @@
 //! What the outside world tells the core. Each input comes with the current time.
 
-use super::budget::BudgetLimits;
+use super::log::BudgetLimits;
 use crate::protocol::{ModelError, ModelReply};
 
 /// One input to [`super::Agent::handle`].

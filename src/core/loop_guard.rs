@@ -12,9 +12,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
-use super::config::GuardThresholds;
-use super::event::{Detector, EvidenceDelta};
 use super::fingerprint::{hash64, normalized_json};
+use super::log::GuardThresholds;
+use super::log::{Detector, EvidenceDelta};
 
 /// What the guard says about one observation.
 #[derive(Debug, Clone, PartialEq, Eq)]

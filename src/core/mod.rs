@@ -7,16 +7,15 @@ mod agent;
 mod batch;
 mod budget;
 mod completion;
-mod config;
 mod context;
 mod decide;
 mod effect;
 mod error;
-mod event;
 mod fingerprint;
 mod handoff;
 mod hygiene;
 mod input;
+pub mod log;
 mod loop_guard;
 mod model_retry;
 mod replay;
@@ -27,20 +26,18 @@ mod state_batch;
 mod tools;
 
 pub use agent::Agent;
-pub use budget::{cost_of, BudgetKind, BudgetLimits, Ledger};
-pub use config::{
-    AgentConfig, ApprovalScope, GuardThresholds, Permission, Price, ToolDecl, ToolKind,
-};
+pub use budget::cost_of;
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
-pub use event::{
-    CallPurpose, Detector, Event, EvidenceDelta, HumanReason, InterruptCause, Millis, PauseReason,
-    Record, Rejection, RunOutcome, StopReason, TransitionReason, SCHEMA_VERSION,
-};
 pub use fingerprint::{args_hash, canonical_json};
-pub use handoff::HandoffReport;
 pub use hygiene::strip_control_tokens;
 pub use input::Input;
+pub use log::{
+    AgentConfig, ApprovalScope, BudgetKind, BudgetLimits, CallPurpose, Detector, Event,
+    EvidenceDelta, GuardThresholds, HandoffReport, HumanReason, InterruptCause, Ledger, Millis,
+    PauseReason, Permission, Price, Record, Rejection, RunOutcome, StopReason, ToolDecl, ToolKind,
+    TransitionReason, SCHEMA_VERSION,
+};
 pub use loop_guard::LoopGuard;
 pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
 pub use replay::{parse_jsonl, to_jsonl};

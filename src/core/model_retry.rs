@@ -5,7 +5,7 @@
 //! terminal outcome. Anything else (a refused key, a bad request) ends the run as before.
 
 use super::agent::Agent;
-use super::event::{CallPurpose, Event, PauseReason, StopReason};
+use super::log::{CallPurpose, Event, PauseReason, StopReason};
 use super::run::Phase;
 use super::InputError;
 use crate::protocol::{ModelError, ModelErrorKind};

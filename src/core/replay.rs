@@ -3,7 +3,7 @@
 
 use super::agent::Agent;
 use super::error::ReplayError;
-use super::event::{Event, Record, SCHEMA_VERSION};
+use super::log::{Event, Record, SCHEMA_VERSION};
 use super::state::AgentState;
 
 impl Agent {

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::budget::{BudgetLimits, Ledger};
-use super::config::ToolKind;
-use super::event::{CallPurpose, EvidenceDelta, RunOutcome};
+use super::log::ToolKind;
+use super::log::{BudgetLimits, Ledger};
+use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
 use super::loop_guard::{LoopGuard, Verdict};
 use crate::protocol::ToolCall;
 
@@ -181,7 +181,7 @@ pub struct RunState {
     /// Wait before the model call in flight was sent (a resend), if any.
     pub model_retry_delay_ms: Option<u64>,
     /// The run waits for a person (e.g. the provider is unreachable).
-    pub paused: Option<super::event::PauseReason>,
+    pub paused: Option<super::log::PauseReason>,
 }
 
 impl RunState {

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use super::config::{AgentConfig, ToolKind};
 use super::context::Transcript;
-use super::event::{CallPurpose, Event, Millis, Record, TransitionReason};
 use super::hygiene::strip_control_tokens;
+use super::log::{AgentConfig, ToolKind};
+use super::log::{CallPurpose, Event, Millis, Record, TransitionReason};
 use super::run::{push_bounded, Phase, RunState, Slot, SlotState, ToolBatch};
 use super::state_batch::new_slot;
 use crate::protocol::{Message, ModelErrorKind, Usage};

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::config::{AgentConfig, ToolKind};
-use super::event::InterruptCause;
 use super::fingerprint::args_hash;
+use super::log::InterruptCause;
+use super::log::{AgentConfig, ToolKind};
 use super::loop_guard::{Observation, Verdict};
 use super::run::{push_bounded, Phase, Slot, SlotState, TodoItem};
 use super::state::{AgentState, BatchSummary};

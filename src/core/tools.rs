@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::config::{Permission, ToolDecl, ToolKind};
+use super::log::{Permission, ToolDecl, ToolKind};
 use crate::protocol::ToolSpec;
 
 /// The model's task list. Open items block completion.

@@ -6,9 +6,7 @@ mod driver;
 mod notice;
 pub mod options;
 pub mod prices;
-pub mod public;
 pub mod synthetic;
-pub mod view;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use crate::core::{
-    Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, ToolDecl, ToolKind,
+    Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, Record, ToolDecl, ToolKind,
 };
 use crate::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
 
@@ -15,6 +15,8 @@ pub struct SyntheticSession {
     agent: Agent,
     request: u64,
     step: u64,
+    /// Every record persisted so far, kept only by [`session_log`].
+    log: Option<Vec<Record>>,
 }
 
 impl SyntheticSession {
@@ -24,6 +26,7 @@ impl SyntheticSession {
             agent: Agent::new("bench", config(), 0),
             request: 0,
             step: 0,
+            log: None,
         };
         // The agent refuses nothing here: the config has no limits and the inputs fit.
         let _ = session.agent.handle(
@@ -86,12 +89,48 @@ impl SyntheticSession {
         let mut drained = 0;
         while let Some(effect) = self.agent.poll() {
             drained += 1;
-            if let Effect::CallModel { request, .. } = effect {
-                self.request = request;
+            match effect {
+                Effect::CallModel { request, .. } => self.request = request,
+                Effect::Persist(record) => {
+                    if let Some(log) = &mut self.log {
+                        log.push(record);
+                    }
+                }
+                Effect::CallTool(_)
+                | Effect::AskApproval { .. }
+                | Effect::Abort { .. }
+                | Effect::Finished(_) => {}
             }
         }
         drained
     }
+}
+
+/// The log of a finished synthetic session `session` with at least `events` records: the
+/// benchmark's stand-in for a long stored session (its run is cancelled at the end).
+pub fn session_log(events: usize, session: &str) -> Vec<Record> {
+    let mut synthetic = SyntheticSession {
+        agent: Agent::new(session, config(), 0),
+        request: 0,
+        step: 0,
+        log: Some(Vec::new()),
+    };
+    synthetic.drain();
+    let _ = synthetic.agent.handle(
+        Input::UserMessage {
+            text: format!("synthetic task of {session}"),
+            budget: None,
+        },
+        1,
+    );
+    synthetic.drain();
+    while (synthetic.agent.state().next_seq as usize) + 4 < events {
+        synthetic.step();
+    }
+    let end = synthetic.step * 10 + 9;
+    let _ = synthetic.agent.handle(Input::Cancel, end);
+    synthetic.drain();
+    synthetic.log.unwrap_or_default()
 }
 
 fn config() -> AgentConfig {

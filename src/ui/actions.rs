@@ -12,8 +12,8 @@ use super::state::{AppState, Role};
 use crate::core::{Event, Input, Record};
 use crate::ports::EventStore;
 use crate::runtime::options::AgentOptions;
-use crate::runtime::view::{missing_key, stored_provider, SessionSummary};
 use crate::runtime::Notice;
+use crate::view::{missing_key, stored_provider, SessionSummary};
 use crate::web::session_handle::{shared_store, SessionEvent, SessionHandle};
 
 /// Shows a stored session; opens it in this tab when its run is in flight.

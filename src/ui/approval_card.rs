@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::{ToolCallView, ToolStatus};
+use crate::view::{ToolCallView, ToolStatus};
 
 /// The approval card of one call (`data-testid="approval"`, `data-call` = call id).
 #[component]

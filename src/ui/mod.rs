@@ -1,4 +1,4 @@
-//! Leptos components over read-only view models (`runtime::view`). One public component per
+//! Leptos components over read-only view models (`view`). One public component per
 //! file; the reactive state lives in `state`, and what the controls do in `actions` and
 //! `transfer`. Model and tool output is only ever rendered as text.
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::DownloadProgress;
+use crate::view::DownloadProgress;
 
 /// A progress bar with a bytes text (`data-testid="model-progress"` on the `<progress>`,
 /// `data-testid="model-progress-text"` on the text), shown once loading has begun.

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::actions::{delete_session, new_session, show_session};
 use super::import_button::ImportButton;
 use super::state::{AppState, SessionRow};
-use crate::runtime::view::plural;
+use crate::view::plural;
 
 /// The session list (`data-testid="session-list"`; rows `data-testid="session-item"` with
 /// `data-session`; `new-session` and `delete-session` buttons).

@@ -14,7 +14,7 @@ use super::streaming_view::StreamingView;
 use super::task_form::TaskForm;
 use super::timeline_view::TimelineView;
 use super::transfer::fork;
-use crate::runtime::view::{RunPhase, Timeline, ToolCallView};
+use crate::view::{RunPhase, Timeline, ToolCallView};
 
 /// The open session, or the empty state (`data-testid="empty-session"`) before the first task.
 #[component]

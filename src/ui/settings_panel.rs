@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::runtime::options::ProviderKind;
-use crate::runtime::view::{parse_max_steps, provider_from_value, provider_value, Settings};
+use crate::view::{parse_max_steps, provider_from_value, provider_value, Settings};
 
 /// Provider kind, base URL, API key (`type="password"`, never stored), model name, max steps,
 /// and for the local model an optional GGUF URL. Hooks: `provider-kind`, `base-url`,

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use super::actions::{open_stored, show_session};
 use super::state::{AppState, SessionRow};
 use crate::ports::EventStore;
-use crate::runtime::view::{DownloadProgress, SessionSummary};
+use crate::view::{DownloadProgress, SessionSummary};
 use crate::web::local_shared::on_progress;
 use crate::web::session_handle::shared_store;
 

@@ -8,10 +8,8 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::core::Record;
-use crate::runtime::view::{
-    DownloadProgress, ErrorSource, LiveState, SessionSummary, Settings, Timeline,
-};
 use crate::runtime::Notice;
+use crate::view::{DownloadProgress, ErrorSource, LiveState, SessionSummary, Settings, Timeline};
 use crate::web::session_handle::{SessionEvent, SessionHandle};
 
 /// How this tab relates to the session on screen.

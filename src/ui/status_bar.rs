@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::state::Role;
 use crate::core::StopReason;
-use crate::runtime::view::{format_cost, format_count, RunPhase, SessionSummary};
+use crate::view::{format_cost, format_count, RunPhase, SessionSummary};
 
 /// Phase, steps, tokens, cost and writer/follower (`data-testid="status"`).
 #[component]

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::LiveState;
+use crate::view::LiveState;
 
 /// Storage trouble (`data-testid="storage-error"`, Retry: `data-testid="retry-storage"`).
 #[component]

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::LiveState;
+use crate::view::LiveState;
 
 /// Live output of the model (`data-testid="streaming"`), shown while a call streams.
 #[component]

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::tool_call_card::ToolCallCard;
-use crate::runtime::view::{plural, step_spend_text, RunEnd, StepMarker, TimelineItem};
+use crate::view::{plural, step_spend_text, RunEnd, StepMarker, TimelineItem};
 
 /// One timeline item (`<li data-kind="…">`).
 #[component]

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::timeline_entry::TimelineEntry;
-use crate::runtime::view::Timeline;
+use crate::view::Timeline;
 
 /// The list of what happened in a session (`data-testid="timeline"`, one `data-kind` per item).
 /// Everything model- or tool-made is rendered as text, never as markup.

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::runtime::view::{ToolCallView, ToolStatus};
+use crate::view::{ToolCallView, ToolStatus};
 
 /// One tool call.
 #[component]

@@ -13,8 +13,8 @@ use crate::core::{parse_jsonl, to_jsonl, Agent, Input};
 use crate::ports::{Durability, EventStore};
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
-use crate::runtime::public::{outcome_json, record_json, session_title};
 use crate::runtime::Notice;
+use crate::view::public::{outcome_json, record_json, session_title};
 
 fn to_js(value: &Value) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();

@@ -1,8 +1,10 @@
-//! The diagnostic behind the browser benchmark page: the core's per-step cost in wasm.
+//! The diagnostics behind the browser benchmark page: the core's per-step cost in wasm, and
+//! synthetic session logs to open and list through the public API.
 
 use wasm_bindgen::prelude::*;
 
-use crate::runtime::synthetic::SyntheticSession;
+use crate::core::to_jsonl;
+use crate::runtime::synthetic::{session_log, SyntheticSession};
 
 /// Mean microseconds of one synthetic loop step after a history of `events` events, over
 /// `samples` steps (each on a fresh copy of the session, after one untimed warm-up step).
@@ -22,4 +24,11 @@ pub fn bench_core_step(events: u32, samples: u32) -> f64 {
         drop(copy);
     }
     total_ms * 1000.0 / f64::from(samples.max(1))
+}
+
+/// The JSON-lines log of a finished synthetic session `session` with at least `events` records,
+/// for `importSession`.
+#[wasm_bindgen(js_name = benchSessionLog)]
+pub fn bench_session_log(events: u32, session: &str) -> String {
+    to_jsonl(&session_log(events as usize, session))
 }

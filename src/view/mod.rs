@@ -1,4 +1,5 @@
-//! Read-only view models of a session for the playground UI: the [`Timeline`] of what happened,
+//! Presentation: read-only view models of a session for the playground UI and the JS API's
+//! public shapes ([`public`]): the [`Timeline`] of what happened,
 //! the [`SessionSummary`] of where a run stands, the [`LiveState`] of streamed output, the
 //! [`Settings`] form and the texts for numbers. Pure data folded from records and notices, so
 //! the Leptos components stay thin and all of this is tested natively.
@@ -6,6 +7,7 @@
 mod format;
 mod labels;
 mod live;
+pub mod public;
 mod settings;
 mod summary;
 mod timeline;

@@ -1,0 +1,180 @@
+//! How runs, steps and tool calls turn out, as the log records them: transition and stop
+//! reasons, the run outcome, rejections and interruptions. Plain data.
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::BudgetKind;
+use super::guard::Detector;
+use super::handoff::HandoffReport;
+use crate::protocol::Usage;
+
+/// Why the loop went on to another step. Every transition carries one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TransitionReason {
+    /// A user message started or continued the run.
+    NextTurn,
+    /// Tool results came back and the model must see them.
+    ToolResults,
+    /// The context was compacted before continuing.
+    Compaction,
+    /// The last reply was cut at the output limit; the model is asked to continue.
+    OutputTokenRecovery {
+        /// How many cut replies in a row, from 1.
+        attempt: u32,
+    },
+    /// A completion proposal was rejected; the blockers go back to the model.
+    StopHookBlocked {
+        /// How many rejections in a row, from 1.
+        consecutive: u32,
+    },
+    /// The user extended an exhausted budget.
+    BudgetContinuation,
+    /// A human decided a pending approval.
+    ApprovalResumed,
+    /// The log was reopened (after a reload or a fork) between two steps; the run goes on.
+    Resumed,
+}
+
+/// Why a human is needed before the run can go on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HumanReason {
+    /// Completion proposals kept being rejected.
+    CompletionBlocked {
+        /// The blockers of the last rejection.
+        blockers: Vec<String>,
+    },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopReason {
+    /// A final answer passed the completion check.
+    Completed,
+    /// The finish tool's verifier passed.
+    VerifiedFinish,
+    /// The model called `finish` but no verifier is registered, so nothing checked the claim.
+    UnverifiedFinish,
+    /// A budget ran out.
+    BudgetExhausted {
+        /// Which one.
+        budget: BudgetKind,
+    },
+    /// A loop detector stopped the run.
+    NoProgress {
+        /// Which detector.
+        detector: Detector,
+    },
+    /// Too many failures in a row.
+    ConsecutiveErrors {
+        /// How many.
+        count: u32,
+    },
+    /// Replies kept being cut at the output limit.
+    OutputLimit,
+    /// The user cancelled.
+    Cancelled,
+    /// A human must act.
+    NeedsHuman {
+        /// Why.
+        reason: HumanReason,
+    },
+    /// The model or the runtime failed in a way the loop cannot recover from.
+    FatalError,
+}
+
+impl StopReason {
+    /// The snake_case name used in the public API (`stopReason`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            StopReason::Completed => "completed",
+            StopReason::VerifiedFinish => "verified_finish",
+            StopReason::UnverifiedFinish => "unverified_finish",
+            StopReason::BudgetExhausted { .. } => "budget_exhausted",
+            StopReason::NoProgress { .. } => "no_progress",
+            StopReason::ConsecutiveErrors { .. } => "consecutive_errors",
+            StopReason::OutputLimit => "output_limit",
+            StopReason::Cancelled => "cancelled",
+            StopReason::NeedsHuman { .. } => "needs_human",
+            StopReason::FatalError => "fatal_error",
+        }
+    }
+}
+
+/// The result of a run, as the public API reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// A sentence a person can read.
+    pub explanation: String,
+    /// The final answer or finish summary, if any.
+    pub final_text: Option<String>,
+    /// Steps taken.
+    pub steps: u32,
+    /// Tokens used by the run.
+    pub usage: Usage,
+    /// Spend of the run in USD.
+    pub cost_usd: f64,
+    /// Progress, findings and where it is stuck, for runs that did not complete.
+    pub handoff: Option<HandoffReport>,
+}
+
+/// Why a run waits for a person before it goes on (it has not ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PauseReason {
+    /// The model provider kept failing in a way that may pass; retrying resends the call.
+    ProviderUnreachable {
+        /// What the failed call was for.
+        purpose: CallPurpose,
+    },
+}
+
+/// What a model call was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPurpose {
+    /// A step of the loop.
+    Step,
+    /// Summarising older turns.
+    Compaction,
+}
+
+/// Why a tool call was not executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// No such tool is offered.
+    UnknownTool,
+    /// The arguments are not valid JSON.
+    InvalidJson,
+    /// The arguments do not match the tool's JSON Schema.
+    SchemaViolation,
+    /// The tool's policy is deny.
+    DeniedByPolicy,
+    /// A human denied it.
+    DeniedByUser,
+    /// The reply was cut at the output limit, so the call may be incomplete.
+    CutAtOutputLimit,
+    /// The tool-call budget is spent.
+    OverBudget,
+    /// `finish` was called while the completion check still fails.
+    CompletionBlocked,
+    /// The reply was neither a tool call nor a final answer in the required format.
+    MalformedReply,
+}
+
+/// Why a started tool call has no result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptCause {
+    /// The user cancelled the run.
+    Cancelled,
+    /// The page was closed or reloaded while it ran.
+    Reload,
+    /// A budget ran out while it ran.
+    Budget,
+}
