@@ -22,6 +22,8 @@ pub struct Agent {
     pub(super) state: AgentState,
     pub(super) outbox: VecDeque<Effect>,
     pub(super) now: Millis,
+    /// This tab registered a stop hook (a live setting, not a fact of the log).
+    pub(super) stop_hook: bool,
 }
 
 impl Agent {
@@ -42,6 +44,7 @@ impl Agent {
             state: AgentState::new(session, config, now),
             outbox: VecDeque::new(),
             now,
+            stop_hook: false,
         };
         agent.outbox.push_back(Effect::Persist(record));
         agent
@@ -54,6 +57,7 @@ impl Agent {
             state,
             outbox: VecDeque::new(),
             now,
+            stop_hook: false,
         }
     }
 
@@ -79,6 +83,7 @@ impl Agent {
             Input::ExtendBudget { budget } => self.on_extend_budget(budget),
             Input::Cancel => self.on_cancel(),
             Input::RetryModel => self.on_retry_model(),
+            Input::StopHookAnswered { verdict } => self.on_stop_hook_answered(verdict),
             Input::Suspend => {
                 // Only a run is charged for time; an idle session records no suspension.
                 if !self.state.suspended && self.state.active_run().is_some() {
@@ -165,7 +170,10 @@ impl Agent {
             }
             Phase::Between => {
                 let run = self.state.active_run();
-                if run.is_some_and(|r| r.paused.is_some()) {
+                if let Some(proposal) = run.and_then(|r| r.stop_hook_pending.clone()) {
+                    // The question to the stop hook is asked (and recorded) again.
+                    self.emit(Event::StopHookAsked { proposal });
+                } else if run.is_some_and(|r| r.paused.is_some()) {
                     // Paused for a person (provider unreachable): it stays paused.
                 } else if !run.is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
@@ -248,6 +256,7 @@ impl Agent {
                 .slot(call)
                 .map(|slot| self.ask_effect(slot, *after_interrupt)),
             Event::RunFinished { outcome } => Some(Effect::Finished(outcome.clone())),
+            Event::StopHookAsked { proposal } => Some(Effect::AskStopHook(proposal.clone())),
             Event::SessionStarted { .. }
             | Event::UserMessage { .. }
             | Event::RunStarted { .. }
@@ -258,6 +267,7 @@ impl Agent {
             | Event::ModelRetryScheduled { .. }
             | Event::RunPaused { .. }
             | Event::RunUnpaused
+            | Event::StopHookDecided { .. }
             | Event::Compacted { .. }
             | Event::ToolCallRejected { .. }
             | Event::ApprovalDecided { .. }

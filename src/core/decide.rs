@@ -198,7 +198,7 @@ impl Agent {
         let blockers = completion::blockers(run, config.require_finish, false);
         if blockers.is_empty() {
             let text = run.last_text.clone();
-            return self.finish_run(
+            return self.propose_stop(
                 StopReason::Completed,
                 "The model gave a final answer.".into(),
                 Some(text),
@@ -225,14 +225,14 @@ impl Agent {
         };
         if batch.verified {
             let summary = run.verified_summary.clone();
-            return self.finish_run(
+            return self.propose_stop(
                 StopReason::VerifiedFinish,
                 "The finish tool's verifier passed.".into(),
                 summary,
             );
         }
         if let Some(summary) = batch.unverified_finish {
-            return self.finish_run(
+            return self.propose_stop(
                 StopReason::UnverifiedFinish,
                 "The model called finish, but no verifier is registered, so its claim was not \
                  checked."

@@ -41,6 +41,8 @@ pub enum Effect {
         /// Tool calls to abort.
         calls: Vec<String>,
     },
+    /// Put this completion to the page's stop hook; answer with `Input::StopHookAnswered`.
+    AskStopHook(super::StopProposal),
     /// The run ended.
     Finished(RunOutcome),
 }

@@ -24,6 +24,9 @@ pub enum InputError {
     /// Nothing is running.
     #[error("no run is in progress")]
     NoActiveRun,
+    /// A stop hook answer when no proposal waits for one.
+    #[error("no completion is waiting for the stop hook")]
+    NoStopProposal,
     /// `RetryModel` when the run is not paused.
     #[error("the run is not paused, so there is nothing to retry")]
     NotPaused,

@@ -23,6 +23,7 @@ mod run;
 mod schema;
 mod state;
 mod state_batch;
+mod stop_hook;
 mod tools;
 
 pub use agent::Agent;
@@ -35,8 +36,8 @@ pub use input::Input;
 pub use log::{
     AgentConfig, ApprovalScope, BudgetKind, BudgetLimits, CallPurpose, Detector, Event,
     EvidenceDelta, GuardThresholds, HandoffReport, HumanReason, InterruptCause, Ledger, Millis,
-    PauseReason, Permission, Price, Record, Rejection, RunOutcome, StopReason, ToolDecl, ToolKind,
-    TransitionReason, SCHEMA_VERSION,
+    PauseReason, Permission, Price, Record, Rejection, RunOutcome, StopProposal, StopReason,
+    StopVerdict, ToolDecl, ToolKind, TransitionReason, SCHEMA_VERSION,
 };
 pub use loop_guard::LoopGuard;
 pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};

@@ -182,6 +182,10 @@ pub struct RunState {
     pub model_retry_delay_ms: Option<u64>,
     /// The run waits for a person (e.g. the provider is unreachable).
     pub paused: Option<super::log::PauseReason>,
+    /// A completion waits for the page's stop hook.
+    pub stop_hook_pending: Option<super::log::StopProposal>,
+    /// Completions the stop hook blocked in this run.
+    pub stop_hook_blocks: u32,
 }
 
 impl RunState {
@@ -214,6 +218,8 @@ impl RunState {
             model_retries: 0,
             model_retry_delay_ms: None,
             paused: None,
+            stop_hook_pending: None,
+            stop_hook_blocks: 0,
         }
     }
 

@@ -135,6 +135,22 @@ impl AgentState {
                     run.paused = Some(*reason);
                 }
             }
+            Event::StopHookAsked { proposal } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.stop_hook_pending = Some(proposal.clone());
+                }
+            }
+            Event::StopHookDecided { verdict } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.stop_hook_pending = None;
+                    if let crate::core::StopVerdict::Block { reason } = verdict {
+                        run.stop_hook_blocks += 1;
+                        self.transcript.push(Message::User {
+                            text: format!("Not done yet (the stop hook says): {reason}"),
+                        });
+                    }
+                }
+            }
             Event::RunUnpaused => {
                 if let Some(run) = self.run.as_mut() {
                     run.paused = None;

@@ -22,6 +22,8 @@ pub enum Command {
     Input(Input),
     /// Try again to write the records that storage refused.
     RetryStorage,
+    /// The page registered (or removed) a stop hook for this session's proposals.
+    SetStopHook(bool),
     /// Stop the driver's task (the session stays in the log).
     Stop,
 }
@@ -152,6 +154,7 @@ where
                     let _ = self.feed(input).await;
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
+                Wake::Command(Some(Command::SetStopHook(on))) => self.agent.set_stop_hook(on),
                 Wake::Work(None) => {}
                 Wake::Tick => {
                     let _ = self.feed(Input::Tick).await;
@@ -177,6 +180,7 @@ where
                 other @ (Effect::CallModel { .. }
                 | Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Finished(_)) => self.waiting.push(other),
             }
         }
@@ -272,6 +276,8 @@ where
                 });
             }
             Effect::Finished(outcome) => (self.observer)(&Notice::Finished(outcome)),
+            // The page hears the question from the persisted `StopHookAsked` record.
+            Effect::AskStopHook(_) => {}
             Effect::Persist(_) | Effect::Abort { .. } => {}
         }
     }

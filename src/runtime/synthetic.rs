@@ -98,6 +98,7 @@ impl SyntheticSession {
                 }
                 Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Abort { .. }
                 | Effect::Finished(_) => {}
             }

@@ -53,6 +53,8 @@ impl LiveState {
                 | Event::StepFinished { .. }
                 | Event::BudgetExtended { .. }
                 | Event::ModelRetryScheduled { .. }
+                | Event::StopHookAsked { .. }
+                | Event::StopHookDecided { .. }
                 | Event::Suspended
                 | Event::Resumed => false,
             },

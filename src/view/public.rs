@@ -58,3 +58,12 @@ pub fn session_title(records: &[Record]) -> String {
         })
         .unwrap_or_default()
 }
+
+/// A stop hook's proposal as the page gets it: `{ stopReason, explanation, finalText }`.
+pub fn stop_proposal_json(proposal: &crate::core::StopProposal) -> Value {
+    json!({
+        "stopReason": proposal.stop.code(),
+        "explanation": proposal.explanation,
+        "finalText": proposal.final_text,
+    })
+}

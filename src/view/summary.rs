@@ -149,6 +149,8 @@ impl SessionSummary {
             | Event::GuardTriggered { .. }
             | Event::CompletionRejected { .. }
             | Event::ModelRetryScheduled { .. }
+            | Event::StopHookAsked { .. }
+            | Event::StopHookDecided { .. }
             | Event::RunPaused { .. }
             | Event::RunUnpaused
             | Event::Suspended

@@ -166,6 +166,20 @@ impl Timeline {
             Event::RunPaused { message, .. } => self.add(TimelineItem::Note {
                 text: message.clone(),
             }),
+            Event::StopHookAsked { .. } => self.add(TimelineItem::Note {
+                text: "The result is put to the page's stop hook.".to_string(),
+            }),
+            Event::StopHookDecided { verdict } => self.add(TimelineItem::Note {
+                text: match verdict {
+                    crate::core::StopVerdict::Allow => "The stop hook accepted the result.".into(),
+                    crate::core::StopVerdict::Block { reason } => {
+                        format!("The stop hook blocked completion: {reason}")
+                    }
+                    crate::core::StopVerdict::Failed { message } => {
+                        format!("The stop hook failed: {message}")
+                    }
+                },
+            }),
             Event::RunUnpaused => self.add(TimelineItem::Note {
                 text: "Retrying the model provider; the run goes on.".to_string(),
             }),

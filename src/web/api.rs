@@ -8,6 +8,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::session_handle::{new_session_id, shared_store, SessionEvent, SessionHandle};
+use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
 use super::tool_host::register_tool as register_js_tool;
 use crate::core::{parse_jsonl, to_jsonl, Agent, Input};
 use crate::ports::{Durability, EventStore};
@@ -35,7 +36,10 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
     let handle = SessionHandle::open(options).await.map_err(error)?;
-    Ok(AgentHandle { inner: handle })
+    Ok(AgentHandle {
+        inner: handle,
+        stop_hook: StopHookSlot::default(),
+    })
 }
 
 /// Registers a tool the agent may call: `{ name, description, parameters, execute, permission,
@@ -93,6 +97,7 @@ pub async fn delete_session(session: String) -> Result<(), JsValue> {
 #[wasm_bindgen]
 pub struct AgentHandle {
     inner: Rc<SessionHandle>,
+    stop_hook: StopHookSlot,
 }
 
 #[wasm_bindgen]
@@ -141,6 +146,21 @@ impl AgentHandle {
             .await
             .map_err(|_| error("the session stopped"))?;
         outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
+    }
+
+    /// Registers the stop hook: `async (proposal) => ({ ok: true }) | ({ block: true, reason })`,
+    /// asked before a run ends on an accepted completion; `null` removes it. Options:
+    /// `{ timeoutMs }` (30 000 by default); a hook that throws or times out is reported.
+    #[wasm_bindgen(js_name = onStop)]
+    pub fn on_stop(&self, hook: Option<js_sys::Function>, options: JsValue) {
+        let timeout_ms = js_sys::Reflect::get(&options, &"timeoutMs".into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .filter(|ms| ms.is_finite() && *ms >= 1.0)
+            .map_or(DEFAULT_STOP_HOOK_TIMEOUT_MS, |ms| {
+                ms.min(f64::from(u32::MAX)) as u32
+            });
+        self.stop_hook.set(&self.inner, hook, timeout_ms);
     }
 
     /// Cancels the run in progress (refused in a tab that follows another tab's run).

@@ -16,6 +16,7 @@ pub mod log_channel;
 pub mod provider;
 pub mod remote_client;
 pub mod session_handle;
+pub mod stop_hook;
 pub mod timer;
 pub mod tool_host;
 pub mod visibility;

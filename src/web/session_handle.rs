@@ -227,6 +227,13 @@ impl SessionHandle {
         self.approvals.borrow().keys().cloned().collect()
     }
 
+    /// Tells the driver whether a stop hook answers this session's completions.
+    pub fn set_stop_hook(&self, registered: bool) {
+        let _ = self
+            .commands
+            .unbounded_send(Command::SetStopHook(registered));
+    }
+
     /// Writes the records storage refused before.
     pub fn retry_storage(&self) -> Result<(), String> {
         self.refuse_follower()?;

@@ -7,7 +7,8 @@ use super::budget::{BudgetLimits, Ledger};
 use super::config::AgentConfig;
 use super::guard::{Detector, EvidenceDelta};
 use super::outcome::{
-    CallPurpose, InterruptCause, PauseReason, Rejection, RunOutcome, TransitionReason,
+    CallPurpose, InterruptCause, PauseReason, Rejection, RunOutcome, StopProposal, StopVerdict,
+    TransitionReason,
 };
 use crate::protocol::{ModelError, ModelReply};
 
@@ -104,6 +105,16 @@ pub enum Event {
     },
     /// A person asked to go on after a pause.
     RunUnpaused,
+    /// A completion the core accepted is put to the page's stop hook.
+    StopHookAsked {
+        /// What would end the run.
+        proposal: StopProposal,
+    },
+    /// The stop hook answered (or failed).
+    StopHookDecided {
+        /// Its answer.
+        verdict: StopVerdict,
+    },
     /// An in-flight model call was given up (cancel, reload, budget).
     ModelCallAbandoned {
         /// Request id.

@@ -45,6 +45,45 @@ pub enum HumanReason {
         /// The blockers of the last rejection.
         blockers: Vec<String>,
     },
+    /// The page's stop hook kept blocking completion.
+    StopHookBlocked {
+        /// The reason of the last block.
+        reason: String,
+    },
+    /// The page's stop hook threw, timed out or is missing, so nobody decided the proposal.
+    StopHookFailed {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A completion the core accepted, put to the page's stop hook before the run ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopProposal {
+    /// How the run would end.
+    pub stop: StopReason,
+    /// The sentence the outcome would carry.
+    pub explanation: String,
+    /// The final answer or finish summary.
+    pub final_text: Option<String>,
+}
+
+/// What the page's stop hook answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopVerdict {
+    /// The run may end.
+    Allow,
+    /// Not done: the reason goes to the model and the run continues.
+    Block {
+        /// What the model is told.
+        reason: String,
+    },
+    /// The hook threw, timed out or is missing.
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// How a run ended.
