@@ -25,6 +25,7 @@ mod state;
 mod state_batch;
 mod stop_hook;
 mod tools;
+mod verify;
 
 pub use agent::Agent;
 pub use budget::cost_of;
@@ -47,3 +48,4 @@ pub use schema::validate as validate_schema;
 pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
 pub use state_batch::parse_args;
 pub use tools::{finish_tool, todo_tool};
+pub use verify::{verify_replay, Divergence, VerifyReport};

@@ -19,6 +19,7 @@ pub mod session_handle;
 pub mod stop_hook;
 pub mod timer;
 pub mod tool_host;
+pub mod verify_api;
 pub mod visibility;
 
 pub use http_stream::Timeouts;
