@@ -215,6 +215,15 @@ pub fn retry_storage(app: AppState) {
     }
 }
 
+/// Sends the model call again after the provider was unreachable.
+pub fn retry_provider(app: AppState) {
+    if let Some(handle) = app.shown_handle() {
+        if let Err(e) = handle.send(Input::RetryModel) {
+            app.fail(format!("Could not retry: {e}"));
+        }
+    }
+}
+
 /// Deletes a stored session (stopping it first if this tab runs it).
 pub fn delete_session(app: AppState, session: String) {
     app.drop_handle(&session);

@@ -9,6 +9,7 @@ mod import_button;
 mod key_banner;
 mod model_progress;
 mod playground;
+mod provider_banner;
 mod session_list;
 mod session_toolbar;
 mod session_view;

@@ -3,11 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::actions::{decide, retry_storage, run_task};
+use super::actions::{decide, retry_provider, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
 use super::key_banner::KeyBanner;
+use super::provider_banner::ProviderBanner;
 use super::session_toolbar::SessionToolbar;
-use super::state::AppState;
+use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
 use super::storage_banner::StorageBanner;
 use super::streaming_view::StreamingView;
@@ -30,6 +31,9 @@ pub fn SessionView(
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
     let on_retry = Callback::new(move |()| retry_storage(app));
+    let on_retry_provider = Callback::new(move |()| retry_provider(app));
+    // A follower tab shows the run read-only: its inputs would be refused.
+    let busy = Signal::derive(move || app.busy.get() || shown.role.get() == Role::Follower);
     let on_run = Callback::new(move |task: String| run_task(app, task));
     view! {
         <section class="session-view" aria-label="Session">
@@ -53,6 +57,7 @@ pub fn SessionView(
                 <StatusBar summary=shown.summary role=shown.role/>
                 <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
+                <ProviderBanner summary=shown.summary on_retry=on_retry_provider/>
                 <TimelineView timeline=shown.timeline on_fork/>
                 <StreamingView live=shown.live waiting/>
                 <For
@@ -61,7 +66,7 @@ pub fn SessionView(
                     children=move |call: ToolCallView| view! { <ApprovalCard call on_decide/> }
                 />
             </Show>
-            <TaskForm on_run busy=app.busy in_flight/>
+            <TaskForm on_run busy in_flight/>
         </section>
     }
 }

@@ -1,5 +1,5 @@
 //! What the playground shows that is not in the log: the text of the model call in flight (from
-//! stream deltas), a storage failure that pauses the run, and a provider pause.
+//! stream deltas) and a storage failure that pauses the run.
 
 use crate::core::Event;
 use crate::protocol::StreamDelta;
@@ -16,8 +16,6 @@ pub struct LiveState {
     pub writing_tools: Vec<String>,
     /// Why writing the log failed; the run is paused until storage is retried.
     pub storage_error: Option<String>,
-    /// The model provider is unreachable; the run is paused until the user retries it.
-    pub provider_error: Option<String>,
 }
 
 impl LiveState {
@@ -28,15 +26,8 @@ impl LiveState {
                 Event::ModelCallStarted { .. }
                 | Event::ModelReplied { .. }
                 | Event::ModelFailed { .. }
-                | Event::ModelCallAbandoned { .. } => self.clear_stream(),
-                Event::RunFinished { .. } | Event::RunUnpaused => {
-                    let paused = self.provider_error.take().is_some();
-                    self.clear_stream() || paused
-                }
-                Event::RunPaused { message, .. } => {
-                    self.provider_error = Some(message.clone());
-                    true
-                }
+                | Event::ModelCallAbandoned { .. }
+                | Event::RunFinished { .. } => self.clear_stream(),
                 Event::SessionStarted { .. }
                 | Event::UserMessage { .. }
                 | Event::RunStarted { .. }
@@ -53,6 +44,8 @@ impl LiveState {
                 | Event::StepFinished { .. }
                 | Event::BudgetExtended { .. }
                 | Event::ModelRetryScheduled { .. }
+                | Event::RunPaused { .. }
+                | Event::RunUnpaused
                 | Event::StopHookAsked { .. }
                 | Event::StopHookDecided { .. }
                 | Event::Suspended

@@ -58,6 +58,8 @@ pub struct SessionSummary {
     pub limits: Option<BudgetLimits>,
     /// Records folded so far.
     pub records: u64,
+    /// The run is paused for the user (the provider is unreachable): what they are told.
+    pub paused: Option<String>,
 }
 
 impl Default for SessionSummary {
@@ -71,6 +73,7 @@ impl Default for SessionSummary {
             spent: LedgerSummary::default(),
             limits: None,
             records: 0,
+            paused: None,
         }
     }
 }
@@ -131,7 +134,10 @@ impl SessionSummary {
                 self.phase = RunPhase::RunningTools
             }
             Event::ApprovalRequested { .. } => self.phase = RunPhase::AwaitingApproval,
+            Event::RunPaused { message, .. } => self.paused = Some(message.clone()),
+            Event::RunUnpaused => self.paused = None,
             Event::RunFinished { outcome } => {
+                self.paused = None;
                 self.in_flight = false;
                 self.spent.steps = outcome.steps;
                 self.spent.tokens = outcome.usage.input_tokens
@@ -151,8 +157,6 @@ impl SessionSummary {
             | Event::ModelRetryScheduled { .. }
             | Event::StopHookAsked { .. }
             | Event::StopHookDecided { .. }
-            | Event::RunPaused { .. }
-            | Event::RunUnpaused
             | Event::Suspended
             | Event::Resumed => {}
         }

@@ -268,3 +268,70 @@ test('a follower tab refuses inputs instead of queueing them for a takeover', as
     await mock.close();
   }
 });
+
+test('a stop hook blocks with a reason, then allows; a hook that throws is reported, never passed', async () => {
+  await withPage(async (page, mock) => {
+    mock.script.push({ text: 'done?' }, { text: 'done now' });
+    const result = await page.evaluate(async ({ provider }) => {
+      const agent = await tabloop.createAgent({ session: 'hook-1', provider, tools: [] });
+      const proposals = [];
+      agent.onStop(async (proposal) => {
+        proposals.push(proposal);
+        return proposals.length === 1 ? { block: true, reason: 'also mention the date' } : { ok: true };
+      });
+      const outcome = await agent.run('answer');
+      return { outcome, proposals, events: await agent.events() };
+    }, { provider: provider(mock) });
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.equal(result.outcome.finalText, 'done now');
+    assert.deepEqual(result.proposals.map((p) => [p.stopReason, p.finalText]), [['completed', 'done?'], ['completed', 'done now']]);
+    const reasons = result.events.filter((e) => e.type === 'step_started').map((e) => e.reason);
+    assert.deepEqual(reasons.at(-1), { kind: 'stop_hook_blocked', consecutive: 1 });
+    assert.ok(JSON.stringify(mock.requests[1].body.messages).includes('also mention the date'), 'the model saw the reason');
+  });
+  await withPage(async (page, mock) => {
+    mock.script.push({ text: 'done' }, { text: 'done' });
+    const outcomes = await page.evaluate(async ({ provider }) => {
+      const thrower = await tabloop.createAgent({ session: 'hook-2', provider, tools: [] });
+      thrower.onStop(() => {
+        throw new Error('hook bug');
+      });
+      const silent = await tabloop.createAgent({ session: 'hook-3', provider, tools: [] });
+      silent.onStop(() => new Promise(() => {}), { timeoutMs: 300 });
+      return [await thrower.run('answer'), await silent.run('answer')];
+    }, { provider: provider(mock) });
+    assert.deepEqual(outcomes.map((o) => o.stopReason), ['needs_human', 'needs_human']);
+    assert.match(outcomes[0].explanation, /hook bug/);
+    assert.match(outcomes[1].explanation, /did not answer within 300 ms/);
+    assert.equal(outcomes[0].finalText, null);
+  });
+});
+
+test('verifyReplay proves a session recorded in this browser and the shipped fixtures, and finds an edit', async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = path.resolve(import.meta.dirname, '../fixtures/replay');
+  const fixtures = Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+  assert.deepEqual(Object.keys(fixtures).sort(), ['approval.jsonl', 'compaction.jsonl', 'fork.jsonl', 'runaway.jsonl']);
+  await withPage(async (page, mock) => {
+    mock.script.push(
+      { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/v.txt', content: 'v' } }] },
+      { text: 'written' },
+    );
+    const result = await page.evaluate(async ({ provider, fixtures }) => {
+      const agent = await tabloop.createAgent({ session: 'verify-1', provider, tools: ['vfs'] });
+      await agent.run('write v.txt');
+      const jsonl = await agent.exportJsonl();
+      const edited = jsonl.replace('"explanation":"The model gave a final answer."', '"explanation":"The verifier passed."');
+      const shipped = Object.fromEntries(Object.entries(fixtures).map(([name, text]) => [name, tabloop.verifyReplay(text)]));
+      return { recorded: tabloop.verifyReplay(jsonl), edited: tabloop.verifyReplay(edited), shipped, lines: jsonl.trim().split('\n').length };
+    }, { provider: provider(mock), fixtures });
+    assert.equal(mock.requests.length, 2, 'verification sent nothing to the provider');
+    assert.equal(result.recorded.ok, true, JSON.stringify(result.recorded.divergence));
+    assert.equal(result.recorded.records, result.lines);
+    assert.equal(result.edited.ok, false);
+    assert.equal(result.edited.divergence.seq, result.lines - 1);
+    assert.match(result.edited.divergence.got, /The model gave a final answer/);
+    for (const [name, report] of Object.entries(result.shipped)) assert.equal(report.ok, true, `${name}: ${JSON.stringify(report.divergence)}`);
+  });
+});
