@@ -24,6 +24,7 @@ mod timeline_entry;
 mod timeline_view;
 mod tool_call_card;
 mod transfer;
+mod verify_button;
 
 pub use approval_card::ApprovalCard;
 pub use playground::Playground;

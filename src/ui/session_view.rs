@@ -27,7 +27,7 @@ pub fn SessionView(
     let has_session = move || shown.id.with(Option::is_some);
     let in_flight = Signal::derive(move || shown.summary.with(|s| s.in_flight));
     let waiting = Signal::derive(move || shown.summary.with(|s| s.phase == RunPhase::CallingModel));
-    let on_fork = Callback::new(move |step: u32| fork(app, step));
+    let on_fork = Callback::new(move |(run, step): (u32, u32)| fork(app, run, step));
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
     let on_retry = Callback::new(move |()| retry_storage(app));

@@ -16,7 +16,7 @@ pub fn TimelineView(
     /// Called with a step number when the user forks the session there; no fork buttons when
     /// absent.
     #[prop(optional)]
-    on_fork: Option<Callback<u32>>,
+    on_fork: Option<Callback<(u32, u32)>>,
 ) -> impl IntoView {
     let latest_run = Signal::derive(move || timeline.with(Timeline::run));
     view! {

@@ -91,14 +91,14 @@ async fn import_file(file: web_sys::File) -> Result<String, String> {
     Ok(session)
 }
 
-/// Copies the session on screen up to the end of `step` into a new session and shows it (a
-/// run cut in the middle goes on from there).
-pub fn fork(app: AppState, step: u32) {
+/// Copies the session on screen up to the end of `step` of run `run` into a new session and
+/// shows it (a run cut in the middle goes on from there).
+pub fn fork(app: AppState, run: u32, step: u32) {
     let Some(session) = app.shown.id.get_untracked() else {
         return;
     };
     spawn_local(async move {
-        match fork_session(&session, step).await {
+        match fork_session(&session, run, step).await {
             Ok(forked) => {
                 refresh_sessions(app);
                 show_session(app, forked);
@@ -108,11 +108,11 @@ pub fn fork(app: AppState, step: u32) {
     });
 }
 
-async fn fork_session(session: &str, step: u32) -> Result<String, String> {
+async fn fork_session(session: &str, run: u32, step: u32) -> Result<String, String> {
     let store = shared_store();
     let records = store.load(session).await.map_err(|e| e.to_string())?;
     let forked_id = new_session_id();
-    let forked = Agent::fork(&records, step, &forked_id).map_err(|e| e.to_string())?;
+    let forked = Agent::fork_run(&records, run, step, &forked_id).map_err(|e| e.to_string())?;
     store
         .append(&forked_id, &forked, Durability::Strict)
         .await
