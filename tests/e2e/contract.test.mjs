@@ -181,7 +181,7 @@ test('eval failures are error results that the consecutive-error breaker counts'
     }, { provider: provider(mock) });
     const finished = result.events.filter((e) => e.type === 'tool_call_finished');
     assert.deepEqual(finished.map((e) => e.is_error), [true, true, true]);
-    assert.match(finished[0].content, /^Error: bad 1/);
+    assert.match(finished[0].content, /^bad 1/);
     assert.equal(result.outcome.stopReason, 'consecutive_errors');
   });
 });
@@ -239,6 +239,7 @@ test('a follower tab refuses inputs instead of queueing them for a takeover', as
     const follower = await openEmbed(context);
     const refused = await follower.evaluate(async () => {
       window.agent = await tabloop.createAgent({ session: 'follow-1' });
+      window.done = new Promise((resolve) => window.agent.onStatus((s) => s.type === 'finished' && resolve(s.outcome)));
       await new Promise((r) => setTimeout(r, 300));
       const errors = {};
       for (const [name, act] of [['cancel', () => window.agent.cancel()], ['run', () => window.agent.run('other task')], ['extendBudget', () => window.agent.extendBudget({ maxSteps: 9 })]]) {
@@ -260,7 +261,7 @@ test('a follower tab refuses inputs instead of queueing them for a takeover', as
     mock.script.push({ text: 'finished by the new writer' });
     await writer.close();
     await follower.waitForFunction(() => window.agent.isWriter === true, null, { timeout: 10_000 });
-    const outcome = await follower.evaluate(() => new Promise((resolve) => window.agent.onStatus((s) => s.type === 'finished' && resolve(s.outcome))));
+    const outcome = await follower.evaluate(() => window.done);
     assert.equal(outcome.stopReason, 'completed');
     assert.equal(outcome.finalText, 'finished by the new writer');
   } finally {
@@ -310,7 +311,8 @@ test('a stop hook blocks with a reason, then allows; a hook that throws is repor
 test('verifyReplay proves a session recorded in this browser and the shipped fixtures, and finds an edit', async () => {
   const fs = await import('node:fs');
   const path = await import('node:path');
-  const dir = path.resolve(import.meta.dirname, '../fixtures/replay');
+  const { fileURLToPath } = await import('node:url');
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/replay');
   const fixtures = Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
   assert.deepEqual(Object.keys(fixtures).sort(), ['approval.jsonl', 'compaction.jsonl', 'fork.jsonl', 'runaway.jsonl']);
   await withPage(async (page, mock) => {
