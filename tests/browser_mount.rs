@@ -56,7 +56,11 @@ fn kinds(timeline: &web_sys::Element) -> Vec<String> {
 #[wasm_bindgen_test]
 fn playground_mounts_with_title_and_empty_session() {
     let root = mount_root();
-    leptos::mount::mount_to(root.clone(), || view! { <Playground/> }).forget();
+    leptos::mount::mount_to(root.clone(), || {
+        tabloop::app::provide_services();
+        view! { <Playground/> }
+    })
+    .forget();
 
     let title = root.query_selector("h1").unwrap().unwrap();
     assert_eq!(title.text_content().unwrap(), "tabloop");

@@ -108,6 +108,9 @@ contract!(
     a_deleted_session_starts_again_from_zero,
     a_record_round_trips_byte_identical_through_json,
     a_thousand_records_load_back_in_order,
+    the_index_digest_matches_the_log_after_every_append,
+    load_range_returns_the_asked_records,
+    a_snapshot_reads_back_until_replaced_or_deleted,
 );
 
 #[wasm_bindgen_test]

@@ -1,5 +1,6 @@
 //! Replay, fork, resume and export: the log is the state. Includes the property test that for
-//! random scripts `replay(log)` equals the live state and makes the same next decision.
+//! random scripts `replay(log)` equals the live state and makes the same next decision, and that
+//! a fold snapshot of any prefix plus the tail after it equals it too.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::wildcard_enum_match_arm,
@@ -419,4 +420,94 @@ proptest! {
         }
         prop_assert_eq!(log_a, log_b);
     }
+
+    #[test]
+    fn a_snapshot_of_any_prefix_plus_its_tail_equals_the_live_state(script in moves(), cut in 0.0f64..1.0) {
+        let mut cfg = config();
+        cfg.budget.max_wall_ms = Some(300_000);
+        cfg.context_window = 3_000;
+        let mut agent = Agent::new("p", cfg, 0);
+        let mut log = Vec::new();
+        let mut now = 0u64;
+        let mut pending = drain(&mut agent, &mut log);
+        for (n, mv) in script.iter().enumerate() {
+            now += match mv { Move::Tick(ms) => u64::from(*ms), _ => 7 };
+            if let Some(input) = input_for(&agent, &pending, mv, n) {
+                if agent.handle(input, now).is_ok() {
+                    pending = drain(&mut agent, &mut log);
+                }
+            }
+        }
+        let k = 1 + ((log.len() - 1) as f64 * cut) as usize;
+        let prefix = Agent::replay(&log[..k]).unwrap();
+        let json = prefix.snapshot_json(&log[k - 1]).unwrap();
+        prop_assert_eq!(Agent::snapshot_records(&json), Some(k as u64));
+        let resumed = Agent::from_snapshot(&json, &log[k - 1..]).unwrap();
+        prop_assert_eq!(resumed.state(), agent.state());
+        // The tail as a store hands it back: through JSON.
+        let stored = parse_jsonl(&to_jsonl(&log)).unwrap();
+        let resumed = Agent::from_snapshot(&json, &stored[k - 1..]).unwrap();
+        prop_assert_eq!(resumed.state(), agent.state());
+    }
+}
+
+#[test]
+fn a_snapshot_that_does_not_match_the_log_is_refused() {
+    let h = support_run();
+    let k = h.len() / 2;
+    let json = Agent::replay(&h[..k])
+        .unwrap()
+        .snapshot_json(&h[k - 1])
+        .unwrap();
+    assert!(
+        Agent::from_snapshot(&json, &h[k - 1..]).is_some(),
+        "the matching tail"
+    );
+    // The log holds another record where the snapshot ended.
+    let mut other = h.clone();
+    if let Event::UserMessage { text } = &mut other[1].event {
+        text.push('!');
+    }
+    let json_other = Agent::replay(&other[..2])
+        .unwrap()
+        .snapshot_json(&other[1])
+        .unwrap();
+    assert!(
+        Agent::from_snapshot(&json_other, &h[1..]).is_none(),
+        "another last record"
+    );
+    // A tail that starts elsewhere, or has a gap.
+    assert!(
+        Agent::from_snapshot(&json, &h[k..]).is_none(),
+        "tail starts after"
+    );
+    let mut gap = h[k - 1..].to_vec();
+    gap.remove(1);
+    assert!(
+        Agent::from_snapshot(&json, &gap).is_none(),
+        "gap in the tail"
+    );
+    // Another version, or garbage.
+    let older = json.replacen("\"version\":1", "\"version\":0", 1);
+    assert_ne!(older, json);
+    assert!(
+        Agent::from_snapshot(&older, &h[k - 1..]).is_none(),
+        "older layout"
+    );
+    assert!(Agent::from_snapshot("{not json", &h[k - 1..]).is_none());
+    // A snapshot is only taken of the record the agent folded last.
+    assert_eq!(Agent::replay(&h[..k]).unwrap().snapshot_json(&h[0]), None);
+}
+
+/// A finished run with tool calls, as a log.
+fn support_run() -> Vec<Record> {
+    let mut h = Harness::new(config());
+    let effects = h.user("look around");
+    let _ = h.reply(
+        &effects,
+        calls(vec![call("a", "read_file", json!({"path": "x"}))]),
+    );
+    let effects = h.tool_result("a", "content", false);
+    h.reply(&effects, text("done"));
+    h.log.clone()
 }

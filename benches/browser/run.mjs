@@ -4,6 +4,7 @@
 //   sessions: opening a 10,000-event session and listing sessions through the public JS API
 //             (alone, and next to 100 small sessions).
 //   trunk build --release --public-url ./ && node benches/browser/run.mjs [core|sessions]
+// TABLOOP_DIST=<dir> measures another build (default: dist/ of this checkout).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { scriptedOpenAi } from '../../tests/e2e/support/scripted_openai.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-bench-'));
-fs.symlinkSync(path.join(repo, 'dist'), path.join(root, 'tabloop'));
+fs.symlinkSync(path.resolve(process.env.TABLOOP_DIST ?? path.join(repo, 'dist')), path.join(root, 'tabloop'));
 for (const page of ['bench.html', 'sessions.html']) {
   fs.copyFileSync(path.join(repo, 'benches/browser', page), path.join(root, page));
 }
@@ -86,7 +87,7 @@ async function sessions(browser, server) {
     const setup = await freshPage(context, server);
     const events = await setup.evaluate(async () => {
       await tabloop.importSession(tabloop.benchSessionLog(10000, 'bench-big'));
-      return (await (await tabloop.createAgent({ session: 'bench-big' })).events()).length;
+      return (await tabloop.listSessions()).find((s) => s.session === 'bench-big').records;
     });
     await setup.close();
     console.log(`session bench-big: ${events} events`);

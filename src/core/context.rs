@@ -1,6 +1,8 @@
 //! The transcript and its projection into a prompt. Older turns can be replaced by a summary
 //! (compaction); the token estimate is kept incrementally so the check is O(1) per step.
 
+use serde::{Deserialize, Serialize};
+
 use crate::protocol::Message;
 
 /// What the model is asked when older turns are compacted.
@@ -10,7 +12,7 @@ found (with file names, values and URLs), what failed and why, and what remains.
 and brief. Answer with the summary only.";
 
 /// The conversation of a session, with an optional summary standing for compacted turns.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
     messages: Vec<Message>,
     summary: Option<String>,

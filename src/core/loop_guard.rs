@@ -8,6 +8,8 @@
 //! errors (the same error from a tool whatever its arguments). The state is folded from the event
 //! log, so it survives reloads and compaction. Each observation costs O(1).
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
@@ -17,7 +19,7 @@ use super::log::GuardThresholds;
 use super::log::{Detector, EvidenceDelta};
 
 /// What the guard says about one observation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// Nothing wrong.
     Continue,
@@ -27,7 +29,7 @@ pub enum Verdict {
     Stop(Detector),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Seen {
     /// Occurrences since the evidence set last grew.
     count: u32,
@@ -36,7 +38,7 @@ struct Seen {
 }
 
 /// Guard state of one run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopGuard {
     seen: HashMap<u64, Seen>,
     evidence: HashSet<u64>,

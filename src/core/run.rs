@@ -13,7 +13,7 @@ use super::loop_guard::{LoopGuard, Verdict};
 use crate::protocol::ToolCall;
 
 /// Where a run is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Phase {
     /// Between steps while the next decision is made (never seen between two inputs).
     Between,
@@ -33,7 +33,7 @@ pub enum Phase {
 }
 
 /// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolBatch {
     /// One slot per call, in the model's order.
     pub slots: Vec<Slot>,
@@ -63,7 +63,7 @@ impl ToolBatch {
 }
 
 /// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slot {
     /// The call as the model made it.
     pub call: ToolCall,
@@ -86,7 +86,7 @@ pub struct Slot {
 }
 
 /// Where a tool call is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SlotState {
     /// Not started and not refused yet.
     Pending,
@@ -128,7 +128,7 @@ pub enum TodoStatus {
 }
 
 /// Everything about the current (or last) run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
     /// Run number in the session, from 1.
     pub number: u32,
@@ -144,8 +144,6 @@ pub struct RunState {
     pub step: u32,
     /// A step has started and not finished.
     pub step_open: bool,
-    /// Spend when the current step started.
-    pub step_ledger_before: Ledger,
     /// Evidence gathered in the current step.
     pub step_evidence: EvidenceDelta,
     /// Loop detection.
@@ -199,7 +197,6 @@ impl RunState {
             phase: Phase::Between,
             step: 0,
             step_open: false,
-            step_ledger_before: Ledger::default(),
             step_evidence: EvidenceDelta::default(),
             guard: LoopGuard::default(),
             verdict: Verdict::Continue,

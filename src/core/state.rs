@@ -1,6 +1,8 @@
 //! The agent's state and the fold that builds it: `apply` is the only place state changes, used
 //! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::BTreeSet;
 
 use super::context::Transcript;
@@ -20,7 +22,7 @@ pub const CONTINUE_PROMPT: &str =
     "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
 
 /// What the last completed tool batch left for the next decision.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BatchSummary {
     /// A human decided an approval during the batch.
     pub approval_decided: bool,
@@ -33,7 +35,7 @@ pub struct BatchSummary {
 }
 
 /// Everything the core knows about a session, folded from its log.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentState {
     /// Session id.
     pub session: String,
@@ -57,10 +59,6 @@ pub struct AgentState {
     pub last_batch: Option<BatchSummary>,
     /// Approval scopes (tool + key, e.g. a host) a human approved in this session.
     pub approved_scopes: BTreeSet<String>,
-    /// Tokens used by the whole session.
-    pub session_usage: Usage,
-    /// Spend of the whole session in USD.
-    pub session_cost_usd: f64,
 }
 
 impl AgentState {
@@ -78,8 +76,6 @@ impl AgentState {
             last_user_text: String::new(),
             last_batch: None,
             approved_scopes: BTreeSet::new(),
-            session_usage: Usage::default(),
-            session_cost_usd: 0.0,
         }
     }
 
@@ -275,7 +271,6 @@ impl AgentState {
         let Some(run) = self.run.as_mut() else { return };
         run.step = step;
         run.step_open = true;
-        run.step_ledger_before = run.ledger;
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
         run.phase = Phase::Between;
@@ -377,8 +372,6 @@ impl AgentState {
     }
 
     fn charge(&mut self, usage: &Usage, cost_usd: f64) {
-        self.session_usage.add(usage);
-        self.session_cost_usd += cost_usd;
         if let Some(run) = self.run.as_mut() {
             run.ledger.usage.add(usage);
             run.ledger.cost_usd += cost_usd;

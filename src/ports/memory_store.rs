@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use super::{Durability, EventStore, SessionSummary, StoreError};
+use super::{Durability, EventStore, SessionSummary, StoreError, StoredSnapshot};
 use crate::core::Record;
 
 /// Logs kept in memory.
@@ -15,6 +15,8 @@ pub struct MemoryStore {
     quota_records: Cell<Option<usize>>,
     /// Size and durability of every successful append, for tests that check intent records.
     appends: RefCell<Vec<(usize, Durability)>>,
+    /// Fold snapshots, per session.
+    snapshots: RefCell<BTreeMap<String, StoredSnapshot>>,
 }
 
 impl MemoryStore {
@@ -96,6 +98,22 @@ impl EventStore for MemoryStore {
 
     async fn delete(&self, session: &str) -> Result<(), StoreError> {
         self.logs.borrow_mut().remove(session);
+        self.snapshots.borrow_mut().remove(session);
+        Ok(())
+    }
+
+    async fn snapshot(&self, session: &str) -> Result<Option<StoredSnapshot>, StoreError> {
+        Ok(self.snapshots.borrow().get(session).cloned())
+    }
+
+    async fn save_snapshot(
+        &self,
+        session: &str,
+        snapshot: StoredSnapshot,
+    ) -> Result<(), StoreError> {
+        self.snapshots
+            .borrow_mut()
+            .insert(session.to_string(), snapshot);
         Ok(())
     }
 }

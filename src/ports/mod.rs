@@ -10,7 +10,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Millis, Record, ToolInvocation};
+use crate::core::{Millis, Record, SessionDigest, ToolInvocation};
 use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
 
 /// How hard a storage write must try before it reports success.
@@ -71,6 +71,27 @@ pub struct SessionSummary {
     pub updated_at: Millis,
 }
 
+/// One session in the sessions index: what a session list shows, without reading its log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexedSession {
+    /// Session id.
+    pub session: String,
+    /// Time of the last record.
+    pub updated_at: Millis,
+    /// Title, status and spend, folded from the whole log.
+    pub digest: SessionDigest,
+}
+
+/// A fold snapshot as stored: derived data the store keeps for fast resume, checked against
+/// the log by whoever reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSnapshot {
+    /// Records the snapshot has folded.
+    pub records: u64,
+    /// The snapshot, serialised.
+    pub json: String,
+}
+
 /// The append-only event log of every session.
 pub trait EventStore {
     /// Appends `records` (contiguous, continuing the log) atomically: all or none. Re-appending
@@ -88,8 +109,61 @@ pub trait EventStore {
     /// Every stored session.
     fn sessions(&self) -> impl Future<Output = Result<Vec<SessionSummary>, StoreError>>;
 
-    /// Removes a session's log.
+    /// Removes a session's log (its index entry and snapshot too).
     fn delete(&self, session: &str) -> impl Future<Output = Result<(), StoreError>>;
+
+    /// Records `from..to` of a session's log (`to: None`: to the end), in order. Stores that
+    /// can read a range override this; the default reads the whole log.
+    fn load_range(
+        &self,
+        session: &str,
+        from: u64,
+        to: Option<u64>,
+    ) -> impl Future<Output = Result<Vec<Record>, StoreError>> {
+        async move {
+            let log = self.load(session).await?;
+            Ok(log
+                .into_iter()
+                .filter(|r| r.seq >= from && to.is_none_or(|to| r.seq < to))
+                .collect())
+        }
+    }
+
+    /// Every stored session with its digest, in the order of [`EventStore::sessions`]. An
+    /// indexed store answers from its sessions index (O(sessions)); the default folds every log.
+    fn index(&self) -> impl Future<Output = Result<Vec<IndexedSession>, StoreError>> {
+        async move {
+            let mut out = Vec::new();
+            for stored in self.sessions().await? {
+                let log = self.load(&stored.session).await?;
+                out.push(IndexedSession {
+                    session: stored.session,
+                    updated_at: stored.updated_at,
+                    digest: SessionDigest::from_records(&log),
+                });
+            }
+            Ok(out)
+        }
+    }
+
+    /// The session's fold snapshot, if one is kept (the default keeps none).
+    fn snapshot(
+        &self,
+        session: &str,
+    ) -> impl Future<Output = Result<Option<StoredSnapshot>, StoreError>> {
+        let _ = session;
+        async { Ok(None) }
+    }
+
+    /// Replaces the session's fold snapshot (the default drops it).
+    fn save_snapshot(
+        &self,
+        session: &str,
+        snapshot: StoredSnapshot,
+    ) -> impl Future<Output = Result<(), StoreError>> {
+        let _ = (session, snapshot);
+        async { Ok(()) }
+    }
 }
 
 /// A language model. Dropping the returned future aborts the call.

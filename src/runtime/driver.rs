@@ -8,6 +8,8 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::{pin_mut, FutureExt, StreamExt};
 
 use super::notice::{Notice, Observer};
+use super::options::BudgetOptions;
+use super::resume::{open_agent, refresh_snapshot};
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
@@ -20,6 +22,9 @@ const TICK_MS: u64 = 1_000;
 pub enum Command {
     /// Feed this input to the core.
     Input(Input),
+    /// Raise the limits of a run stopped by its budget: these options laid over the run's
+    /// current limits (so a limit not mentioned, a cost cap say, is kept), and continue it.
+    ExtendBudget(BudgetOptions),
     /// Try again to write the records that storage refused.
     RetryStorage,
     /// The page registered (or removed) a stop hook for this session's proposals.
@@ -55,6 +60,8 @@ pub struct Driver<M, S, T, C> {
     waiting: Vec<Effect>,
     storage_failed: bool,
     in_flight: InFlight,
+    /// Records the stored fold snapshot covers.
+    snapshot_covers: u64,
 }
 
 impl<M, S, T, C> Driver<M, S, T, C>
@@ -76,14 +83,7 @@ where
         clock: Rc<C>,
         observer: Observer,
     ) -> Result<Self, DriverError> {
-        let log = store.load(session).await?;
-        let agent = if log.is_empty() {
-            Agent::new(session, config, clock.now())
-        } else {
-            let mut agent = Agent::replay(&log)?;
-            agent.resume(clock.now());
-            agent
-        };
+        let (agent, snapshot_covers) = open_agent(&*store, session, config, clock.now()).await?;
         let mut driver = Self {
             agent,
             session: session.to_string(),
@@ -96,6 +96,7 @@ where
             waiting: Vec::new(),
             storage_failed: false,
             in_flight: InFlight::default(),
+            snapshot_covers,
         };
         // If storage refuses these first records the driver opens paused, as after any failed
         // write; the observer has been told.
@@ -120,6 +121,20 @@ where
         self.collect();
         self.flush().await;
         Ok(())
+    }
+
+    /// Extends the budget of the current run: `options` over its current limits (the
+    /// session's default limits before any run).
+    pub async fn extend_budget(&mut self, options: &BudgetOptions) -> Result<(), InputError> {
+        let state = self.agent.state();
+        let current = state
+            .run
+            .as_ref()
+            .map_or(state.config.budget, |run| run.limits);
+        self.feed(Input::ExtendBudget {
+            budget: options.over(current),
+        })
+        .await
     }
 
     /// Runs until `Command::Stop` or until the command channel closes.
@@ -152,6 +167,9 @@ where
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
                     // A refused input (a late result, a stale approval) changes nothing.
                     let _ = self.feed(input).await;
+                }
+                Wake::Command(Some(Command::ExtendBudget(options))) => {
+                    let _ = self.extend_budget(&options).await;
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
                 Wake::Command(Some(Command::SetStopHook(on))) => self.agent.set_stop_hook(on),
@@ -202,8 +220,19 @@ where
                 .await
             {
                 Ok(()) => {
+                    let last = self.unsaved.last().cloned();
                     for record in self.unsaved.drain(..) {
                         (self.observer)(&Notice::Persisted(record));
+                    }
+                    if let Some(last) = last {
+                        self.snapshot_covers = refresh_snapshot(
+                            &*self.store,
+                            &self.session,
+                            &self.agent,
+                            &last,
+                            self.snapshot_covers,
+                        )
+                        .await;
                     }
                     if self.storage_failed {
                         self.storage_failed = false;

@@ -1,13 +1,24 @@
 //! The async driver: feeds inputs to the core, persists the records it emits (one atomic batch
 //! per input, before any action), performs the actions through the ports and feeds the results
-//! back. It makes no loop decisions; every one is the core's.
+//! back. It makes no loop decisions; every one is the core's. Above it, the session service:
+//! the only session lifecycle code (open, list, import, export, fork, delete) and the live
+//! session the JS API and the UI control.
 
 mod driver;
+mod dyn_store;
+mod live;
 mod notice;
 pub mod options;
 pub mod prices;
+mod resume;
+mod service;
 pub mod synthetic;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};
+pub use dyn_store::DynStore;
+pub use live::{Listener, LiveSession, SessionEvent};
 pub use notice::{Notice, Observer};
+pub use service::{
+    drive, merge_provider, Launch, ListedSession, Platform, Resolved, ServiceError, SessionService,
+};

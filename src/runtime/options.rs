@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, GuardThresholds, Permission,
-    Price, ToolDecl, ToolKind,
+    finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Event, GuardThresholds,
+    Permission, Price, Record, ToolDecl, ToolKind,
 };
 use crate::protocol::ToolSpec;
 
@@ -360,6 +360,30 @@ impl ProviderOptions {
         let mut provider: ProviderOptions = serde_json::from_value(value.clone()).ok()?;
         provider.api_key = None;
         Some(provider)
+    }
+}
+
+/// The provider a session was created with, from the first record of its log (a log that
+/// describes none talks to the in-tab model).
+pub fn stored_provider(records: &[Record]) -> Option<ProviderOptions> {
+    let Event::SessionStarted { config, .. } = &records.first()?.event else {
+        return None;
+    };
+    Some(ProviderOptions::from_description(&config.provider).unwrap_or_default())
+}
+
+impl From<BudgetLimits> for BudgetOptions {
+    /// Every limit given (an unlimited one stays unlimited when laid over current limits that
+    /// are unlimited there too).
+    fn from(limits: BudgetLimits) -> Self {
+        Self {
+            max_steps: limits.max_steps,
+            max_tool_calls: limits.max_tool_calls,
+            max_input_tokens: limits.max_input_tokens,
+            max_output_tokens: limits.max_output_tokens,
+            max_cost_usd: limits.max_cost_usd,
+            max_wall_ms: limits.max_wall_ms,
+        }
     }
 }
 

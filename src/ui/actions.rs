@@ -9,12 +9,10 @@ use leptos::task::spawn_local;
 
 use super::startup::refresh_sessions;
 use super::state::{AppState, Role};
-use crate::core::{Event, Input, Record};
-use crate::ports::EventStore;
+use crate::core::Event;
 use crate::runtime::options::AgentOptions;
-use crate::runtime::Notice;
-use crate::view::{missing_key, stored_provider, SessionSummary};
-use crate::web::session_handle::{shared_store, SessionEvent, SessionHandle};
+use crate::runtime::{LiveSession, Notice, Resolved, SessionEvent};
+use crate::view::{missing_key, SessionSummary};
 
 /// Shows a stored session; opens it in this tab when its run is in flight.
 pub fn show_session(app: AppState, session: String) {
@@ -27,7 +25,11 @@ pub fn show_session(app: AppState, session: String) {
     app.key_needed.set(None);
     app.settings_open.set(false);
     spawn_local(async move {
-        let records = match shared_store().load(&session).await {
+        let loaded = match app.service() {
+            Ok(service) => service.records(&session).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        let records = match loaded {
             Ok(records) => records,
             Err(e) => {
                 app.fail(format!("Could not load session {session}: {e}"));
@@ -39,7 +41,7 @@ pub fn show_session(app: AppState, session: String) {
         }
         app.shown.loaded(&records);
         if app.handle(&session).is_none() && SessionSummary::from_records(&records).in_flight {
-            if let Err(e) = open_records(app, &session, &records).await {
+            if let Err(e) = open_stored(app, &session).await {
                 app.fail(format!("Could not resume the session: {e}"));
             }
         }
@@ -53,8 +55,19 @@ pub fn new_session(app: AppState) {
 }
 
 /// Opens a session in this tab and listens to it.
-async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>, String> {
-    let handle = SessionHandle::open(options).await?;
+async fn open(app: AppState, options: AgentOptions) -> Result<Rc<LiveSession>, String> {
+    let service = app.service()?;
+    let resolved = service.resolve(options).await.map_err(|e| e.to_string())?;
+    launch(app, resolved).await
+}
+
+/// Runs a resolved session in this tab and listens to it.
+async fn launch(app: AppState, resolved: Resolved) -> Result<Rc<LiveSession>, String> {
+    let handle = app
+        .service()?
+        .launch(resolved)
+        .await
+        .map_err(|e| e.to_string())?;
     let session = handle.session.clone();
     handle.subscribe(Rc::new(move |event: &SessionEvent| {
         app.shown.on_event(&session, event);
@@ -82,36 +95,30 @@ async fn open(app: AppState, options: AgentOptions) -> Result<Rc<SessionHandle>,
     Ok(handle)
 }
 
+/// Opens a stored session, unless its remote provider needs a key the settings do not hold:
+/// then nothing is sent (`Ok(None)`) and the banner asks for the key. The settings lend only
+/// their key; the session keeps the provider it was created with.
 pub(super) async fn open_stored(
     app: AppState,
     session: &str,
-) -> Result<Option<Rc<SessionHandle>>, String> {
-    let records = shared_store()
-        .load(session)
-        .await
-        .map_err(|e| e.to_string())?;
-    open_records(app, session, &records).await
-}
-
-/// Opens a stored session, unless its remote provider needs a key the settings do not hold:
-/// then nothing is sent (`Ok(None)`) and the banner asks for the key.
-async fn open_records(
-    app: AppState,
-    session: &str,
-    records: &[Record],
-) -> Result<Option<Rc<SessionHandle>>, String> {
+) -> Result<Option<Rc<LiveSession>>, String> {
     let options = app
         .settings
         .get_untracked()
-        .resume_options(session.to_string(), stored_provider(records));
-    if let Some(why) = missing_key(&options) {
+        .key_options(session.to_string());
+    let resolved = app
+        .service()?
+        .resolve(options)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(why) = missing_key(&resolved.options) {
         if app.shown.id.get_untracked().as_deref() == Some(session) {
             app.key_needed.set(Some(why));
         }
         return Ok(None);
     }
     app.key_needed.set(None);
-    open(app, options).await.map(Some)
+    launch(app, resolved).await.map(Some)
 }
 
 /// Resumes the session on screen once its key was entered (the key banner's button).
@@ -125,7 +132,7 @@ pub fn resume(app: AppState) {
 }
 
 /// The handle of the session on screen, opening it (or a new session) first if needed.
-async fn ensure_open(app: AppState) -> Result<Rc<SessionHandle>, String> {
+async fn ensure_open(app: AppState) -> Result<Rc<LiveSession>, String> {
     if let Some(handle) = app.shown_handle() {
         return Ok(handle);
     }
@@ -172,7 +179,7 @@ pub fn run_task(app: AppState, task: String) {
 /// Cancels the run on screen.
 pub fn cancel(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        if let Err(e) = handle.send(Input::Cancel) {
+        if let Err(e) = handle.cancel() {
             app.fail(format!("Could not cancel: {e}"));
         }
     }
@@ -186,7 +193,7 @@ pub fn continue_with_more_budget(app: AppState) {
     spawn_local(async move {
         match ensure_open(app).await {
             Ok(handle) => {
-                if let Err(e) = handle.send(Input::ExtendBudget { budget }) {
+                if let Err(e) = handle.extend_budget(budget.into()) {
                     app.fail(format!("Could not continue: {e}"));
                 }
             }
@@ -218,7 +225,7 @@ pub fn retry_storage(app: AppState) {
 /// Sends the model call again after the provider was unreachable.
 pub fn retry_provider(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        if let Err(e) = handle.send(Input::RetryModel) {
+        if let Err(e) = handle.retry_provider() {
             app.fail(format!("Could not retry: {e}"));
         }
     }
@@ -228,7 +235,11 @@ pub fn retry_provider(app: AppState) {
 pub fn delete_session(app: AppState, session: String) {
     app.drop_handle(&session);
     spawn_local(async move {
-        if let Err(e) = shared_store().delete(&session).await {
+        let deleted = match app.service() {
+            Ok(service) => service.delete(&session).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = deleted {
             app.fail(format!("Could not delete the session: {e}"));
         }
         if app.shown.id.get_untracked().as_deref() == Some(session.as_str()) {

@@ -28,6 +28,7 @@ mod verify_button;
 
 pub use approval_card::ApprovalCard;
 pub use playground::Playground;
+pub use state::{ModelProgressFeed, ProgressContext, ServiceContext};
 pub use status_bar::StatusBar;
 pub use timeline_view::TimelineView;
 pub use tool_call_card::ToolCallCard;

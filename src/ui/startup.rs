@@ -7,27 +7,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::actions::{open_stored, show_session};
-use super::state::{AppState, SessionRow};
-use crate::ports::EventStore;
-use crate::view::{DownloadProgress, SessionSummary};
-use crate::web::local_shared::on_progress;
-use crate::web::session_handle::shared_store;
+use super::state::{AppState, ProgressContext, SessionRow};
 
 /// Every stored session, most recent first.
-async fn list_sessions() -> Result<Vec<SessionRow>, String> {
-    let store = shared_store();
-    let mut rows = Vec::new();
-    for stored in store.sessions().await.map_err(|e| e.to_string())? {
-        let records = store
-            .load(&stored.session)
-            .await
-            .map_err(|e| e.to_string())?;
-        rows.push(SessionRow {
-            session: stored.session,
-            summary: SessionSummary::from_records(&records),
-            updated_at: stored.updated_at,
-        });
-    }
+async fn list_sessions(app: AppState) -> Result<Vec<SessionRow>, String> {
+    let listed = app.service()?.list().await.map_err(|e| e.to_string())?;
+    let mut rows: Vec<SessionRow> = listed
+        .into_iter()
+        .map(|s| SessionRow {
+            session: s.session,
+            summary: s.digest,
+            updated_at: s.updated_at,
+        })
+        .collect();
     rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
     Ok(rows)
 }
@@ -35,7 +27,7 @@ async fn list_sessions() -> Result<Vec<SessionRow>, String> {
 /// Reloads the session list.
 pub fn refresh_sessions(app: AppState) {
     spawn_local(async move {
-        match list_sessions().await {
+        match list_sessions(app).await {
             Ok(rows) => app.sessions.set(rows),
             Err(e) => app.fail(format!("Could not list the sessions: {e}")),
         }
@@ -45,17 +37,11 @@ pub fn refresh_sessions(app: AppState) {
 /// On page load: follows the model's download progress, lists the sessions, reopens every
 /// session with a run in flight (so a reload continues it) and shows the most recent of them.
 pub fn start(app: AppState) {
-    on_progress(Rc::new(move |p| {
-        let progress = DownloadProgress {
-            phase: p.phase.clone(),
-            loaded: p.loaded,
-            total: p.total,
-            from_cache: p.from_cache,
-        };
-        app.progress.set(Some(progress));
-    }));
+    if let Some(feed) = use_context::<ProgressContext>().and_then(|f| f.try_get_value()) {
+        feed(Rc::new(move |progress| app.progress.set(Some(progress))));
+    }
     spawn_local(async move {
-        let rows = match list_sessions().await {
+        let rows = match list_sessions(app).await {
             Ok(rows) => rows,
             Err(e) => return app.fail(format!("Could not list the sessions: {e}")),
         };

@@ -8,9 +8,17 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::core::Record;
-use crate::runtime::Notice;
+use crate::runtime::{LiveSession, Notice, SessionEvent, SessionService};
 use crate::view::{DownloadProgress, ErrorSource, LiveState, SessionSummary, Settings, Timeline};
-use crate::web::session_handle::{SessionEvent, SessionHandle};
+
+/// Subscribes a listener to the in-tab model's download progress (handed in by the
+/// composition root through context).
+pub type ModelProgressFeed = Rc<dyn Fn(Rc<dyn Fn(DownloadProgress)>)>;
+
+/// The context values the composition root provides (stored locally: they are not `Send`).
+pub type ServiceContext = StoredValue<Rc<SessionService>, LocalStorage>;
+/// See [`ServiceContext`].
+pub type ProgressContext = StoredValue<ModelProgressFeed, LocalStorage>;
 
 /// How this tab relates to the session on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,8 +174,10 @@ pub struct AppState {
     pub settings_open: RwSignal<bool>,
     /// The session on screen waits for an API key before it can resume (why, for the banner).
     pub key_needed: RwSignal<Option<String>>,
+    /// The session service the composition root provided (none outside the app).
+    service: StoredValue<Option<Rc<SessionService>>, LocalStorage>,
     /// Sessions open in this tab.
-    handles: StoredValue<BTreeMap<String, Rc<SessionHandle>>, LocalStorage>,
+    handles: StoredValue<BTreeMap<String, Rc<LiveSession>>, LocalStorage>,
 }
 
 impl AppState {
@@ -182,25 +192,36 @@ impl AppState {
             busy: RwSignal::new(false),
             settings_open: RwSignal::new(true),
             key_needed: RwSignal::new(None),
+            service: StoredValue::new_local(
+                use_context::<ServiceContext>().and_then(|s| s.try_get_value()),
+            ),
             handles: StoredValue::new_local(BTreeMap::new()),
         }
     }
 
+    /// The session service.
+    pub fn service(&self) -> Result<Rc<SessionService>, String> {
+        self.service
+            .try_get_value()
+            .flatten()
+            .ok_or_else(|| "the session service is not available on this page".to_string())
+    }
+
     /// The handle of `session` if this tab has it open.
-    pub fn handle(&self, session: &str) -> Option<Rc<SessionHandle>> {
+    pub fn handle(&self, session: &str) -> Option<Rc<LiveSession>> {
         self.handles
             .try_with_value(|h| h.get(session).cloned())
             .flatten()
     }
 
     /// The handle of the session on screen, if this tab has it open.
-    pub fn shown_handle(&self) -> Option<Rc<SessionHandle>> {
+    pub fn shown_handle(&self) -> Option<Rc<LiveSession>> {
         let id = self.shown.id.get_untracked()?;
         self.handle(&id)
     }
 
     /// Remembers an opened session.
-    pub fn keep_handle(&self, handle: Rc<SessionHandle>) {
+    pub fn keep_handle(&self, handle: Rc<LiveSession>) {
         self.handles.update_value(|h| {
             h.insert(handle.session.clone(), handle);
         });

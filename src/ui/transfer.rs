@@ -9,14 +9,24 @@ use wasm_bindgen_futures::JsFuture;
 use super::actions::show_session;
 use super::startup::refresh_sessions;
 use super::state::AppState;
-use crate::core::{parse_jsonl, to_jsonl, Agent};
-use crate::ports::{Durability, EventStore};
-use crate::web::js_error::JsFailure;
-use crate::web::session_handle::{new_session_id, shared_store};
-use crate::web::timer::sleep;
 
+/// The message of a browser error (or its text).
 fn js(value: JsValue) -> String {
-    JsFailure::from_js(&value).message
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| "the browser refused".to_string())
+}
+
+/// Resolves after `ms` milliseconds.
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 /// Downloads the session on screen as `<session>.jsonl`.
@@ -25,9 +35,13 @@ pub fn export(app: AppState) {
         return;
     };
     spawn_local(async move {
-        let saved = match shared_store().load(&session).await {
-            Ok(records) => download(&format!("{session}.jsonl"), &to_jsonl(&records)).await,
-            Err(e) => Err(e.to_string()),
+        let exported = match app.service() {
+            Ok(service) => service.export(&session).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        let saved = match exported {
+            Ok(jsonl) => download(&format!("{session}.jsonl"), &jsonl).await,
+            Err(e) => Err(e),
         };
         if let Err(e) = saved {
             app.fail(format!("Export failed: {e}"));
@@ -60,7 +74,7 @@ async fn download(name: &str, text: &str) -> Result<(), String> {
 pub fn import(app: AppState, file: web_sys::File) {
     app.error.set(None);
     spawn_local(async move {
-        match import_file(file).await {
+        match import_file(app, file).await {
             Ok(session) => {
                 refresh_sessions(app);
                 show_session(app, session);
@@ -70,25 +84,16 @@ pub fn import(app: AppState, file: web_sys::File) {
     });
 }
 
-async fn import_file(file: web_sys::File) -> Result<String, String> {
+async fn import_file(app: AppState, file: web_sys::File) -> Result<String, String> {
     let text = JsFuture::from(file.text())
         .await
         .map_err(js)?
         .as_string()
         .ok_or("the file is not text")?;
-    let records = parse_jsonl(&text).map_err(|e| e.to_string())?;
-    let agent = Agent::replay(&records).map_err(|e| e.to_string())?;
-    let session = agent.state().session.clone();
-    let store = shared_store();
-    let existing = store.load(&session).await.map_err(|e| e.to_string())?;
-    if !existing.is_empty() {
-        return Err(format!("a session named {session} already exists"));
-    }
-    store
-        .append(&session, &records, Durability::Strict)
+    app.service()?
+        .import(&text)
         .await
-        .map_err(|e| e.to_string())?;
-    Ok(session)
+        .map_err(|e| e.to_string())
 }
 
 /// Copies the session on screen up to the end of `step` of run `run` into a new session and
@@ -98,7 +103,7 @@ pub fn fork(app: AppState, run: u32, step: u32) {
         return;
     };
     spawn_local(async move {
-        match fork_session(&session, run, step).await {
+        match fork_session(app, &session, run, step).await {
             Ok(forked) => {
                 refresh_sessions(app);
                 show_session(app, forked);
@@ -108,14 +113,9 @@ pub fn fork(app: AppState, run: u32, step: u32) {
     });
 }
 
-async fn fork_session(session: &str, run: u32, step: u32) -> Result<String, String> {
-    let store = shared_store();
-    let records = store.load(session).await.map_err(|e| e.to_string())?;
-    let forked_id = new_session_id();
-    let forked = Agent::fork_run(&records, run, step, &forked_id).map_err(|e| e.to_string())?;
-    store
-        .append(&forked_id, &forked, Durability::Strict)
+async fn fork_session(app: AppState, session: &str, run: u32, step: u32) -> Result<String, String> {
+    app.service()?
+        .fork(session, Some(run), step)
         .await
-        .map_err(|e| e.to_string())?;
-    Ok(forked_id)
+        .map_err(|e| e.to_string())
 }

@@ -7,8 +7,6 @@ use leptos::task::spawn_local;
 
 use super::state::AppState;
 use crate::core::verify_replay;
-use crate::ports::EventStore;
-use crate::web::session_handle::shared_store;
 
 /// The button (`data-testid="verify-replay"`) and its result (`data-testid="verify-result"`).
 #[component]
@@ -23,7 +21,11 @@ pub fn VerifyButton(
         };
         result.set(Some("Verifying…".into()));
         spawn_local(async move {
-            let text = match shared_store().load(&session).await {
+            let records = match app.service() {
+                Ok(service) => service.records(&session).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            let text = match records {
                 Ok(records) => match verify_replay(&records) {
                     Ok(report) => match report.divergence {
                         None => format!(

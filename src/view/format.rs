@@ -1,7 +1,7 @@
 //! Short human texts for numbers the playground shows: token counts, costs, byte sizes, ledger
 //! summaries and model download progress. Pure, so the UI stays free of formatting logic.
 
-use crate::core::Ledger;
+use crate::core::SpentSummary;
 
 /// A count with thousands separators: `12345` → `12,345`.
 pub fn format_count(n: u64) -> String {
@@ -46,29 +46,9 @@ pub fn plural(n: u64, singular: &str, plural: &str) -> String {
 }
 
 /// What a run had spent at some point, as the timeline and status bar show it.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LedgerSummary {
-    /// Steps started.
-    pub steps: u32,
-    /// Tool calls made.
-    pub tool_calls: u32,
-    /// Input (cached included) plus output tokens.
-    pub tokens: u64,
-    /// Spend in USD.
-    pub cost_usd: f64,
-}
+pub type LedgerSummary = SpentSummary;
 
-impl LedgerSummary {
-    /// The summary of a ledger.
-    pub fn of(ledger: &Ledger) -> Self {
-        Self {
-            steps: ledger.steps,
-            tool_calls: ledger.tool_calls,
-            tokens: ledger.input_tokens() + ledger.usage.output_tokens,
-            cost_usd: ledger.cost_usd,
-        }
-    }
-
+impl SpentSummary {
     /// One line: `2 steps · 1 tool call · 1,234 tokens · $0.0012`.
     pub fn text(&self) -> String {
         format!(

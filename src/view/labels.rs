@@ -39,7 +39,6 @@ pub fn rejection_label(rejection: Rejection) -> &'static str {
         Rejection::InvalidJson => "invalid JSON arguments",
         Rejection::SchemaViolation => "arguments do not match the schema",
         Rejection::DeniedByPolicy => "denied by policy",
-        Rejection::DeniedByUser => "denied by the user",
         Rejection::CutAtOutputLimit => "cut at the output limit",
         Rejection::OverBudget => "over the tool-call budget",
         Rejection::CompletionBlocked => "completion is still blocked",

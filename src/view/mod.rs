@@ -13,15 +13,15 @@ mod summary;
 mod timeline;
 mod timeline_item;
 
+pub use crate::core::RunPhase;
+pub use crate::runtime::options::stored_provider;
 pub use format::{
     format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,
     LedgerSummary,
 };
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
-pub use settings::{
-    missing_key, parse_max_steps, provider_from_value, provider_value, stored_provider, Settings,
-};
-pub use summary::{doubled, RunPhase, SessionSummary};
+pub use settings::{missing_key, parse_max_steps, provider_from_value, provider_value, Settings};
+pub use summary::{doubled, SessionSummary};
 pub use timeline::Timeline;
 pub use timeline_item::{ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus};

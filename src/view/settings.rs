@@ -1,7 +1,6 @@
 //! The playground's settings form as data, and the session options it stands for. The API key
 //! lives only in memory: it is never persisted, and `Debug` hides it.
 
-use crate::core::{Event, Record};
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
 /// What the settings panel holds.
@@ -72,31 +71,21 @@ impl Settings {
 }
 
 impl Settings {
-    /// The options to reopen a stored session with. The session keeps the provider it was
-    /// created with (`stored`, read from its log); the API key of these settings is lent to it
-    /// when the settings name the same kind of provider, since keys are never stored.
-    pub fn resume_options(&self, session: String, stored: Option<ProviderOptions>) -> AgentOptions {
+    /// The options to reopen a stored session with: only the key of these settings, for their
+    /// kind of provider. The session service keeps the provider the session was created with
+    /// and lends it the key only when it is of the same kind (keys are never stored).
+    pub fn key_options(&self, session: String) -> AgentOptions {
         let key = Some(self.api_key.trim().to_string()).filter(|k| !k.is_empty());
-        let provider = stored.map(|mut provider| {
-            if provider.kind == self.provider && provider.api_key.is_none() {
-                provider.api_key = key;
-            }
-            provider
-        });
         AgentOptions {
             session: Some(session),
-            provider,
+            provider: Some(ProviderOptions {
+                kind: self.provider,
+                base_url: None,
+                api_key: key,
+                model: None,
+            }),
             ..AgentOptions::default()
         }
-    }
-}
-
-/// The provider a session was created with, from the first record of its log.
-pub fn stored_provider(records: &[Record]) -> Option<ProviderOptions> {
-    if let Event::SessionStarted { config, .. } = &records.first()?.event {
-        ProviderOptions::from_description(&config.provider)
-    } else {
-        None
     }
 }
 

@@ -1,21 +1,34 @@
 //! The public JavaScript API. The playground exposes it as `window.tabloop`; the ES module
 //! exports the same names for other pages. See `www/tabloop.d.ts` for the documented types.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::session_handle::{new_session_id, shared_store, SessionEvent, SessionHandle};
 use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
 use super::tool_host::register_tool as register_js_tool;
-use crate::core::{parse_jsonl, to_jsonl, Agent, Input};
-use crate::ports::{Durability, EventStore};
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
-use crate::runtime::Notice;
-use crate::view::public::{outcome_json, record_json, session_title};
+use crate::runtime::{LiveSession, Notice, SessionEvent, SessionService};
+use crate::view::public::{outcome_json, record_json};
+
+thread_local! {
+    static SERVICE: RefCell<Option<Rc<SessionService>>> = const { RefCell::new(None) };
+}
+
+/// Hands the API the session service (the composition root calls this once at start).
+pub fn install(service: Rc<SessionService>) {
+    SERVICE.with(|s| *s.borrow_mut() = Some(service));
+}
+
+fn service() -> Result<Rc<SessionService>, JsValue> {
+    SERVICE
+        .with(|s| s.borrow().clone())
+        .ok_or_else(|| error("tabloop is not initialised yet: await its default export first"))
+}
 
 fn to_js(value: &Value) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
@@ -35,9 +48,11 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
         serde_wasm_bindgen::from_value(options)
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
-    let handle = SessionHandle::open(options).await.map_err(error)?;
+    let service = service()?;
+    let inner = service.open(options).await.map_err(error)?;
     Ok(AgentHandle {
-        inner: handle,
+        inner,
+        service,
         stop_hook: StopHookSlot::default(),
     })
 }
@@ -52,20 +67,21 @@ pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, J
     register_js_tool(&spec, replace).await.map_err(error)
 }
 
-/// Every stored session: `[{ session, records, updatedAt, title }]`.
+/// Every stored session: `[{ session, records, updatedAt, title }]`, ordered by id.
 #[wasm_bindgen(js_name = listSessions)]
 pub async fn list_sessions() -> Result<JsValue, JsValue> {
-    let store = shared_store();
-    let mut out = Vec::new();
-    for summary in store.sessions().await.map_err(error)? {
-        let records = store.load(&summary.session).await.map_err(error)?;
-        out.push(serde_json::json!({
-            "session": summary.session,
-            "records": summary.records,
-            "updatedAt": summary.updated_at,
-            "title": session_title(&records),
-        }));
-    }
+    let listed = service()?.list().await.map_err(error)?;
+    let out = listed
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "session": s.session,
+                "records": s.digest.records,
+                "updatedAt": s.updated_at,
+                "title": s.digest.title,
+            })
+        })
+        .collect();
     Ok(to_js(&Value::Array(out)))
 }
 
@@ -73,30 +89,20 @@ pub async fn list_sessions() -> Result<JsValue, JsValue> {
 /// build and a session id that already exists.
 #[wasm_bindgen(js_name = importSession)]
 pub async fn import_session(jsonl: String) -> Result<String, JsValue> {
-    let records = parse_jsonl(&jsonl).map_err(error)?;
-    let agent = Agent::replay(&records).map_err(error)?;
-    let session = agent.state().session.clone();
-    let store = shared_store();
-    if !store.load(&session).await.map_err(error)?.is_empty() {
-        return Err(error(format!("a session named {session} already exists")));
-    }
-    store
-        .append(&session, &records, Durability::Strict)
-        .await
-        .map_err(error)?;
-    Ok(session)
+    service()?.import(&jsonl).await.map_err(error)
 }
 
 /// Deletes a stored session.
 #[wasm_bindgen(js_name = deleteSession)]
 pub async fn delete_session(session: String) -> Result<(), JsValue> {
-    shared_store().delete(&session).await.map_err(error)
+    service()?.delete(&session).await.map_err(error)
 }
 
 /// One agent session, as returned by `createAgent`.
 #[wasm_bindgen]
 pub struct AgentHandle {
-    inner: Rc<SessionHandle>,
+    inner: Rc<LiveSession>,
+    service: Rc<SessionService>,
     stop_hook: StopHookSlot,
 }
 
@@ -148,6 +154,17 @@ impl AgentHandle {
         outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
     }
 
+    /// Cancels the run in progress.
+    pub fn cancel(&self) -> Result<(), JsValue> {
+        self.inner.cancel().map_err(error)
+    }
+
+    /// Sends the model call again after the run paused because the provider was unreachable.
+    #[wasm_bindgen(js_name = retryProvider)]
+    pub fn retry_provider(&self) -> Result<(), JsValue> {
+        self.inner.retry_provider().map_err(error)
+    }
+
     /// Registers the stop hook: `async (proposal) => ({ ok: true }) | ({ block: true, reason })`,
     /// asked before a run ends on an accepted completion; `null` removes it. Options:
     /// `{ timeoutMs }` (30 000 by default); a hook that throws or times out is reported.
@@ -163,17 +180,6 @@ impl AgentHandle {
         self.stop_hook.set(&self.inner, hook, timeout_ms);
     }
 
-    /// Cancels the run in progress (refused in a tab that follows another tab's run).
-    pub fn cancel(&self) -> Result<(), JsValue> {
-        self.inner.send(Input::Cancel).map_err(error)
-    }
-
-    /// Sends the model call again after the run paused because the provider was unreachable.
-    #[wasm_bindgen(js_name = retryProvider)]
-    pub fn retry_provider(&self) -> Result<(), JsValue> {
-        self.inner.send(Input::RetryModel).map_err(error)
-    }
-
     /// Approves a pending call (bound to the exact arguments it was asked about).
     pub fn approve(&self, call_id: String) -> Result<(), JsValue> {
         self.inner.decide(&call_id, true, None).map_err(error)
@@ -184,16 +190,12 @@ impl AgentHandle {
         self.inner.decide(&call_id, false, reason).map_err(error)
     }
 
-    /// Raises the limits of a run that ran out of budget and continues it.
+    /// Raises the limits of a run that ran out of budget and continues it; limits not given
+    /// keep the run's current values.
     #[wasm_bindgen(js_name = extendBudget)]
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
         let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
-        let base = crate::core::BudgetLimits::default();
-        self.inner
-            .send(Input::ExtendBudget {
-                budget: options.over(base),
-            })
-            .map_err(error)
+        self.inner.extend_budget(options).map_err(error)
     }
 
     /// Writes the events storage refused (after space was freed).
@@ -204,8 +206,9 @@ impl AgentHandle {
 
     /// Every persisted event of the session.
     pub async fn events(&self) -> Result<JsValue, JsValue> {
-        let records = shared_store()
-            .load(&self.inner.session)
+        let records = self
+            .service
+            .records(&self.inner.session)
             .await
             .map_err(error)?;
         Ok(to_js(&Value::Array(
@@ -216,29 +219,18 @@ impl AgentHandle {
     /// The session as JSON lines (no API keys are ever in the log).
     #[wasm_bindgen(js_name = exportJsonl)]
     pub async fn export_jsonl(&self) -> Result<String, JsValue> {
-        let records = shared_store()
-            .load(&self.inner.session)
+        self.service
+            .export(&self.inner.session)
             .await
-            .map_err(error)?;
-        Ok(to_jsonl(&records))
+            .map_err(error)
     }
 
-    /// Copies the session up to the end of `step` of run `run` (the last run when omitted) into
-    /// a new session; resolves to its id.
+    /// Copies the session up to the end of `step` into a new session; resolves to its id.
     pub async fn fork(&self, step: u32, run: Option<u32>) -> Result<String, JsValue> {
-        let store = shared_store();
-        let records = store.load(&self.inner.session).await.map_err(error)?;
-        let session = new_session_id();
-        let forked = match run {
-            Some(run) => Agent::fork_run(&records, run, step, &session),
-            None => Agent::fork(&records, step, &session),
-        }
-        .map_err(error)?;
-        store
-            .append(&session, &forked, Durability::Strict)
+        self.service
+            .fork(&self.inner.session, run, step)
             .await
-            .map_err(error)?;
-        Ok(session)
+            .map_err(error)
     }
 
     /// Stops this tab's driver for the session.

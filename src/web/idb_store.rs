@@ -1,13 +1,18 @@
 //! The IndexedDB [`EventStore`]: every session's append-only log in the browser, written
 //! through `www/store/idb_store.js` (which owns the transactions, so none is ever held across a
-//! Rust `.await`). Records are stored as their serde JSON, one IndexedDB row each.
+//! Rust `.await`). Records are stored as their serde JSON, one IndexedDB row each. Each append
+//! also hands over the session's digest folded over the new records, so the sessions index is
+//! written in the records' own transaction (see `idb_index`).
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::idb_index::{DigestCache, IndexArg};
 use super::js_error::to_store_error;
 use crate::core::Record;
-use crate::ports::{Durability, EventStore, SessionSummary, StoreError};
+use crate::ports::{
+    Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
+};
 
 #[wasm_bindgen(module = "/www/store/idb_store.js")]
 extern "C" {
@@ -17,10 +22,45 @@ extern "C" {
         session: &str,
         records: JsValue,
         durability: &str,
+        index: JsValue,
     ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = load)]
     async fn js_load(db: &str, session: &str) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = loadRange)]
+    async fn js_load_range(
+        db: &str,
+        session: &str,
+        from: f64,
+        to: Option<f64>,
+    ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = index)]
+    pub(super) async fn js_index(db: &str) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = indexRow)]
+    pub(super) async fn js_index_row(db: &str, session: &str) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = putDigest)]
+    pub(super) async fn js_put_digest(
+        db: &str,
+        session: &str,
+        records: f64,
+        digest: &str,
+        schema: u32,
+    ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = snapshot)]
+    async fn js_snapshot(db: &str, session: &str) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = saveSnapshot)]
+    async fn js_save_snapshot(
+        db: &str,
+        session: &str,
+        records: f64,
+        json: &str,
+    ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = sessions)]
     async fn js_sessions(db: &str) -> Result<JsValue, JsValue>;
@@ -51,6 +91,8 @@ struct AppendRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdbStore {
     db_name: String,
+    /// The digests this page last wrote or read, per session (the base of the next append's).
+    pub(super) digests: DigestCache,
 }
 
 impl Default for IdbStore {
@@ -64,6 +106,7 @@ impl IdbStore {
     pub fn new(db_name: impl Into<String>) -> Self {
         Self {
             db_name: db_name.into(),
+            digests: DigestCache::default(),
         }
     }
 
@@ -117,31 +160,83 @@ impl EventStore for IdbStore {
             Durability::Strict => "strict",
             Durability::Relaxed => "relaxed",
         };
-        js_append(&self.db_name, session, rows, durability)
+        let index: Option<IndexArg> = self.next_digest(session, records).await;
+        let index_js = match &index {
+            Some(index) => serde_wasm_bindgen::to_value(index).unwrap_or(JsValue::NULL),
+            None => JsValue::NULL,
+        };
+        let appended = js_append(&self.db_name, session, rows, durability, index_js)
             .await
-            .map(drop)
-            .map_err(|e| to_store_error(&e))
+            .map_err(|e| to_store_error(&e))?;
+        // An empty append (or an idempotent retry) stores no row; the cache stays as it was.
+        match (appended.as_bool(), index) {
+            (Some(true), Some(index)) => self.digests.remember(session, index.folded),
+            (Some(false), _) if records.iter().all(|r| self.digests.covers(session, r.seq)) => {}
+            (Some(_) | None, _) => self.digests.forget(session),
+        }
+        Ok(())
     }
 
     async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
         let rows = js_load(&self.db_name, session)
             .await
             .map_err(|e| to_store_error(&e))?;
-        let rows: Vec<String> = serde_wasm_bindgen::from_value(rows)
-            .map_err(|e| StoreError::Corrupt(format!("log of {session}: {e}")))?;
-        let mut records = Vec::with_capacity(rows.len());
-        for (index, json) in rows.iter().enumerate() {
-            let record: Record = serde_json::from_str(json)
-                .map_err(|e| StoreError::Corrupt(format!("record {index} of {session}: {e}")))?;
-            if record.seq != index as u64 {
-                return Err(StoreError::Corrupt(format!(
-                    "record {index} of {session} says it is record {}",
-                    record.seq
-                )));
-            }
-            records.push(record);
+        parse_rows(session, rows, 0)
+    }
+
+    async fn load_range(
+        &self,
+        session: &str,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<Vec<Record>, StoreError> {
+        let rows = js_load_range(&self.db_name, session, from as f64, to.map(|t| t as f64))
+            .await
+            .map_err(|e| to_store_error(&e))?;
+        parse_rows(session, rows, from)
+    }
+
+    async fn index(&self) -> Result<Vec<IndexedSession>, StoreError> {
+        self.read_index().await
+    }
+
+    async fn snapshot(&self, session: &str) -> Result<Option<StoredSnapshot>, StoreError> {
+        let row = js_snapshot(&self.db_name, session)
+            .await
+            .map_err(|e| to_store_error(&e))?;
+        if row.is_null() || row.is_undefined() {
+            return Ok(None);
         }
-        Ok(records)
+        let records = js_sys::Reflect::get(&row, &"records".into())
+            .ok()
+            .and_then(|v| v.as_f64());
+        let json = js_sys::Reflect::get(&row, &"json".into())
+            .ok()
+            .and_then(|v| v.as_string());
+        Ok(match (records, json) {
+            (Some(records), Some(json)) => Some(StoredSnapshot {
+                records: records as u64,
+                json,
+            }),
+            // A row of another shape is as good as none: the log is replayed in full.
+            (Some(_), None) | (None, _) => None,
+        })
+    }
+
+    async fn save_snapshot(
+        &self,
+        session: &str,
+        snapshot: StoredSnapshot,
+    ) -> Result<(), StoreError> {
+        js_save_snapshot(
+            &self.db_name,
+            session,
+            snapshot.records as f64,
+            &snapshot.json,
+        )
+        .await
+        .map(drop)
+        .map_err(|e| to_store_error(&e))
     }
 
     async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
@@ -160,4 +255,24 @@ impl EventStore for IdbStore {
             .map(drop)
             .map_err(|e| to_store_error(&e))
     }
+}
+
+/// Records from the JS rows (json strings), which must continue from `from` without a gap.
+fn parse_rows(session: &str, rows: JsValue, from: u64) -> Result<Vec<Record>, StoreError> {
+    let rows: Vec<String> = serde_wasm_bindgen::from_value(rows)
+        .map_err(|e| StoreError::Corrupt(format!("log of {session}: {e}")))?;
+    let mut records = Vec::with_capacity(rows.len());
+    for (offset, json) in rows.iter().enumerate() {
+        let index = from + offset as u64;
+        let record: Record = serde_json::from_str(json)
+            .map_err(|e| StoreError::Corrupt(format!("record {index} of {session}: {e}")))?;
+        if record.seq != index {
+            return Err(StoreError::Corrupt(format!(
+                "record {index} of {session} says it is record {}",
+                record.seq
+            )));
+        }
+        records.push(record);
+    }
+    Ok(records)
 }

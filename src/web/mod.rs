@@ -6,6 +6,7 @@ pub mod any_model;
 pub mod api;
 pub mod bench;
 pub mod http_stream;
+pub mod idb_index;
 pub mod idb_store;
 pub mod js_error;
 pub mod local_bridge;

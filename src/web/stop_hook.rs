@@ -5,10 +5,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use super::session_handle::{SessionEvent, SessionHandle};
 use super::tool_host::run_stop_hook;
 use crate::core::{Event, Input};
-use crate::runtime::Notice;
+use crate::runtime::{LiveSession, Notice, SessionEvent};
 
 /// Time a hook may take before its silence counts as a failure.
 pub const DEFAULT_STOP_HOOK_TIMEOUT_MS: u32 = 30_000;
@@ -24,14 +23,14 @@ pub struct StopHookSlot {
 
 impl StopHookSlot {
     /// Sets (or with `None` removes) the hook of `handle`.
-    pub fn set(&self, handle: &Rc<SessionHandle>, hook: Option<js_sys::Function>, timeout_ms: u32) {
+    pub fn set(&self, handle: &Rc<LiveSession>, hook: Option<js_sys::Function>, timeout_ms: u32) {
         let registered = hook.is_some();
         *self.hook.borrow_mut() = hook.map(|f| (f, timeout_ms));
         handle.set_stop_hook(registered);
         if !registered || self.listening.replace(true) {
             return;
         }
-        let weak: Weak<SessionHandle> = Rc::downgrade(handle);
+        let weak: Weak<LiveSession> = Rc::downgrade(handle);
         let hook = self.hook.clone();
         handle.subscribe(Rc::new(move |event: &SessionEvent| {
             let SessionEvent::Notice(notice) = event else {

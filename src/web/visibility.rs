@@ -2,15 +2,12 @@
 //! session's core hears `Suspend`, and `Resume` when it is visible again, so hidden time is not
 //! charged to the run's wall-clock budget. Only the tab that writes the session sends them.
 
-use std::cell::Cell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
-use futures::channel::mpsc::UnboundedSender;
 use wasm_bindgen::prelude::*;
 use web_sys::EventTarget;
 
-use crate::core::Input;
-use crate::runtime::Command;
+use crate::runtime::LiveSession;
 
 type Listener = Closure<dyn FnMut(web_sys::Event)>;
 
@@ -31,8 +28,9 @@ fn hidden() -> bool {
 }
 
 impl VisibilityWatch {
-    /// Listens on the page; sends to `commands` while `writer` is set.
-    pub fn start(commands: UnboundedSender<Command>, writer: Rc<Cell<bool>>) -> Option<Self> {
+    /// Listens on the page for `live` (which passes it on only while this page writes).
+    pub fn start(live: &Rc<LiveSession>) -> Option<Self> {
+        let live: Weak<LiveSession> = Rc::downgrade(live);
         let window = web_sys::window()?;
         let document: EventTarget = window.document()?.into();
         let window: EventTarget = window.into();
@@ -46,19 +44,11 @@ impl VisibilityWatch {
         ];
         let mut listeners = Vec::new();
         for (target, name, suspend) in wiring {
-            let commands = commands.clone();
-            let writer = writer.clone();
+            let live = live.clone();
             let listener = Listener::new(move |_event: web_sys::Event| {
-                if !writer.get() {
-                    return;
+                if let Some(live) = live.upgrade() {
+                    live.set_visible(!suspend.unwrap_or_else(hidden));
                 }
-                let input = if suspend.unwrap_or_else(hidden) {
-                    Input::Suspend
-                } else {
-                    Input::Resume
-                };
-                // A closed channel means the driver stopped; nothing to tell.
-                let _ = commands.unbounded_send(Command::Input(input));
             });
             if target
                 .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())

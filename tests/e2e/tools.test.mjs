@@ -14,7 +14,7 @@ import { serveStatic } from './support/server.mjs';
 import { launchBrowser } from './support/browser.mjs';
 import { resolvePath, isWithin, compileGlob } from '../../www/tools/vfs.js';
 import { checkUrl } from '../../www/tools/http_fetch.js';
-import { createRegistry, builtinTools, coreToolSpecs, validateSpec } from '../../www/tools/registry.js';
+import { createRegistry, builtinTools, validateSpec } from '../../www/tools/registry.js';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const HARNESS = '/tests/e2e/pages/tools-harness.html';
@@ -220,9 +220,6 @@ describe('registry (node)', () => {
     assert.equal(listed.timeoutMs, 30000);
     for (const spec of builtinTools()) assert.doesNotThrow(() => validateSpec(spec), spec.name);
     assert.deepEqual(builtinTools().map((s) => s.name), ['vfs', 'eval', 'http_fetch']);
-    assert.deepEqual(coreToolSpecs().map((s) => s.name), ['todo', 'finish']);
-    assert.deepEqual(coreToolSpecs()[0].parameters.properties.items.items.properties.status.enum, ['open', 'done']);
-    assert.equal(coreToolSpecs()[1].parameters.required[0], 'summary');
   });
 
   test('callTool normalises results and never throws', async () => {

@@ -5,8 +5,10 @@
 #![cfg(test)]
 
 use pretty_assertions::assert_eq;
-use tabloop::core::{Agent, AgentConfig, Effect, Event, Input, Record};
-use tabloop::ports::{Durability, EventStore, SessionSummary, StoreError};
+use tabloop::core::{Agent, AgentConfig, Effect, Event, Input, Record, SessionDigest};
+use tabloop::ports::{
+    Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
+};
 
 /// Records 0..n of a session, each a user message whose text names its seq.
 pub fn messages(n: u64) -> Vec<Record> {
@@ -343,4 +345,99 @@ pub fn summary(session: &str, records: u64, updated_at: u64) -> SessionSummary {
         records,
         updated_at,
     }
+}
+
+/// The sessions index gives every session's digest as folded from its whole log, after each
+/// append (one batch or several, retries included), and forgets a deleted session.
+pub async fn the_index_digest_matches_the_log_after_every_append<S: EventStore>(store: &S) {
+    let log = agent_log();
+    let expect = |session: &str, upto: usize| IndexedSession {
+        session: session.into(),
+        updated_at: log[upto - 1].at,
+        digest: SessionDigest::from_records(&log[..upto]),
+    };
+    store
+        .append("s", &log[..2], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(store.index().await.unwrap(), vec![expect("s", 2)]);
+    for end in 3..=log.len() {
+        // Each batch re-sends the previous record, as a retry would.
+        store
+            .append("s", &log[end - 2..end], Durability::Relaxed)
+            .await
+            .unwrap();
+        assert_eq!(store.index().await.unwrap(), vec![expect("s", end)]);
+    }
+    let digest = &store.index().await.unwrap()[0].digest;
+    assert!(digest.title.starts_with("quotes"), "{}", digest.title);
+    assert!(!digest.in_flight, "the cancel ended the run");
+    store
+        .append("t", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let index = store.index().await.unwrap();
+    assert_eq!(index.len(), 2);
+    assert_eq!(index[1].digest, SessionDigest::from_records(&messages(3)));
+    store.delete("s").await.unwrap();
+    assert_eq!(
+        store
+            .index()
+            .await
+            .unwrap()
+            .iter()
+            .map(|i| i.session.as_str())
+            .collect::<Vec<_>>(),
+        vec!["t"]
+    );
+}
+
+/// `load_range` returns exactly the asked records, in order.
+pub async fn load_range_returns_the_asked_records<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(10), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.load_range("s", 3, Some(6)).await.unwrap(),
+        messages(10)[3..6].to_vec()
+    );
+    assert_eq!(
+        store.load_range("s", 7, None).await.unwrap(),
+        messages(10)[7..].to_vec()
+    );
+    assert_eq!(
+        store.load_range("s", 0, Some(1)).await.unwrap(),
+        messages(1)
+    );
+    assert_eq!(store.load_range("s", 10, None).await.unwrap(), Vec::new());
+    assert_eq!(
+        store.load_range("other", 0, None).await.unwrap(),
+        Vec::new()
+    );
+}
+
+/// A saved snapshot reads back until it is replaced, and goes with its deleted session. (A
+/// store may keep none at all: then it reads back nothing.)
+pub async fn a_snapshot_reads_back_until_replaced_or_deleted<S: EventStore>(store: &S) {
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(store.snapshot("s").await.unwrap(), None);
+    let first = StoredSnapshot {
+        records: 2,
+        json: "{\"a\":1}".into(),
+    };
+    store.save_snapshot("s", first.clone()).await.unwrap();
+    assert_eq!(store.snapshot("s").await.unwrap(), Some(first));
+    let second = StoredSnapshot {
+        records: 3,
+        json: "{\"b\":2}".into(),
+    };
+    store.save_snapshot("s", second.clone()).await.unwrap();
+    assert_eq!(store.snapshot("s").await.unwrap(), Some(second));
+    assert_eq!(store.snapshot("t").await.unwrap(), None);
+    store.delete("s").await.unwrap();
+    assert_eq!(store.snapshot("s").await.unwrap(), None);
 }

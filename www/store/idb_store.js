@@ -1,18 +1,24 @@
 // tabloop's event log in IndexedDB. Imported by src/web/idb_store.rs; wasm-bindgen copies this
 // file on its own, so it must stay self-contained (no imports).
 //
-// Layout (schema version 1):
-//   records  key [session, seq]  value {session, seq, at, json}   json = one serialised Record
-//   sessions key session         value {session, records, updated_at}
-// An append writes both stores in ONE transaction, so the sessions row always counts the log.
+// Layout (schema version 2):
+//   records   key [session, seq]  value {session, seq, at, json}   json = one serialised Record
+//   sessions  key session         value {session, records, updated_at, digest, digest_schema}
+//   snapshots key session         value {session, records, json}   json = a fold snapshot
+// An append writes records and the sessions row in ONE transaction, so the row always counts the
+// log. The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
+// in that same transaction, and only when it was folded from exactly the records the row counted
+// before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
+// Snapshots are derived data: written on their own, checked against the log when read.
 //
 // Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
 // its name), or with an Error named ConflictError {seq}, GapError {expected, found},
 // CorruptError or BlockedError. The Rust side turns them into StoreError in src/web/js_error.rs.
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const RECORDS = 'records';
 const SESSIONS = 'sessions';
+const SNAPSHOTS = 'snapshots';
 // How long an open may wait for other tabs to close their connections before it gives up.
 const BLOCKED_GRACE_MS = 3000;
 
@@ -42,6 +48,9 @@ function openDatabase(name) {
       }
       if (!db.objectStoreNames.contains(SESSIONS)) {
         db.createObjectStore(SESSIONS, { keyPath: 'session' });
+      }
+      if (!db.objectStoreNames.contains(SNAPSHOTS)) {
+        db.createObjectStore(SNAPSHOTS, { keyPath: 'session' });
       }
     };
     request.onblocked = () => {
@@ -127,14 +136,16 @@ function settle(tx, failure) {
 
 /**
  * Appends records to a session's log in ONE readwrite transaction.
- * `records`: array of {seq, at, json}; `durability`: 'strict' | 'relaxed'.
+ * `records`: array of {seq, at, json}; `durability`: 'strict' | 'relaxed'; `index`: null or
+ * {base, digest, schema}: the session's digest folded over its first `base` records plus these.
  * Each seq must either already be stored with identical json (an idempotent retry) or continue
  * the log; otherwise nothing is written and the promise rejects with ConflictError or GapError.
- * Resolves when the transaction completes.
+ * Resolves when the transaction completes, to whether the digest in `index` was stored.
  */
-export async function append(db, session, records, durability) {
+export async function append(db, session, records, durability, index) {
   const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite', { durability });
   let failure = null;
+  let indexed = false;
   const done = settle(tx, () => failure);
   const fail = (error) => {
     if (failure !== null) return;
@@ -195,7 +206,15 @@ export async function append(db, session, records, durability) {
       }
       if (fresh.length > 0) {
         const last = fresh[fresh.length - 1];
-        sessionStore.put({ session, records: count + fresh.length, updated_at: last.at });
+        const current = index != null && index.base === count;
+        indexed = current;
+        sessionStore.put({
+          session,
+          records: count + fresh.length,
+          updated_at: last.at,
+          digest: current ? index.digest : null,
+          digest_schema: current ? index.schema : null,
+        });
       }
       if (typeof tx.commit === 'function') tx.commit();
     };
@@ -210,7 +229,8 @@ export async function append(db, session, records, durability) {
       };
     }
   };
-  return done;
+  await done;
+  return indexed;
 }
 
 /** The whole log of a session as an array of json strings, ordered by seq. */
@@ -222,20 +242,95 @@ export async function load(db, session) {
   return request.result.map((row) => row.json);
 }
 
+/** Records `from` (inclusive) to `to` (exclusive; null = the end) as json strings, by seq. */
+export async function loadRange(db, session, from, to) {
+  const tx = await transaction(db, [RECORDS], 'readonly');
+  const upper = to == null ? [session, Infinity] : [session, to];
+  const range = IDBKeyRange.bound([session, from], upper, false, to != null);
+  const request = tx.objectStore(RECORDS).getAll(range);
+  await settle(tx, () => null);
+  return request.result.map((row) => row.json);
+}
+
 /** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */
 export async function sessions(db) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
   const request = tx.objectStore(SESSIONS).getAll();
   await settle(tx, () => null);
-  return JSON.stringify(request.result);
+  return JSON.stringify(
+    request.result.map((row) => ({ session: row.session, records: row.records, updated_at: row.updated_at })),
+  );
 }
 
-/** Removes a session's records and its sessions row in one transaction. */
+/**
+ * The sessions index: [{session, records, updated_at, digest, digest_schema}] ordered by id, as
+ * an array (digest is a JSON string, or null when it must be rebuilt).
+ */
+export async function index(db) {
+  const tx = await transaction(db, [SESSIONS], 'readonly');
+  const request = tx.objectStore(SESSIONS).getAll();
+  await settle(tx, () => null);
+  return request.result.map((row) => ({
+    session: row.session,
+    records: row.records,
+    updated_at: row.updated_at,
+    digest: row.digest ?? null,
+    digest_schema: row.digest_schema ?? null,
+  }));
+}
+
+/** The sessions row of one session (or null), as `index` shapes it. */
+export async function indexRow(db, session) {
+  const tx = await transaction(db, [SESSIONS], 'readonly');
+  const request = tx.objectStore(SESSIONS).get(session);
+  await settle(tx, () => null);
+  const row = request.result;
+  if (row === undefined) return null;
+  return { session: row.session, records: row.records, updated_at: row.updated_at, digest: row.digest ?? null, digest_schema: row.digest_schema ?? null };
+}
+
+/**
+ * Stores a rebuilt digest, if the log still has exactly `records` records (checked in the same
+ * transaction). Resolves to whether it was stored.
+ */
+export async function putDigest(db, session, records, digest, schema) {
+  const tx = await transaction(db, [SESSIONS], 'readwrite');
+  const store = tx.objectStore(SESSIONS);
+  const request = store.get(session);
+  let stored = false;
+  request.onsuccess = () => {
+    const row = request.result;
+    if (row === undefined || row.records !== records) return;
+    store.put({ ...row, digest, digest_schema: schema });
+    stored = true;
+  };
+  await settle(tx, () => null);
+  return stored;
+}
+
+/** The fold snapshot of a session as {records, json}, or null. */
+export async function snapshot(db, session) {
+  const tx = await transaction(db, [SNAPSHOTS], 'readonly');
+  const request = tx.objectStore(SNAPSHOTS).get(session);
+  await settle(tx, () => null);
+  const row = request.result;
+  return row === undefined ? null : { records: row.records, json: row.json };
+}
+
+/** Replaces the fold snapshot of a session (derived data: relaxed durability). */
+export async function saveSnapshot(db, session, records, json) {
+  const tx = await transaction(db, [SNAPSHOTS], 'readwrite', { durability: 'relaxed' });
+  tx.objectStore(SNAPSHOTS).put({ session, records, json });
+  await settle(tx, () => null);
+}
+
+/** Removes a session's records, its sessions row and its snapshot in one transaction. */
 export async function deleteSession(db, session) {
-  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
+  const tx = await transaction(db, [RECORDS, SESSIONS, SNAPSHOTS], 'readwrite');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
   tx.objectStore(RECORDS).delete(range);
   tx.objectStore(SESSIONS).delete(session);
+  tx.objectStore(SNAPSHOTS).delete(session);
   await settle(tx, () => null);
 }
 

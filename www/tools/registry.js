@@ -5,8 +5,6 @@
 import { vfsTool } from './vfs.js';
 import { evalTool } from './eval.js';
 import { httpFetchTool } from './http_fetch.js';
-import { todoSpec } from './todo.js';
-import { finishSpec } from './finish.js';
 
 /** Timeout used when a spec does not give one. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -216,13 +214,4 @@ export const callTool = (name, args, ctx) => defaultRegistry.callTool(name, args
  */
 export function builtinTools(options = {}) {
   return [vfsTool(options.vfs), evalTool(options.eval), httpFetchTool(options.http)];
-}
-
-/**
- * Specs (without `execute`) of the tools the Rust core implements itself, so the app can describe
- * them to the model next to `listTools()`.
- * @returns {object[]}
- */
-export function coreToolSpecs() {
-  return [structuredClone(todoSpec), structuredClone(finishSpec)];
 }

@@ -194,8 +194,6 @@ pub enum Rejection {
     SchemaViolation,
     /// The tool's policy is deny.
     DeniedByPolicy,
-    /// A human denied it.
-    DeniedByUser,
     /// The reply was cut at the output limit, so the call may be incomplete.
     CutAtOutputLimit,
     /// The tool-call budget is spent.

@@ -1,0 +1,162 @@
+//! The sessions index of the IndexedDB store: each session's row carries its digest (title,
+//! status, spend), folded here over each append's records and written by the JS side in the
+//! records' own transaction, but only when it was folded from exactly the records the row
+//! counted. A missing, mismatched or older-schema digest is rebuilt from the log when listed.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
+use super::js_error::to_store_error;
+use crate::core::{Record, SessionDigest, DIGEST_SCHEMA};
+use crate::ports::{EventStore, IndexedSession, StoreError};
+
+/// The digests a page last wrote or read, per session: the base the next append folds onto.
+/// Derived data, so two stores over the same database compare equal whatever they cached.
+#[derive(Debug, Clone, Default)]
+pub struct DigestCache(Rc<RefCell<HashMap<String, SessionDigest>>>);
+
+impl PartialEq for DigestCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for DigestCache {}
+
+impl DigestCache {
+    /// Remembers the digest of `session` as stored.
+    pub fn remember(&self, session: &str, digest: SessionDigest) {
+        self.0.borrow_mut().insert(session.to_string(), digest);
+    }
+
+    /// Forgets `session` (its stored digest is unknown now).
+    pub fn forget(&self, session: &str) {
+        self.0.borrow_mut().remove(session);
+    }
+
+    /// Whether the cached digest of `session` has folded record `seq` already.
+    pub fn covers(&self, session: &str, seq: u64) -> bool {
+        self.0
+            .borrow()
+            .get(session)
+            .is_some_and(|digest| seq < digest.records)
+    }
+
+    fn get(&self, session: &str) -> Option<SessionDigest> {
+        self.0.borrow().get(session).cloned()
+    }
+}
+
+/// The `index` argument of the JS `append`.
+#[derive(Debug, Serialize)]
+pub struct IndexArg {
+    /// Records the base digest had folded.
+    base: u64,
+    /// The new digest as JSON.
+    digest: String,
+    /// Its schema.
+    schema: u32,
+    /// The new digest.
+    #[serde(skip)]
+    pub folded: SessionDigest,
+}
+
+/// A sessions row as the JS `index` returns it.
+#[derive(Debug, Deserialize)]
+struct IndexRow {
+    session: String,
+    records: u64,
+    updated_at: u64,
+    digest: Option<String>,
+    digest_schema: Option<u32>,
+}
+
+impl IndexRow {
+    /// The row's digest, if it is of this schema and counts the row's records.
+    fn current(&self) -> Option<SessionDigest> {
+        if self.digest_schema != Some(DIGEST_SCHEMA) {
+            return None;
+        }
+        let digest: SessionDigest = serde_json::from_str(self.digest.as_deref()?).ok()?;
+        (digest.records == self.records).then_some(digest)
+    }
+}
+
+impl IdbStore {
+    /// The digest of `session` after `records` are appended, with the base it folds onto.
+    /// `None` (no digest written: rebuilt when listed) when the base cannot be read.
+    pub(super) async fn next_digest(&self, session: &str, records: &[Record]) -> Option<IndexArg> {
+        let base = match self.digests.get(session) {
+            Some(digest) => digest,
+            None => self.base_digest(session).await?,
+        };
+        let mut folded = base.clone();
+        for record in records {
+            folded.push(record);
+        }
+        let digest = serde_json::to_string(&folded).ok()?;
+        Some(IndexArg {
+            base: base.records,
+            digest,
+            schema: DIGEST_SCHEMA,
+            folded,
+        })
+    }
+
+    /// The stored digest of `session` (folded from its log when the row has none).
+    async fn base_digest(&self, session: &str) -> Option<SessionDigest> {
+        let row = js_index_row(self.db_name(), session).await.ok()?;
+        if row.is_null() || row.is_undefined() {
+            return Some(SessionDigest::default());
+        }
+        let row: IndexRow = serde_wasm_bindgen::from_value(row).ok()?;
+        match row.current() {
+            Some(digest) => Some(digest),
+            None => Some(SessionDigest::from_records(&self.load(session).await.ok()?)),
+        }
+    }
+
+    /// Every session with its digest; rebuilds (and stores) the digests that are not current.
+    pub(super) async fn read_index(&self) -> Result<Vec<IndexedSession>, StoreError> {
+        let rows = js_index(self.db_name())
+            .await
+            .map_err(|e| to_store_error(&e))?;
+        let rows: Vec<IndexRow> = serde_wasm_bindgen::from_value(rows)
+            .map_err(|e| StoreError::Corrupt(format!("sessions index: {e}")))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let digest = match row.current() {
+                Some(digest) => digest,
+                None => self.rebuild(&row.session).await?,
+            };
+            self.digests.remember(&row.session, digest.clone());
+            out.push(IndexedSession {
+                session: row.session,
+                updated_at: row.updated_at,
+                digest,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Folds the digest of `session` from its log and stores it if the log did not move on.
+    async fn rebuild(&self, session: &str) -> Result<SessionDigest, StoreError> {
+        let digest = SessionDigest::from_records(&self.load(session).await?);
+        if let Ok(json) = serde_json::to_string(&digest) {
+            // Not stored when the log grew meanwhile: the next listing rebuilds it again.
+            let _ = js_put_digest(
+                self.db_name(),
+                session,
+                digest.records as f64,
+                &json,
+                DIGEST_SCHEMA,
+            )
+            .await;
+        }
+        Ok(digest)
+    }
+}
