@@ -470,29 +470,21 @@ fn a_user_message_during_a_run_joins_the_next_step() {
 }
 
 #[test]
-fn a_failed_model_call_ends_the_run_with_a_fatal_error_and_keeps_the_partial_text() {
+fn a_failed_model_call_that_retrying_cannot_help_ends_the_run_with_a_fatal_error() {
     use tabloop::protocol::{ModelError, ModelErrorKind};
     let mut h = Harness::new(config());
     let effects = h.user("go");
     let request = Harness::model_call(&effects);
-    let partial = Box::new(text("half an ans"));
     let error = ModelError {
-        kind: ModelErrorKind::Truncated {
-            partial: Some(partial),
+        kind: ModelErrorKind::Http {
+            status: 401,
+            retry_after_ms: None,
+            should_retry: None,
         },
-        message: "stream cut".into(),
+        message: "invalid API key".into(),
     };
     let effects = h.send(Input::ModelFailed { request, error }).unwrap();
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(outcome.stop, StopReason::FatalError);
-    assert!(outcome.explanation.contains("stream cut"));
-    assert!(h
-        .agent
-        .state()
-        .transcript
-        .all()
-        .contains(&Message::Assistant {
-            text: "half an ans".into(),
-            tool_calls: vec![]
-        }));
+    assert!(outcome.explanation.contains("invalid API key"));
 }

@@ -397,6 +397,9 @@ proptest! {
         }
         let mut replayed = Agent::replay(&log).unwrap();
         prop_assert_eq!(replayed.state(), agent.state());
+        // Offline verification feeds the log's inputs back and gets the same log.
+        let report = tabloop::core::verify_replay(&log).unwrap();
+        prop_assert_eq!(report.divergence, None);
         // Same next decision: feed both the same inputs and compare what they ask for.
         let mut live = agent.clone();
         let (mut log_a, mut log_b) = (Vec::new(), Vec::new());

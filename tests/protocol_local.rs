@@ -285,19 +285,39 @@ fn a_final_object_becomes_the_answer_text() {
 }
 
 #[test]
-fn prose_or_a_wrong_shape_is_the_raw_text_as_a_final_answer() {
+fn prose_or_a_wrong_shape_is_a_malformed_reply_never_a_final_answer() {
     for output in [
         "Sure! The file says hello.",
         r#"{"answer": "42"}"#,
-        r#"{"tool": "read_file", "arguments": "a.txt"}"#,
+        r#"{"final": "x", "tool": 3}"#,
+        r#"{"tool": "read_file", "arguments": {}, "final": "both"}"#,
         "[1, 2]",
+        "42",
     ] {
         assert_eq!(
             parse_local_output(output, true, usage(), "x".to_string()),
-            reply(output, vec![], FinishReason::EndTurn),
+            reply(output, vec![], FinishReason::Malformed),
             "{output}"
         );
     }
+}
+
+#[test]
+fn a_call_with_arguments_that_are_not_an_object_keeps_them_for_the_schema_check() {
+    let output = r#"{"tool": "read_file", "arguments": "a.txt"}"#;
+    let call = |arguments: &str| ToolCall {
+        id: "x".to_string(),
+        name: "read_file".to_string(),
+        arguments: arguments.to_string(),
+    };
+    assert_eq!(
+        parse_local_output(output, true, usage(), "x".to_string()),
+        reply("", vec![call(r#""a.txt""#)], FinishReason::ToolUse)
+    );
+    assert_eq!(
+        parse_local_output(r#"{"tool": "read_file"}"#, true, usage(), "x".to_string()),
+        reply("", vec![call("null")], FinishReason::ToolUse)
+    );
 }
 
 #[test]

@@ -144,6 +144,110 @@ fn resuming_with_only_a_key_keeps_the_stored_model_and_base_url() {
 }
 
 #[test]
+fn require_finish_without_a_registered_verifier_is_refused_and_with_one_is_accepted() {
+    let options: AgentOptions =
+        serde_json::from_value(json!({"tools": ["finish"], "requireFinish": true})).unwrap();
+    assert_eq!(
+        options.to_config(&registered()),
+        Err(OptionsError::NoFinishVerifier)
+    );
+    let mut with_verifier = registered();
+    with_verifier.push(
+        serde_json::from_value(
+            json!({"name": "finish", "description": "checks", "permission": "allow"}),
+        )
+        .unwrap(),
+    );
+    let config = options.to_config(&with_verifier).unwrap();
+    assert!(config.finish_verifier && config.require_finish);
+    let plain: AgentOptions = serde_json::from_value(json!({"tools": ["finish"]})).unwrap();
+    assert!(!plain.to_config(&registered()).unwrap().finish_verifier);
+}
+
+#[test]
+fn guard_compaction_and_result_size_options_reach_the_config() {
+    let options: AgentOptions = serde_json::from_value(json!({
+        "guard": {"repeatDiagnose": 2, "repeatStop": 3, "errorRepeatStop": 9},
+        "compactionThreshold": 0.5,
+        "compactionKeepRecent": 10,
+        "maxToolResultChars": 500,
+        "maxConsecutiveErrors": 5
+    }))
+    .unwrap();
+    let config = options.to_config(&registered()).unwrap();
+    let defaults = tabloop::core::GuardThresholds::default();
+    assert_eq!(
+        config.guard,
+        tabloop::core::GuardThresholds {
+            repeat_diagnose: 2,
+            repeat_stop: 3,
+            error_repeat_stop: 9,
+            ..defaults
+        }
+    );
+    assert_eq!(config.compaction_threshold, 0.5);
+    assert_eq!(config.compaction_keep_recent, 10);
+    assert_eq!(config.max_observation_chars, 500);
+    assert_eq!(config.max_consecutive_errors, 5);
+    for bad in [
+        json!({"guard": {"repeatDiagnose": 5, "repeatStop": 5}}),
+        json!({"guard": {"thrashDiagnose": 0}}),
+        json!({"compactionThreshold": 1.5}),
+        json!({"compactionThreshold": 0}),
+        json!({"maxToolResultChars": 10}),
+    ] {
+        let options: AgentOptions = serde_json::from_value(bad.clone()).unwrap();
+        assert!(
+            matches!(
+                options.to_config(&registered()),
+                Err(OptionsError::Invalid(_))
+            ),
+            "{bad} is refused"
+        );
+    }
+}
+
+#[test]
+fn the_built_in_price_table_prices_known_models_and_a_given_price_wins() {
+    use tabloop::runtime::prices::builtin_price;
+    let price = |m: &str| builtin_price(m).map(|p| (p.input_per_mtok, p.output_per_mtok));
+    assert_eq!(price("gpt-4o-2024-08-06"), Some((2.5, 10.0)));
+    assert_eq!(
+        price("gpt-4o-mini"),
+        Some((0.15, 0.6)),
+        "longest prefix wins"
+    );
+    assert_eq!(price("claude-sonnet-4-5-20250929"), Some((3.0, 15.0)));
+    assert_eq!(price("claude-opus-4-20250514"), Some((15.0, 75.0)));
+    assert_eq!(price("claude-opus-4-5"), Some((5.0, 25.0)));
+    assert_eq!(price("o3x"), None, "a prefix must end at a separator");
+    assert_eq!(price("my-local-model"), None);
+    let options: AgentOptions = serde_json::from_value(json!({
+        "provider": {"kind": "openai", "model": "gpt-4o-mini", "apiKey": "k"},
+        "budget": {"maxCostUsd": 1.0}
+    }))
+    .unwrap();
+    let config = options.to_config(&registered()).unwrap();
+    assert_eq!(
+        config.price.output_per_mtok, 0.6,
+        "the cost budget works unpriced"
+    );
+    let options: AgentOptions = serde_json::from_value(json!({
+        "provider": {"kind": "openai", "model": "gpt-4o-mini"},
+        "price": {"input_per_mtok": 1.0, "output_per_mtok": 2.0, "cached_input_per_mtok": 0.5}
+    }))
+    .unwrap();
+    assert_eq!(
+        options
+            .to_config(&registered())
+            .unwrap()
+            .price
+            .output_per_mtok,
+        2.0
+    );
+}
+
+#[test]
 fn a_custom_provider_is_recorded_by_kind_and_model_only_and_keeps_its_model_on_resume() {
     use tabloop::runtime::options::ProviderOptions;
     let options: AgentOptions = serde_json::from_value(json!({

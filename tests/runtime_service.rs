@@ -105,6 +105,8 @@ impl Platform for TestPlatform {
         self.launched.borrow_mut().push(launch.provider.clone());
         let (model, store) = (self.model.clone(), self.store.clone());
         let live = launch.live.clone();
+        // This page holds the session (no other tab here): its inputs are a writer's.
+        live.holds_lock();
         self.spawner
             .spawn_local(async move {
                 live.became_writer();
@@ -253,7 +255,7 @@ fn a_session_is_created_run_listed_exported_imported_forked_and_deleted() {
     assert_eq!(imported, "new-1");
     assert_eq!(tabloop::core::to_jsonl(&r.log("new-1")), jsonl);
 
-    let forked = r.pool.run_until(r.service.fork("new-1", 1)).unwrap();
+    let forked = r.pool.run_until(r.service.fork("new-1", None, 1)).unwrap();
     assert_eq!(forked, "new-2");
     let copy = r.log("new-2");
     assert!(matches!(&copy[0].event, Event::SessionStarted { session, .. } if session == "new-2"));
@@ -371,7 +373,7 @@ fn cancel_ends_the_run_in_flight() {
     let live = r.pool.run_until(r.service.open(options(None))).unwrap();
     let outcome = live.run("wait forever".into(), None);
     r.pool.run_until_stalled();
-    live.cancel();
+    live.cancel().unwrap();
     let outcome = r.pool.run_until(outcome).unwrap().unwrap();
     assert_eq!(outcome.stop, StopReason::Cancelled);
 }
@@ -405,7 +407,8 @@ fn extending_a_budget_keeps_the_limits_it_does_not_mention_such_as_a_cost_cap() 
     live.extend_budget(BudgetOptions {
         max_steps: Some(3),
         ..BudgetOptions::default()
-    });
+    })
+    .unwrap();
     r.pool.run_until_stalled();
     let log = r.log(&live.session);
     let extended: Vec<BudgetLimits> = log
@@ -436,4 +439,29 @@ fn extending_a_budget_keeps_the_limits_it_does_not_mention_such_as_a_cost_cap() 
         Event::RunFinished { outcome } if outcome.stop == StopReason::Completed
     ));
     assert_eq!(r.platform.launched.borrow().len(), 1);
+}
+
+#[test]
+fn a_follower_page_refuses_inputs_instead_of_queueing_them() {
+    let (sender, mut receiver) = futures::channel::mpsc::unbounded();
+    let live = tabloop::runtime::LiveSession::new("s".into(), sender);
+    let refused = live.cancel().unwrap_err();
+    assert!(
+        refused.contains("another tab writes this session"),
+        "{refused}"
+    );
+    assert!(live.retry_provider().is_err());
+    assert!(live.retry_storage().is_err());
+    assert!(live
+        .extend_budget(tabloop::runtime::options::BudgetOptions::default())
+        .is_err());
+    let outcome = futures::executor::block_on(live.run("task".into(), None)).unwrap();
+    assert!(outcome.unwrap_err().contains("read-only"));
+    assert!(
+        receiver.try_recv().is_err(),
+        "nothing was queued for a takeover"
+    );
+    live.holds_lock();
+    live.cancel().unwrap();
+    assert!(receiver.try_recv().is_ok());
 }

@@ -319,6 +319,7 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
             spent: spent(1, 1, 110),
             limits: Some(limits),
             records: h.log.len() as u64,
+            paused: None,
         }
     );
     assert_eq!(summary.phase.label(), "stopped: budget exhausted");
@@ -662,4 +663,33 @@ fn a_remote_session_without_a_key_waits_for_one_and_a_local_one_never_does() {
         ..AgentOptions::default()
     };
     assert_eq!(missing_key(&local), None);
+}
+
+#[test]
+fn a_provider_pause_shows_in_the_summary_until_the_user_retries() {
+    use tabloop::core::{Input, PauseReason};
+    use tabloop::protocol::{ModelError, ModelErrorKind};
+    let mut h = Harness::new(config());
+    let effects = h.user("go");
+    let request = Harness::model_call(&effects);
+    h.send(Input::ModelFailed {
+        request,
+        error: ModelError {
+            kind: ModelErrorKind::Network,
+            message: "offline".into(),
+        },
+    })
+    .unwrap();
+    let summary = SessionSummary::from_records(&h.log);
+    assert!(summary.in_flight);
+    assert!(summary.paused.as_deref().unwrap().contains("unreachable"));
+    assert!(matches!(
+        h.log.last().unwrap().event,
+        tabloop::core::Event::RunPaused {
+            reason: PauseReason::ProviderUnreachable { .. },
+            ..
+        }
+    ));
+    h.send(Input::RetryModel).unwrap();
+    assert_eq!(SessionSummary::from_records(&h.log).paused, None);
 }

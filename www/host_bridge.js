@@ -36,17 +36,56 @@ export async function hostListTools() {
 
 /**
  * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
- * needsApproval?}`. `finish` with no verifier registered accepts.
+ * needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
+ * after a crash, so a tool that calls a remote service can have it deduplicate. The core runs
+ * `finish` here only when a verifier was registered; without one it is refused, never accepted.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, signal) {
+export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, signal) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
-      return JSON.stringify({ ok: true, value: 'accepted (no verifier is registered)' });
+      return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
-    const result = await module.callTool(name, JSON.parse(argsJson), { signal, callId, session, approved });
+    const ctx = { signal, callId, session, approved, idempotencyKey };
+    const result = await module.callTool(name, JSON.parse(argsJson), ctx);
     return JSON.stringify(result);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
+  }
+}
+
+/**
+ * Puts a completion proposal (JSON text) to the page's stop hook and resolves JSON text of the
+ * verdict: `{kind: 'allow'}`, `{kind: 'block', reason}` or `{kind: 'failed', message}`. Never
+ * rejects: a hook that throws, times out or answers something else is a failure, never a pass.
+ */
+export async function hostRunStopHook(hook, proposalJson, timeoutMs) {
+  let timer = 0;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'failed', message: `the stop hook did not answer within ${timeoutMs} ms` }), timeoutMs);
+  });
+  const asked = (async () => {
+    try {
+      const answer = await hook(JSON.parse(proposalJson));
+      if (answer?.block === true) {
+        const reason = typeof answer.reason === 'string' ? answer.reason.trim() : '';
+        return reason ? { kind: 'block', reason } : { kind: 'failed', message: 'the stop hook blocked without a reason' };
+      }
+      if (answer?.ok === true) return { kind: 'allow' };
+      let shown;
+      try {
+        shown = JSON.stringify(answer) ?? String(answer);
+      } catch {
+        shown = String(answer);
+      }
+      return { kind: 'failed', message: `the stop hook answered ${shown.slice(0, 200)}, neither {ok: true} nor {block: true, reason}` };
+    } catch (error) {
+      return { kind: 'failed', message: `the stop hook threw ${error?.name ?? 'Error'}: ${error?.message ?? error}` };
+    }
+  })();
+  try {
+    return JSON.stringify(await Promise.race([asked, timeout]));
+  } finally {
+    clearTimeout(timer);
   }
 }

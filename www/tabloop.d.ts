@@ -128,12 +128,64 @@ export interface AgentOptions {
   tools?: string[];
   permissions?: Record<string, Permission>;
   system?: string;
-  /** USD per million tokens, for maxCostUsd. */
+  /**
+   * USD per million tokens, for maxCostUsd. When omitted, the built-in table prices common OpenAI
+   * and Anthropic models by name (e.g. 'gpt-4o', 'claude-sonnet-4-5'); unknown models cost 0.
+   */
   price?: { input_per_mtok: number; output_per_mtok: number; cached_input_per_mtok: number };
   contextWindow?: number;
   maxOutputTokens?: number;
-  /** A final answer is accepted only after the finish tool's verifier passed. */
+  /**
+   * A final answer is accepted only after the finish tool's verifier passed. The verifier is a
+   * tool named 'finish' registered with `registerTool` before `createAgent`; without one
+   * `createAgent` rejects. Without `requireFinish`, a finish call with no verifier ends the run
+   * as 'unverified_finish' (the claim was not checked), never 'verified_finish'.
+   */
   requireFinish?: boolean;
+  /** Loop-guard thresholds (counts of tool observations); each diagnose must be below its stop. */
+  guard?: GuardOptions;
+  /** Compact when the projected context passes this share of the window, in (0, 1]; default 0.8. */
+  compactionThreshold?: number;
+  /** Messages kept verbatim after a compaction; default 6. */
+  compactionKeepRecent?: number;
+  /** Longest tool result kept in the model's context, in characters (≥ 100); default 16 000. */
+  maxToolResultChars?: number;
+  /** Failed tool calls (or malformed replies) in a row that stop the run; default 3. */
+  maxConsecutiveErrors?: number;
+}
+
+export interface GuardOptions {
+  /** Same action on the same state with no new evidence: a diagnosis at this count (3)… */
+  repeatDiagnose?: number;
+  /** …and `no_progress` at this count (5). */
+  repeatStop?: number;
+  /** A-B-A-B alternation: diagnose after this many observations (4)… */
+  thrashDiagnose?: number;
+  /** …stop after this many (6). */
+  thrashStop?: number;
+  /** Identical observations while the actions vary: diagnose at this many (5)… */
+  stagnationDiagnose?: number;
+  /** …stop at this many (8). */
+  stagnationStop?: number;
+  /** The same error again, whatever the arguments: diagnose at this count (3)… */
+  errorRepeatDiagnose?: number;
+  /** …stop at this count (5). */
+  errorRepeatStop?: number;
+}
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the tool's timeout passes. */
+  signal: AbortSignal;
+  callId: string;
+  session: string;
+  /** A human approved this call (or its scope, e.g. its host). */
+  approved: boolean;
+  /**
+   * `session:run:call`: the same for every attempt of this call, including a re-run after a
+   * crash or reload, so a remote service can deduplicate the side effect.
+   */
+  idempotencyKey: string;
 }
 
 export interface ToolContext {
@@ -150,6 +202,7 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the arguments; calls that do not match it are never executed. */
   parameters: object;
+  /** A thrown error (or rejection) is a failed call the model sees as an error. */
   execute: (args: any, ctx: ToolContext) => Promise<unknown> | unknown;
   permission?: Permission;
   /** What an approval also covers: `{ urlHost: 'url' }` = later calls to the host in that argument. */
@@ -160,8 +213,8 @@ export interface ToolSpec {
 }
 
 export type StopReason =
-  | 'completed' | 'verified_finish' | 'budget_exhausted' | 'no_progress' | 'consecutive_errors'
-  | 'output_limit' | 'cancelled' | 'needs_human' | 'fatal_error';
+  | 'completed' | 'verified_finish' | 'unverified_finish' | 'budget_exhausted' | 'no_progress'
+  | 'consecutive_errors' | 'output_limit' | 'cancelled' | 'needs_human' | 'fatal_error';
 
 export interface Outcome {
   stopReason: StopReason;
@@ -187,9 +240,37 @@ export type Status =
   | { type: 'finished'; outcome: Outcome }
   | { type: 'storage_failed'; message: string }
   | { type: 'storage_recovered' }
+  /** The provider kept failing (a cut stream resent 4 times, or its retries used up): the run is
+   *  paused, not ended, and nothing is lost; `retryProvider()` sends the call again. */
+  | { type: 'provider_unreachable'; message: string }
+  | { type: 'provider_recovered' }
   | { type: 'writer' } | { type: 'follower' }
   | { type: 'failed'; message: string };
 
+/** A completion the loop accepted, put to the stop hook before the run ends. */
+export interface StopProposal {
+  stopReason: 'completed' | 'verified_finish' | 'unverified_finish';
+  explanation: string;
+  finalText: string | null;
+}
+
+/** Allow the run to end, or block it: the reason goes to the model and the run continues. */
+export type StopHookAnswer = { ok: true } | { block: true; reason: string };
+
+export interface ReplayReport {
+  /** Every decision of the fresh agent matched the log. */
+  ok: boolean;
+  records: number;
+  /** Inputs (user messages, model replies, tool results, approvals…) fed back. */
+  inputs: number;
+  /** The first difference: the log's record and what the fresh agent wrote there (JSON). */
+  divergence: { seq: number; expected: string; got: string } | null;
+}
+
+/**
+ * Inputs of a follower tab (while another tab writes the session) are refused: `run` rejects and
+ * `cancel`, `approve`, `deny`, `extendBudget`, `retryStorage` and `retryProvider` throw.
+ */
 export interface Agent {
   readonly session: string;
   /** False while another tab writes this session; this one takes over when that tab closes. */
@@ -202,10 +283,23 @@ export interface Agent {
   deny(callId: string, reason?: string): void;
   extendBudget(budget: BudgetOptions): void;
   retryStorage(): void;
+  /** Sends the model call again after a 'provider_unreachable' pause; the run goes on. */
+  retryProvider(): void;
+  /**
+   * Registers the stop hook (replacing an earlier one; `null` removes it). Every accepted
+   * completion is put to it before the run ends; a block continues the run
+   * (`stop_hook_blocked`), more than 8 blocks end it as 'needs_human', and a hook that throws,
+   * times out (`timeoutMs`, 30 000 by default) or answers anything else ends it as
+   * 'needs_human' with the failure reported. Register it again after a reload.
+   */
+  onStop(hook: ((proposal: StopProposal) => Promise<StopHookAnswer> | StopHookAnswer) | null, options?: { timeoutMs?: number }): void;
   events(): Promise<EventRecord[]>;
   exportJsonl(): Promise<string>;
-  /** A new session holding this one up to the end of `step`; resolves to its id. */
-  fork(step: number): Promise<string>;
+  /**
+   * A new session holding this one up to the end of `step` of run `run` (from 1; the last run
+   * that has the step when omitted; step 0 = before the run's first step); resolves to its id.
+   */
+  fork(step: number, run?: number): Promise<string>;
   close(): void;
 }
 
@@ -306,3 +400,10 @@ export default function init(
 export function initSync(module: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown;
 
 // ---- end module initialisation ----
+/**
+ * Proves what a recorded session (JSON lines, as `exportJsonl` writes) did: its model replies
+ * and tool results are fed back through a fresh agent with no network and no tool execution,
+ * and every record the agent writes must equal the log's byte for byte. Throws when the text is
+ * not a readable log.
+ */
+export function verifyReplay(jsonl: string): ReplayReport;

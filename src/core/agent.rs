@@ -22,6 +22,8 @@ pub struct Agent {
     pub(super) state: AgentState,
     pub(super) outbox: VecDeque<Effect>,
     pub(super) now: Millis,
+    /// This tab registered a stop hook (a live setting, not a fact of the log).
+    pub(super) stop_hook: bool,
 }
 
 impl Agent {
@@ -42,6 +44,7 @@ impl Agent {
             state: AgentState::new(session, config, now),
             outbox: VecDeque::new(),
             now,
+            stop_hook: false,
         };
         agent.outbox.push_back(Effect::Persist(record));
         agent
@@ -54,6 +57,7 @@ impl Agent {
             state,
             outbox: VecDeque::new(),
             now,
+            stop_hook: false,
         }
     }
 
@@ -78,8 +82,11 @@ impl Agent {
             } => self.on_approval(call, args_hash, approved, reason),
             Input::ExtendBudget { budget } => self.on_extend_budget(budget),
             Input::Cancel => self.on_cancel(),
+            Input::RetryModel => self.on_retry_model(),
+            Input::StopHookAnswered { verdict } => self.on_stop_hook_answered(verdict),
             Input::Suspend => {
-                if !self.state.suspended {
+                // Only a run is charged for time; an idle session records no suspension.
+                if !self.state.suspended && self.state.active_run().is_some() {
                     self.emit(Event::Suspended);
                 }
                 Ok(())
@@ -163,7 +170,12 @@ impl Agent {
             }
             Phase::Between => {
                 let run = self.state.active_run();
-                if !run.is_some_and(|r| r.step_open) {
+                if let Some(proposal) = run.and_then(|r| r.stop_hook_pending.clone()) {
+                    // The question to the stop hook is asked (and recorded) again.
+                    self.emit(Event::StopHookAsked { proposal });
+                } else if run.is_some_and(|r| r.paused.is_some()) {
+                    // Paused for a person (provider unreachable): it stays paused.
+                } else if !run.is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
                     self.start_step(TransitionReason::Resumed);
                 } else if self.state.last_batch.is_none() {
@@ -207,13 +219,20 @@ impl Agent {
             Event::ModelCallStarted { request, purpose } => Some(Effect::CallModel {
                 request: *request,
                 purpose: *purpose,
+                delay_ms: self
+                    .state
+                    .active_run()
+                    .and_then(|r| r.model_retry_delay_ms)
+                    .unwrap_or(0),
             }),
             Event::ToolCallStarted { call, .. } => {
                 let slot = self.slot(call)?;
-                let host = matches!(
-                    slot.kind,
-                    Some(super::ToolKind::Host) | Some(super::ToolKind::Finish)
-                );
+                let host = match slot.kind {
+                    Some(super::ToolKind::Host) => true,
+                    // Without a verifier the core records the claim itself.
+                    Some(super::ToolKind::Finish) => self.state.config.finish_verifier,
+                    Some(super::ToolKind::Todo) | None => false,
+                };
                 host.then(|| {
                     Effect::CallTool(ToolInvocation {
                         call: call.clone(),
@@ -237,6 +256,7 @@ impl Agent {
                 .slot(call)
                 .map(|slot| self.ask_effect(slot, *after_interrupt)),
             Event::RunFinished { outcome } => Some(Effect::Finished(outcome.clone())),
+            Event::StopHookAsked { proposal } => Some(Effect::AskStopHook(proposal.clone())),
             Event::SessionStarted { .. }
             | Event::UserMessage { .. }
             | Event::RunStarted { .. }
@@ -244,6 +264,10 @@ impl Agent {
             | Event::ModelReplied { .. }
             | Event::ModelFailed { .. }
             | Event::ModelCallAbandoned { .. }
+            | Event::ModelRetryScheduled { .. }
+            | Event::RunPaused { .. }
+            | Event::RunUnpaused
+            | Event::StopHookDecided { .. }
             | Event::Compacted { .. }
             | Event::ToolCallRejected { .. }
             | Event::ApprovalDecided { .. }

@@ -69,7 +69,7 @@ impl Agent {
             return self.after_step_work();
         };
         for slot in batch.slots.iter().filter(|s| s.state == SlotState::Pending) {
-            if let Some((rejection, message)) = self.refusal(slot, batch.cut) {
+            if let Some((rejection, message)) = self.refusal(slot, &batch) {
                 self.emit(Event::ToolCallRejected {
                     call: slot.call.id.clone(),
                     rejection,
@@ -113,10 +113,13 @@ impl Agent {
         }
     }
 
-    fn refusal(&self, slot: &Slot, reply_cut: bool) -> Option<(Rejection, String)> {
+    fn refusal(&self, slot: &Slot, batch: &super::run::ToolBatch) -> Option<(Rejection, String)> {
         let config = &self.state.config;
         let name = &slot.call.name;
-        if reply_cut {
+        if batch.malformed {
+            return Some((Rejection::MalformedReply, MALFORMED_MESSAGE.into()));
+        }
+        if batch.cut {
             return Some((
                 Rejection::CutAtOutputLimit,
                 format!("The reply was cut at the output limit, so this {name} call may be incomplete; it was not run. Send it again, shorter."),
@@ -214,6 +217,14 @@ impl Agent {
             call: call.clone(),
             attempt: slot.attempts + 1,
         });
+        if slot.kind == Some(ToolKind::Finish) && !self.state.config.finish_verifier {
+            self.emit(Event::ToolCallFinished {
+                call,
+                content: UNVERIFIED_FINISH.into(),
+                is_error: false,
+            });
+            return;
+        }
         if slot.kind == Some(ToolKind::Todo) {
             let (content, is_error) = run_todo(&slot.args);
             self.emit(Event::ToolCallFinished {
@@ -224,6 +235,15 @@ impl Agent {
         }
     }
 }
+
+/// What the model is told when its reply was neither a tool call nor a final answer.
+const MALFORMED_MESSAGE: &str = "Error: your reply was neither a tool call nor a final answer in \
+the required format, so nothing was run. Answer with exactly one JSON object: {\"tool\": \
+\"<tool name>\", \"arguments\": {...}} to call a tool, or {\"final\": \"<answer>\"} to answer.";
+
+/// The result of a `finish` call when no verifier is registered.
+const UNVERIFIED_FINISH: &str =
+    "Accepted without verification: no verifier is registered, so the claim was not checked.";
 
 /// The core's own todo tool: replaces the list and shows it back.
 fn run_todo(args: &Value) -> (String, bool) {

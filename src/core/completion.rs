@@ -1,30 +1,15 @@
 //! The completion check. A final answer (or a `finish` call) is only a proposal: it ends the run
-//! when no tool call is running, no todo is open, no approval pends and no verifier failed.
+//! when no todo is open and no verifier failed (and, with `require_finish`, a verifier passed).
+//! Tool calls still running or waiting for approval cannot block it: between steps no call is
+//! in flight, and a batch holding `finish` runs its calls one at a time in the model's order, so
+//! every call before `finish` has its result when `finish` is checked.
 
-use super::run::{Phase, RunState, SlotState};
+use super::run::RunState;
 
 /// What blocks completion right now, as sentences for the model; empty when it may complete.
 /// `require_finish` adds a blocker until the finish tool's verifier has passed.
 pub fn blockers(run: &RunState, require_finish: bool, finishing: bool) -> Vec<String> {
     let mut out = Vec::new();
-    if let Phase::Tools(batch) = &run.phase {
-        let running = batch
-            .slots
-            .iter()
-            .filter(|s| matches!(s.state, SlotState::Running))
-            .count();
-        if running > 0 {
-            out.push(format!("{running} tool call(s) are still running."));
-        }
-        let waiting = batch
-            .slots
-            .iter()
-            .filter(|s| matches!(s.state, SlotState::AwaitingApproval { .. }))
-            .count();
-        if waiting > 0 {
-            out.push(format!("{waiting} tool call(s) still wait for approval."));
-        }
-    }
     let open: Vec<String> = run
         .open_todos()
         .map(|t| format!("\"{}\" ({})", t.text, t.id))

@@ -13,7 +13,7 @@ use super::log::{
 };
 use super::loop_guard::{message as guard_message, Verdict};
 use super::run::Phase;
-use crate::protocol::{ModelError, ModelReply};
+use crate::protocol::ModelReply;
 
 impl Agent {
     pub(super) fn on_user_message(
@@ -63,29 +63,6 @@ impl Agent {
         Ok(())
     }
 
-    pub(super) fn on_model_failed(
-        &mut self,
-        request: u64,
-        error: ModelError,
-    ) -> Result<(), InputError> {
-        self.in_flight(request)?;
-        let explanation = format!("The model call failed: {error}");
-        self.emit(Event::ModelFailed { request, error });
-        self.finish_run(StopReason::FatalError, explanation, None);
-        Ok(())
-    }
-
-    fn in_flight(&self, request: u64) -> Result<CallPurpose, InputError> {
-        match self.state.active_run().map(|r| &r.phase) {
-            Some(Phase::AwaitingModel {
-                request: r,
-                purpose,
-                ..
-            }) if *r == request => Ok(*purpose),
-            _ => Err(InputError::StaleRequest(request)),
-        }
-    }
-
     pub(super) fn on_extend_budget(&mut self, budget: BudgetLimits) -> Result<(), InputError> {
         let exhausted = self.state.run.as_ref().is_some_and(|r| {
             matches!(&r.phase, Phase::Finished(o) if matches!(o.stop, StopReason::BudgetExhausted { .. }))
@@ -122,7 +99,7 @@ impl Agent {
     }
 
     fn unrecorded_active_ms(&self) -> u64 {
-        if self.state.suspended {
+        if self.state.suspended || self.state.active_run().is_some_and(|r| r.paused.is_some()) {
             0
         } else {
             self.now.saturating_sub(self.state.last_at)
@@ -221,7 +198,7 @@ impl Agent {
         let blockers = completion::blockers(run, config.require_finish, false);
         if blockers.is_empty() {
             let text = run.last_text.clone();
-            return self.finish_run(
+            return self.propose_stop(
                 StopReason::Completed,
                 "The model gave a final answer.".into(),
                 Some(text),
@@ -248,10 +225,19 @@ impl Agent {
         };
         if batch.verified {
             let summary = run.verified_summary.clone();
-            return self.finish_run(
+            return self.propose_stop(
                 StopReason::VerifiedFinish,
                 "The finish tool's verifier passed.".into(),
                 summary,
+            );
+        }
+        if let Some(summary) = batch.unverified_finish {
+            return self.propose_stop(
+                StopReason::UnverifiedFinish,
+                "The model called finish, but no verifier is registered, so its claim was not \
+                 checked."
+                    .into(),
+                Some(summary),
             );
         }
         let config = &self.state.config;
@@ -324,7 +310,9 @@ impl Agent {
             return;
         };
         let handoff = match stop {
-            StopReason::Completed | StopReason::VerifiedFinish => None,
+            StopReason::Completed | StopReason::VerifiedFinish | StopReason::UnverifiedFinish => {
+                None
+            }
             StopReason::BudgetExhausted { .. }
             | StopReason::NoProgress { .. }
             | StopReason::ConsecutiveErrors { .. }

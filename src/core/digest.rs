@@ -74,6 +74,9 @@ pub struct SessionDigest {
     pub limits: Option<BudgetLimits>,
     /// Records folded so far.
     pub records: u64,
+    /// The run is paused for the user (the provider is unreachable): what they are told.
+    #[serde(default)]
+    pub paused: Option<String>,
 }
 
 impl Default for SessionDigest {
@@ -87,6 +90,7 @@ impl Default for SessionDigest {
             spent: SpentSummary::default(),
             limits: None,
             records: 0,
+            paused: None,
         }
     }
 }
@@ -147,7 +151,10 @@ impl SessionDigest {
                 self.phase = RunPhase::RunningTools
             }
             Event::ApprovalRequested { .. } => self.phase = RunPhase::AwaitingApproval,
+            Event::RunPaused { message, .. } => self.paused = Some(message.clone()),
+            Event::RunUnpaused => self.paused = None,
             Event::RunFinished { outcome } => {
+                self.paused = None;
                 self.in_flight = false;
                 self.spent.steps = outcome.steps;
                 self.spent.tokens = outcome.usage.input_tokens
@@ -164,6 +171,9 @@ impl SessionDigest {
             | Event::ToolCallInterrupted { .. }
             | Event::GuardTriggered { .. }
             | Event::CompletionRejected { .. }
+            | Event::ModelRetryScheduled { .. }
+            | Event::StopHookAsked { .. }
+            | Event::StopHookDecided { .. }
             | Event::Suspended
             | Event::Resumed => {}
         }

@@ -16,6 +16,8 @@ pub enum Effect {
         request: u64,
         /// What the call is for.
         purpose: CallPurpose,
+        /// Wait this long before sending (a resend after a cut stream); 0 for a first call.
+        delay_ms: u64,
     },
     /// Run a host tool.
     CallTool(ToolInvocation),
@@ -39,6 +41,8 @@ pub enum Effect {
         /// Tool calls to abort.
         calls: Vec<String>,
     },
+    /// Put this completion to the page's stop hook; answer with `Input::StopHookAnswered`.
+    AskStopHook(super::StopProposal),
     /// The run ended.
     Finished(RunOutcome),
 }

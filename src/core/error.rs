@@ -24,6 +24,12 @@ pub enum InputError {
     /// Nothing is running.
     #[error("no run is in progress")]
     NoActiveRun,
+    /// A stop hook answer when no proposal waits for one.
+    #[error("no completion is waiting for the stop hook")]
+    NoStopProposal,
+    /// `RetryModel` when the run is not paused.
+    #[error("the run is not paused, so there is nothing to retry")]
+    NotPaused,
     /// `ExtendBudget` when the last run did not run out of budget.
     #[error("the last run did not stop on a budget, so there is nothing to extend")]
     NothingToExtend,
@@ -65,4 +71,7 @@ pub enum ReplayError {
     /// Fork point beyond the log.
     #[error("step {0} is not in the log")]
     NoSuchStep(u32),
+    /// Fork from a run the log does not have.
+    #[error("run {0} is not in the log")]
+    NoSuchRun(u32),
 }

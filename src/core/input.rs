@@ -54,6 +54,13 @@ pub enum Input {
     },
     /// The user cancelled the run.
     Cancel,
+    /// Try the model provider again after the run paused because it was unreachable.
+    RetryModel,
+    /// The page's stop hook answered the proposal of `Effect::AskStopHook`.
+    StopHookAnswered {
+        /// Its answer.
+        verdict: super::StopVerdict,
+    },
     /// The tab was hidden or frozen.
     Suspend,
     /// The tab is active again.

@@ -18,13 +18,16 @@ mod hygiene;
 mod input;
 pub mod log;
 mod loop_guard;
+mod model_retry;
 mod replay;
 mod run;
 mod schema;
 mod snapshot;
 mod state;
 mod state_batch;
+mod stop_hook;
 mod tools;
+mod verify;
 
 pub use agent::Agent;
 pub use budget::cost_of;
@@ -37,14 +40,16 @@ pub use input::Input;
 pub use log::{
     AgentConfig, ApprovalScope, BudgetKind, BudgetLimits, CallPurpose, Detector, Event,
     EvidenceDelta, GuardThresholds, HandoffReport, HumanReason, InterruptCause, Ledger, Millis,
-    Permission, Price, Record, Rejection, RunOutcome, StopReason, ToolDecl, ToolKind,
-    TransitionReason, SCHEMA_VERSION,
+    PauseReason, Permission, Price, Record, Rejection, RunOutcome, StopProposal, StopReason,
+    StopVerdict, ToolDecl, ToolKind, TransitionReason, SCHEMA_VERSION,
 };
 pub use loop_guard::LoopGuard;
+pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
 pub use replay::{parse_jsonl, to_jsonl};
 pub use run::{Phase, RunState, Slot, SlotState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;
 pub use snapshot::{SNAPSHOT_EVERY, SNAPSHOT_VERSION};
-pub use state::{AgentState, CONTINUE_PROMPT};
+pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
 pub use state_batch::parse_args;
 pub use tools::{finish_tool, todo_tool};
+pub use verify::{verify_replay, Divergence, VerifyReport};

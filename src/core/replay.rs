@@ -42,39 +42,73 @@ impl Agent {
     /// step `step` of the last run that reached it (or the whole log before the first step when
     /// `step` is 0). Returns the new log; replay it to get the agent.
     pub fn fork(records: &[Record], step: u32, session: &str) -> Result<Vec<Record>, ReplayError> {
-        let end = if step == 0 {
-            records
-                .iter()
-                .position(|r| matches!(r.event, Event::StepStarted { .. }))
-                .unwrap_or(records.len())
-        } else {
-            let last = records
-                .iter()
-                .rposition(|r| matches!(r.event, Event::StepFinished { step: s, .. } if s == step))
-                .ok_or(ReplayError::NoSuchStep(step))?;
-            // Keep what directly follows the step's end (the next step's start, or the run's
-            // end) so the fork resumes exactly at that point.
-            let mut end = last + 1;
-            while let Some(Record {
-                event: Event::StepStarted { .. } | Event::RunFinished { .. },
-                ..
-            }) = records.get(end)
-            {
-                end += 1;
-            }
-            end
-        };
-        let mut out: Vec<Record> = records[..end].to_vec();
-        if let Some(Record {
-            event: Event::SessionStarted { session: s, .. },
-            ..
-        }) = out.first_mut()
-        {
-            *s = session.to_string();
-        }
-        Agent::replay(&out)?;
-        Ok(out)
+        let end = cut_after(records, 0..records.len(), step)?;
+        fork_prefix(records, end, session)
     }
+
+    /// Like [`Agent::fork`], from step `step` of run `run` (numbered from 1), whichever run of
+    /// the session it is: the copy ends there and resumes as that run.
+    pub fn fork_run(
+        records: &[Record],
+        run: u32,
+        step: u32,
+        session: &str,
+    ) -> Result<Vec<Record>, ReplayError> {
+        let start = records
+            .iter()
+            .position(|r| matches!(r.event, Event::RunStarted { run: n, .. } if n == run))
+            .ok_or(ReplayError::NoSuchRun(run))?;
+        let end = records[start + 1..]
+            .iter()
+            .position(|r| matches!(r.event, Event::RunStarted { .. }))
+            .map_or(records.len(), |i| start + 1 + i);
+        let cut = cut_after(records, start..end, step)?;
+        fork_prefix(records, cut, session)
+    }
+}
+
+/// Where a fork at the end of `step` within `range` of the log cuts: before the range's first
+/// step for step 0; else after the step's end and what directly follows it (the next step's
+/// start, or the run's end), so the fork resumes exactly at that point.
+fn cut_after(
+    records: &[Record],
+    range: std::ops::Range<usize>,
+    step: u32,
+) -> Result<usize, ReplayError> {
+    let slice = &records[range.clone()];
+    if step == 0 {
+        return Ok(slice
+            .iter()
+            .position(|r| matches!(r.event, Event::StepStarted { .. }))
+            .map_or(range.end, |i| range.start + i));
+    }
+    let last = slice
+        .iter()
+        .rposition(|r| matches!(r.event, Event::StepFinished { step: s, .. } if s == step))
+        .ok_or(ReplayError::NoSuchStep(step))?;
+    let mut end = range.start + last + 1;
+    while let Some(Record {
+        event: Event::StepStarted { .. } | Event::RunFinished { .. },
+        ..
+    }) = records.get(end)
+    {
+        end += 1;
+    }
+    Ok(end)
+}
+
+/// The first `end` records renamed to `session`, checked by replaying them.
+fn fork_prefix(records: &[Record], end: usize, session: &str) -> Result<Vec<Record>, ReplayError> {
+    let mut out: Vec<Record> = records[..end].to_vec();
+    if let Some(Record {
+        event: Event::SessionStarted { session: s, .. },
+        ..
+    }) = out.first_mut()
+    {
+        *s = session.to_string();
+    }
+    Agent::replay(&out)?;
+    Ok(out)
 }
 
 /// Reads a JSON-lines log. The schema version of the first line is checked before anything else

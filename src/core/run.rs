@@ -43,6 +43,9 @@ pub struct ToolBatch {
     pub cut: bool,
     /// A human decided an approval during this batch.
     pub approval_decided: bool,
+    /// The reply was malformed: the batch holds one stand-in call that is rejected with an
+    /// error the model sees (see [`super::MALFORMED_REPLY_CALL`]).
+    pub malformed: bool,
 }
 
 impl ToolBatch {
@@ -171,6 +174,16 @@ pub struct RunState {
     pub last_text: String,
     /// A compaction already ran since the last main step (never twice in a row).
     pub compacted_since_step: bool,
+    /// Resends of the current step's model call after cut streams.
+    pub model_retries: u32,
+    /// Wait before the model call in flight was sent (a resend), if any.
+    pub model_retry_delay_ms: Option<u64>,
+    /// The run waits for a person (e.g. the provider is unreachable).
+    pub paused: Option<super::log::PauseReason>,
+    /// A completion waits for the page's stop hook.
+    pub stop_hook_pending: Option<super::log::StopProposal>,
+    /// Completions the stop hook blocked in this run.
+    pub stop_hook_blocks: u32,
 }
 
 impl RunState {
@@ -199,6 +212,11 @@ impl RunState {
             errors: VecDeque::new(),
             last_text: String::new(),
             compacted_since_step: false,
+            model_retries: 0,
+            model_retry_delay_ms: None,
+            paused: None,
+            stop_hook_pending: None,
+            stop_hook_blocks: 0,
         }
     }
 

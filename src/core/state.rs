@@ -13,6 +13,10 @@ use super::run::{push_bounded, Phase, RunState, Slot, SlotState, ToolBatch};
 use super::state_batch::new_slot;
 use crate::protocol::{Message, ModelErrorKind, Usage};
 
+/// Name of the stand-in call that answers a malformed reply (neither a tool call nor a final
+/// answer): it is rejected, so the model sees an error and the loop guards count it.
+pub const MALFORMED_REPLY_CALL: &str = "invalid_reply";
+
 /// Message injected when a reply was cut at the output limit.
 pub const CONTINUE_PROMPT: &str =
     "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
@@ -26,6 +30,8 @@ pub struct BatchSummary {
     pub cut: bool,
     /// The finish tool's verifier passed in this batch.
     pub verified: bool,
+    /// `finish` was accepted with no verifier to run: its summary, an unchecked claim.
+    pub unverified_finish: Option<String>,
 }
 
 /// Everything the core knows about a session, folded from its log.
@@ -97,25 +103,57 @@ impl AgentState {
             Event::StepStarted { step, reason, .. } => self.on_step_started(*step, reason),
             Event::ModelCallStarted { request, purpose } => self.on_model_call(*request, *purpose),
             Event::ModelReplied {
-                reply, cost_usd, ..
-            } => self.on_reply(reply, *cost_usd),
+                request,
+                reply,
+                cost_usd,
+            } => self.on_reply(*request, reply, *cost_usd),
             Event::ModelFailed { error, .. } => {
+                // A cut stream is resent (or resumed after a pause), so its partial reply never
+                // joins the context: the next attempt must not follow a copy of its own start.
+                // What the provider reported as used is still charged.
                 if let ModelErrorKind::Truncated {
                     partial: Some(partial),
                 } = &error.kind
                 {
                     self.charge(&partial.usage, 0.0);
-                    let text = strip_control_tokens(&partial.text);
-                    if !text.is_empty() {
-                        self.transcript.push(Message::Assistant {
-                            text,
-                            tool_calls: Vec::new(),
-                        });
-                    }
                 }
                 self.set_phase(Phase::Between);
             }
             Event::ModelCallAbandoned { .. } => self.set_phase(Phase::Between),
+            Event::ModelRetryScheduled { attempt, delay_ms } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.model_retries = *attempt;
+                    run.model_retry_delay_ms = Some(*delay_ms);
+                }
+            }
+            Event::RunPaused { reason, .. } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.paused = Some(*reason);
+                }
+            }
+            Event::StopHookAsked { proposal } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.stop_hook_pending = Some(proposal.clone());
+                }
+            }
+            Event::StopHookDecided { verdict } => {
+                if let Some(run) = self.run.as_mut() {
+                    run.stop_hook_pending = None;
+                    if let crate::core::StopVerdict::Block { reason } = verdict {
+                        run.stop_hook_blocks += 1;
+                        self.transcript.push(Message::User {
+                            text: format!("Not done yet (the stop hook says): {reason}"),
+                        });
+                    }
+                }
+            }
+            Event::RunUnpaused => {
+                if let Some(run) = self.run.as_mut() {
+                    run.paused = None;
+                    run.model_retries = 0;
+                    run.model_retry_delay_ms = None;
+                }
+            }
             Event::Compacted { summary, upto } => {
                 self.transcript.compact(summary.clone(), *upto);
                 if let Some(run) = self.run.as_mut() {
@@ -125,7 +163,11 @@ impl AgentState {
             }
             Event::ToolCallRejected { call, message, .. } => {
                 if let Some(run) = self.run.as_mut() {
-                    run.ledger.tool_calls += 1;
+                    // A malformed reply's stand-in call is no call of the model's.
+                    let malformed = matches!(&run.phase, Phase::Tools(b) if b.malformed);
+                    if !malformed {
+                        run.ledger.tool_calls += 1;
+                    }
                 }
                 self.finish_slot(call, message.clone(), true);
             }
@@ -204,8 +246,9 @@ impl AgentState {
     fn advance_clock(&mut self, at: Millis, resumed: bool) {
         let elapsed = at.saturating_sub(self.last_at);
         self.last_at = self.last_at.max(at);
-        let suspended = self.suspended || resumed;
         if let Some(run) = self.run.as_mut().filter(|r| !r.finished()) {
+            // Time paused for a person is not charged, like time the tab was hidden.
+            let suspended = self.suspended || resumed || run.paused.is_some();
             if suspended {
                 run.ledger.suspended_ms += elapsed;
             } else {
@@ -231,6 +274,8 @@ impl AgentState {
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
         run.phase = Phase::Between;
+        run.model_retries = 0;
+        run.model_retry_delay_ms = None;
         for text in run.queued.drain(..) {
             self.transcript.push(Message::User { text });
         }
@@ -262,9 +307,11 @@ impl AgentState {
         }
     }
 
-    fn on_reply(&mut self, reply: &crate::protocol::ModelReply, cost_usd: f64) {
+    fn on_reply(&mut self, request: u64, reply: &crate::protocol::ModelReply, cost_usd: f64) {
         self.charge(&reply.usage, cost_usd);
         let Some(run) = self.run.as_mut() else { return };
+        run.model_retries = 0;
+        run.model_retry_delay_ms = None;
         let purpose = match &run.phase {
             Phase::AwaitingModel { purpose, .. } => *purpose,
             Phase::Between | Phase::Tools(_) | Phase::Finished(_) => CallPurpose::Step,
@@ -278,22 +325,38 @@ impl AgentState {
         }
         let cut = reply.finish == crate::protocol::FinishReason::MaxTokens;
         run.output_recoveries = if cut { run.output_recoveries + 1 } else { 0 };
+        // A malformed reply is answered like a call: one stand-in call, rejected with an error.
+        let malformed =
+            reply.finish == crate::protocol::FinishReason::Malformed && reply.tool_calls.is_empty();
+        let tool_calls = if malformed {
+            vec![crate::protocol::ToolCall {
+                id: format!("reply-{request}"),
+                name: MALFORMED_REPLY_CALL.into(),
+                arguments: String::new(),
+            }]
+        } else {
+            reply.tool_calls.clone()
+        };
+        if malformed {
+            run.last_text = String::new();
+        }
         self.transcript.push(Message::Assistant {
             text,
-            tool_calls: reply.tool_calls.clone(),
+            tool_calls: tool_calls.clone(),
         });
-        if reply.tool_calls.is_empty() {
+        if tool_calls.is_empty() {
             run.phase = Phase::Between;
             return;
         }
         run.consecutive_blocks = 0;
-        let slots: Vec<Slot> = reply
-            .tool_calls
+        let slots: Vec<Slot> = tool_calls
             .iter()
             .map(|c| new_slot(&self.config, c))
             .collect();
+        // `finish` never runs alongside other calls: it is checked after the calls before it.
         let parallel = slots.iter().all(|s| match s.kind {
-            Some(ToolKind::Host) | Some(ToolKind::Finish) => self
+            Some(ToolKind::Finish) => false,
+            Some(ToolKind::Host) => self
                 .config
                 .tool(&s.call.name)
                 .is_some_and(|d| d.parallel_safe),
@@ -304,6 +367,7 @@ impl AgentState {
             parallel,
             cut,
             approval_decided: false,
+            malformed,
         });
     }
 

@@ -122,6 +122,7 @@ impl AgentState {
             approval_decided: batch.approval_decided,
             cut: batch.cut,
             verified: false,
+            unverified_finish: None,
         };
         let mut verdicts = Vec::new();
         for slot in &batch.slots {
@@ -166,6 +167,11 @@ impl AgentState {
             }
             match slot.kind {
                 // Only a verifier that actually ran counts; a refused finish call does not.
+                Some(ToolKind::Finish) if slot.attempts > 0 && !self.config.finish_verifier => {
+                    if !*is_error {
+                        summary.unverified_finish = Some(finish_summary(&slot.args));
+                    }
+                }
                 Some(ToolKind::Finish) if slot.attempts > 0 => {
                     if *is_error {
                         run.verification_failed = true;

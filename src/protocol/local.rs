@@ -1,8 +1,9 @@
 //! Requests to and replies from a small local model (SmolLM2 through llama.cpp / wllama) whose
 //! chat template has no tool calling. Tools are described in the system prompt, and a JSON
 //! Schema `response_format` (one `{tool, arguments}` shape per tool, plus `{final}`) makes
-//! llama.cpp's grammar admit only well-formed calls. Replies are parsed back leniently: output
-//! that is not a call is the model's final answer, never an error.
+//! llama.cpp's grammar admit only well-formed calls. Replies are parsed back strictly: output
+//! that is neither a call nor a final answer is a malformed reply (an error the model is shown),
+//! never a final answer.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -257,10 +258,11 @@ fn render_call(call: &ToolCall) -> String {
 }
 
 /// Parses what the local model produced. When tools were offered, `{"tool": .., "arguments":
-/// {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`) and
-/// `{"final": ".."}` the answer text (`EndTurn`). A JSON object cut short (the model hit its
-/// token limit) is returned as raw text with `MaxTokens`; anything else is the raw text as the
-/// final answer (`EndTurn`). This never fails.
+/// {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
+/// whose arguments are not an object keeps them as they are, so the core rejects it against the
+/// tool's schema) and `{"final": ".."}` the answer text (`EndTurn`). A JSON object cut short
+/// (the model hit its token limit) is returned as raw text with `MaxTokens`; anything else is the
+/// raw text with `Malformed`. Without tools the text is the answer. This never fails.
 pub fn parse_local_output(
     text: &str,
     tools_were_offered: bool,
@@ -293,15 +295,31 @@ pub fn parse_local_output(
                     reply.text = String::new();
                     reply.finish = FinishReason::ToolUse;
                 }
-                (None, None, Some(answer)) => answer.clone_into(&mut reply.text),
-                _ => {}
+                (Some(name), None, None) => {
+                    let raw = object
+                        .get("arguments")
+                        .map_or("null".into(), Value::to_string);
+                    reply.tool_calls.push(ToolCall {
+                        id: call_id,
+                        name: name.to_string(),
+                        arguments: raw,
+                    });
+                    reply.text = String::new();
+                    reply.finish = FinishReason::ToolUse;
+                }
+                (None, None, Some(answer)) if object.len() == 1 => {
+                    answer.clone_into(&mut reply.text)
+                }
+                _ => reply.finish = FinishReason::Malformed,
             }
         }
-        Ok(_) => {}
+        Ok(_) => reply.finish = FinishReason::Malformed,
         Err(error) => {
-            if error.is_eof() && candidate.starts_with('{') {
-                reply.finish = FinishReason::MaxTokens;
-            }
+            reply.finish = if error.is_eof() && candidate.starts_with('{') {
+                FinishReason::MaxTokens
+            } else {
+                FinishReason::Malformed
+            };
         }
     }
     reply

@@ -30,6 +30,10 @@ pub enum FinishReason {
     MaxTokens,
     /// The provider refused or filtered the output (`refusal`, `content_filter`).
     Refusal,
+    /// The reply fits none of the shapes the model was asked for (a local model's output that
+    /// is neither a tool call nor a final answer): the core answers it with an error the model
+    /// sees and the loop guards count, never as a final answer.
+    Malformed,
 }
 
 /// Token usage of one call as the provider reported it.

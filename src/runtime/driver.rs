@@ -27,6 +27,8 @@ pub enum Command {
     ExtendBudget(BudgetOptions),
     /// Try again to write the records that storage refused.
     RetryStorage,
+    /// The page registered (or removed) a stop hook for this session's proposals.
+    SetStopHook(bool),
     /// Stop the driver's task (the session stays in the log).
     Stop,
 }
@@ -170,6 +172,7 @@ where
                     let _ = self.extend_budget(&options).await;
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
+                Wake::Command(Some(Command::SetStopHook(on))) => self.agent.set_stop_hook(on),
                 Wake::Work(None) => {}
                 Wake::Tick => {
                     let _ = self.feed(Input::Tick).await;
@@ -195,6 +198,7 @@ where
                 other @ (Effect::CallModel { .. }
                 | Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Finished(_)) => self.waiting.push(other),
             }
         }
@@ -249,13 +253,20 @@ where
 
     fn perform(&mut self, effect: Effect) {
         match effect {
-            Effect::CallModel { request, .. } => {
+            Effect::CallModel {
+                request, delay_ms, ..
+            } => {
                 let Some(model_request) = self.agent.model_request() else {
                     return;
                 };
                 let model = self.model.clone();
                 let observer = self.observer.clone();
+                let clock = self.clock.clone();
                 let future = async move {
+                    // A resend after a cut stream waits as the core decided.
+                    if delay_ms > 0 {
+                        clock.sleep(delay_ms).await;
+                    }
                     let mut on_delta = |delta| observer(&Notice::Delta(delta));
                     match model.complete(&model_request, &mut on_delta).await {
                         Ok(reply) => Input::ModelReplied { request, reply },
@@ -294,6 +305,8 @@ where
                 });
             }
             Effect::Finished(outcome) => (self.observer)(&Notice::Finished(outcome)),
+            // The page hears the question from the persisted `StopHookAsked` record.
+            Effect::AskStopHook(_) => {}
             Effect::Persist(_) | Effect::Abort { .. } => {}
         }
     }

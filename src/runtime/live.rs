@@ -74,24 +74,52 @@ impl LiveSession {
         budget: Option<BudgetLimits>,
     ) -> oneshot::Receiver<Result<RunOutcome, String>> {
         let (sender, receiver) = oneshot::channel();
-        self.waiters.borrow_mut().push(sender);
-        self.send(Input::UserMessage { text: task, budget });
+        match self.send(Input::UserMessage { text: task, budget }) {
+            Ok(()) => self.waiters.borrow_mut().push(sender),
+            Err(refused) => {
+                let _ = sender.send(Err(refused));
+            }
+        }
         receiver
     }
 
     /// Cancels the run in progress.
-    pub fn cancel(&self) {
-        self.send(Input::Cancel);
+    pub fn cancel(&self) -> Result<(), String> {
+        self.send(Input::Cancel)
+    }
+
+    /// Sends the model call again after the run paused because the provider was unreachable.
+    pub fn retry_provider(&self) -> Result<(), String> {
+        self.send(Input::RetryModel)
+    }
+
+    /// Suspends (hidden tab) or resumes the run's clock; only the writer's count.
+    pub fn set_visible(&self, visible: bool) {
+        if self.writer.get() {
+            self.command(Command::Input(if visible {
+                Input::Resume
+            } else {
+                Input::Suspend
+            }));
+        }
+    }
+
+    /// Tells the driver whether a stop hook answers this session's completions.
+    pub fn set_stop_hook(&self, registered: bool) {
+        self.command(Command::SetStopHook(registered));
     }
 
     /// Raises the limits of a run stopped by its budget and continues it: the given limits are
     /// laid over the run's current ones (by the driver, which knows them).
-    pub fn extend_budget(&self, budget: BudgetOptions) {
+    pub fn extend_budget(&self, budget: BudgetOptions) -> Result<(), String> {
+        self.refuse_follower()?;
         self.command(Command::ExtendBudget(budget));
+        Ok(())
     }
 
     /// Approves or denies a pending call, quoting the arguments it was asked about.
     pub fn decide(&self, call: &str, approved: bool, reason: Option<String>) -> Result<(), String> {
+        self.refuse_follower()?;
         let args_hash = self
             .approvals
             .borrow_mut()
@@ -102,13 +130,14 @@ impl LiveSession {
             args_hash,
             approved,
             reason,
-        });
-        Ok(())
+        })
     }
 
     /// Writes the records storage refused before.
-    pub fn retry_storage(&self) {
+    pub fn retry_storage(&self) -> Result<(), String> {
+        self.refuse_follower()?;
         self.command(Command::RetryStorage);
+        Ok(())
     }
 
     /// Stops the driver; the session stays in the log and can be opened again.
@@ -116,9 +145,31 @@ impl LiveSession {
         self.command(Command::Stop);
     }
 
-    /// Feeds an input to the driver (queued until this page writes the session).
-    fn send(&self, input: Input) {
+    /// Feeds an input to the driver. A follower page refuses it: queued, it would be applied by
+    /// a later takeover to a run this page never saw (a stale Cancel would cancel the resumed
+    /// run).
+    pub fn send(&self, input: Input) -> Result<(), String> {
+        self.refuse_follower()?;
         self.command(Command::Input(input));
+        Ok(())
+    }
+
+    /// `Err` with a clear message while another tab writes the session.
+    fn refuse_follower(&self) -> Result<(), String> {
+        if self.writer.get() {
+            return Ok(());
+        }
+        Err(format!(
+            "another tab writes this session ({}); this tab follows it read-only, so the input was \
+             refused (it takes over when that tab closes)",
+            self.session
+        ))
+    }
+
+    /// Marks this page as holding the session's lock, before its driver starts: inputs sent
+    /// right after opening are this page's, not a follower's.
+    pub fn holds_lock(&self) {
+        self.writer.set(true);
     }
 
     fn command(&self, command: Command) {

@@ -9,6 +9,7 @@ mod dyn_store;
 mod live;
 mod notice;
 pub mod options;
+pub mod prices;
 mod resume;
 mod service;
 pub mod synthetic;

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Event, Permission, Price,
-    Record, ToolDecl, ToolKind,
+    finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Event, GuardThresholds,
+    Permission, Price, Record, ToolDecl, ToolKind,
 };
 use crate::protocol::ToolSpec;
 
@@ -102,7 +102,7 @@ pub struct AgentOptions {
     pub permissions: BTreeMap<String, Permission>,
     /// System prompt.
     pub system: Option<String>,
-    /// Prices for the cost budget.
+    /// Prices for the cost budget; the built-in table's price of the model when `None`.
     pub price: Option<Price>,
     /// Context window of the model in tokens.
     pub context_window: Option<u64>,
@@ -110,6 +110,74 @@ pub struct AgentOptions {
     pub max_output_tokens: Option<u32>,
     /// A final answer needs the finish tool's verifier to pass.
     pub require_finish: bool,
+    /// Loop-guard thresholds; missing fields keep the defaults.
+    pub guard: GuardOptions,
+    /// Compact when the projected context passes this share of the window (0 < x ≤ 1).
+    pub compaction_threshold: Option<f64>,
+    /// Messages kept verbatim after a compaction.
+    pub compaction_keep_recent: Option<usize>,
+    /// Longest tool result kept in context, in characters; longer ones are cut with a note.
+    pub max_tool_result_chars: Option<usize>,
+    /// Failed tool calls in a row that stop the run.
+    pub max_consecutive_errors: Option<u32>,
+}
+
+/// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool
+/// observations, each `diagnose` below its `stop`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GuardOptions {
+    /// Same action, same state, no new evidence: diagnose at this count.
+    pub repeat_diagnose: Option<u32>,
+    /// ... stop at this count.
+    pub repeat_stop: Option<u32>,
+    /// A-B-A-B alternation: diagnose after this many observations.
+    pub thrash_diagnose: Option<u32>,
+    /// ... stop after this many.
+    pub thrash_stop: Option<u32>,
+    /// Identical observations while actions vary: diagnose at this many.
+    pub stagnation_diagnose: Option<u32>,
+    /// ... stop at this many.
+    pub stagnation_stop: Option<u32>,
+    /// The same error again: diagnose at this count.
+    pub error_repeat_diagnose: Option<u32>,
+    /// ... stop at this count.
+    pub error_repeat_stop: Option<u32>,
+}
+
+impl GuardOptions {
+    /// These thresholds over `base`; refuses a pair whose diagnosis would not come first.
+    pub fn over(&self, base: GuardThresholds) -> Result<GuardThresholds, OptionsError> {
+        let out = GuardThresholds {
+            repeat_diagnose: self.repeat_diagnose.unwrap_or(base.repeat_diagnose),
+            repeat_stop: self.repeat_stop.unwrap_or(base.repeat_stop),
+            thrash_diagnose: self.thrash_diagnose.unwrap_or(base.thrash_diagnose),
+            thrash_stop: self.thrash_stop.unwrap_or(base.thrash_stop),
+            stagnation_diagnose: self.stagnation_diagnose.unwrap_or(base.stagnation_diagnose),
+            stagnation_stop: self.stagnation_stop.unwrap_or(base.stagnation_stop),
+            error_repeat_diagnose: self
+                .error_repeat_diagnose
+                .unwrap_or(base.error_repeat_diagnose),
+            error_repeat_stop: self.error_repeat_stop.unwrap_or(base.error_repeat_stop),
+        };
+        for (name, diagnose, stop) in [
+            ("repeat", out.repeat_diagnose, out.repeat_stop),
+            ("thrash", out.thrash_diagnose, out.thrash_stop),
+            ("stagnation", out.stagnation_diagnose, out.stagnation_stop),
+            (
+                "errorRepeat",
+                out.error_repeat_diagnose,
+                out.error_repeat_stop,
+            ),
+        ] {
+            if diagnose == 0 || stop <= diagnose {
+                return Err(OptionsError::Invalid(format!(
+                    "guard.{name}Diagnose ({diagnose}) must be at least 1 and below guard.{name}Stop ({stop})"
+                )));
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// A tool as the page registered it (the JS registry's spec without `execute`).
@@ -152,6 +220,12 @@ pub enum OptionsError {
     /// A tool name nobody registered.
     #[error("unknown tool \"{0}\": register it with tabloop.registerTool first")]
     UnknownTool(String),
+    /// `requireFinish` with nothing to check the claim.
+    #[error("requireFinish needs a finish verifier: register a tool named \"finish\" with tabloop.registerTool before createAgent")]
+    NoFinishVerifier,
+    /// A value out of its range.
+    #[error("invalid option: {0}")]
+    Invalid(String),
     /// A remote provider without what it needs.
     #[error("the {0} provider needs {1}")]
     MissingProviderField(&'static str, &'static str),
@@ -195,6 +269,33 @@ impl AgentOptions {
         }
         let provider = self.provider.clone().unwrap_or_default();
         check_provider(&provider)?;
+        // A page's own `finish` tool is the verifier; the core declares the tool itself.
+        let finish_verifier = registered.iter().any(|t| t.name == "finish");
+        if self.require_finish && !finish_verifier {
+            return Err(OptionsError::NoFinishVerifier);
+        }
+        let compaction_threshold = self
+            .compaction_threshold
+            .unwrap_or(defaults.compaction_threshold);
+        if !(compaction_threshold > 0.0 && compaction_threshold <= 1.0) {
+            return Err(OptionsError::Invalid(format!(
+                "compactionThreshold must be in (0, 1], got {compaction_threshold}"
+            )));
+        }
+        let max_observation_chars = self
+            .max_tool_result_chars
+            .unwrap_or(defaults.max_observation_chars);
+        if max_observation_chars < 100 {
+            return Err(OptionsError::Invalid(format!(
+                "maxToolResultChars must be at least 100, got {max_observation_chars}"
+            )));
+        }
+        let price = self.price.or_else(|| {
+            provider
+                .model
+                .as_deref()
+                .and_then(super::prices::builtin_price)
+        });
         Ok(AgentConfig {
             provider: provider.describe(),
             system: self
@@ -203,7 +304,17 @@ impl AgentOptions {
                 .or_else(|| Some(DEFAULT_SYSTEM.to_string())),
             tools,
             budget: self.budget.over(defaults.budget),
-            price: self.price.unwrap_or_default(),
+            price: price.unwrap_or_default(),
+            guard: self.guard.over(defaults.guard)?,
+            compaction_threshold,
+            compaction_keep_recent: self
+                .compaction_keep_recent
+                .unwrap_or(defaults.compaction_keep_recent),
+            max_observation_chars,
+            max_consecutive_errors: self
+                .max_consecutive_errors
+                .unwrap_or(defaults.max_consecutive_errors)
+                .max(1),
             context_window: self.context_window.unwrap_or(match provider.kind {
                 ProviderKind::Local => 4096,
                 ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => 128_000,
@@ -213,6 +324,7 @@ impl AgentOptions {
                 ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => 4096,
             }),
             require_finish: self.require_finish,
+            finish_verifier,
             ..defaults
         })
     }

@@ -206,11 +206,20 @@ impl SessionService {
         }
     }
 
-    /// Copies `session` up to the end of `step` into a new session; returns its id.
-    pub async fn fork(&self, session: &str, step: u32) -> Result<String, ServiceError> {
+    /// Copies `session` up to the end of `step` of run `run` (the last run that has the step
+    /// when `None`) into a new session; returns its id.
+    pub async fn fork(
+        &self,
+        session: &str,
+        run: Option<u32>,
+        step: u32,
+    ) -> Result<String, ServiceError> {
         let records = self.store.load(session).await?;
         let forked_id = self.platform.new_session_id();
-        let forked = Agent::fork(&records, step, &forked_id)?;
+        let forked = match run {
+            Some(run) => Agent::fork_run(&records, run, step, &forked_id)?,
+            None => Agent::fork(&records, step, &forked_id)?,
+        };
         self.store
             .append(&forked_id, &forked, Durability::Strict)
             .await?;

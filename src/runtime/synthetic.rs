@@ -99,6 +99,7 @@ impl SyntheticSession {
                 }
                 Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Abort { .. }
                 | Effect::Finished(_) => {}
             }
@@ -147,6 +148,7 @@ pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
                 Effect::Persist(record) => records.push(record),
                 Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Abort { .. }
                 | Effect::Finished(_) => {}
             }

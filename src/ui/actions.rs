@@ -183,7 +183,9 @@ pub fn run_task(app: AppState, task: String) {
 /// Cancels the run on screen.
 pub fn cancel(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        handle.cancel();
+        if let Err(e) = handle.cancel() {
+            app.fail(format!("Could not cancel: {e}"));
+        }
     }
 }
 
@@ -194,7 +196,11 @@ pub fn continue_with_more_budget(app: AppState) {
     };
     spawn_local(async move {
         match ensure_open(app).await {
-            Ok(handle) => handle.extend_budget(budget.into()),
+            Ok(handle) => {
+                if let Err(e) = handle.extend_budget(budget.into()) {
+                    app.fail(format!("Could not continue: {e}"));
+                }
+            }
             Err(e) => app.fail(format!("Could not open the session: {e}")),
         }
     });
@@ -214,7 +220,18 @@ pub fn decide(app: AppState, call: String, approved: bool) {
 /// Writes the records storage refused before.
 pub fn retry_storage(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        handle.retry_storage();
+        if let Err(e) = handle.retry_storage() {
+            app.fail(format!("Could not retry: {e}"));
+        }
+    }
+}
+
+/// Sends the model call again after the provider was unreachable.
+pub fn retry_provider(app: AppState) {
+    if let Some(handle) = app.shown_handle() {
+        if let Err(e) = handle.retry_provider() {
+            app.fail(format!("Could not retry: {e}"));
+        }
     }
 }
 

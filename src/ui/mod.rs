@@ -12,6 +12,7 @@ mod key_banner;
 mod markdown_text;
 mod model_progress;
 mod playground;
+mod provider_banner;
 mod run_settings_form;
 mod session_list;
 mod session_toolbar;
@@ -30,6 +31,7 @@ mod timeline_entry;
 mod timeline_view;
 mod tool_call_card;
 mod transfer;
+mod verify_button;
 
 pub use approval_card::ApprovalCard;
 pub use playground::Playground;

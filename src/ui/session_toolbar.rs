@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::actions::{cancel, continue_with_more_budget};
 use super::state::{AppState, Role};
 use super::transfer::export;
+use super::verify_button::VerifyButton;
 
 /// Title and actions of the session on screen. Hooks: `session-title`, `cancel`,
 /// `continue-budget`, `export`.
@@ -61,6 +62,7 @@ pub fn SessionToolbar(
                 >
                     "Export"
                 </button>
+                <VerifyButton app/>
             </div>
         </div>
     }

@@ -3,11 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::actions::{cancel, decide, retry_storage, run_task};
+use super::actions::{cancel, decide, retry_provider, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
 use super::budget_meters::BudgetMeters;
 use super::follower_banner::FollowerBanner;
 use super::key_banner::KeyBanner;
+use super::provider_banner::ProviderBanner;
 use super::session_toolbar::SessionToolbar;
 use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
@@ -30,11 +31,13 @@ pub fn SessionView(
     let has_session = move || shown.id.with(Option::is_some);
     let in_flight = Signal::derive(move || shown.summary.with(|s| s.in_flight));
     let waiting = Signal::derive(move || shown.summary.with(|s| s.phase == RunPhase::CallingModel));
-    let on_fork = Callback::new(move |step: u32| fork(app, step));
+    let on_fork = Callback::new(move |(run, step): (u32, u32)| fork(app, run, step));
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
     let on_retry = Callback::new(move |()| retry_storage(app));
+    let on_retry_provider = Callback::new(move |()| retry_provider(app));
     let on_run = Callback::new(move |task: String| run_task(app, task));
+    // A follower tab shows the run read-only: its inputs would be refused.
     let read_only = Signal::derive(move || shown.role.get() == Role::Follower);
     let busy = Signal::derive(move || app.busy.get() || read_only.get());
     let jump = RwSignal::new(None::<usize>);
@@ -73,6 +76,7 @@ pub fn SessionView(
                 <FollowerBanner role=shown.role/>
                 <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
+                <ProviderBanner summary=shown.summary on_retry=on_retry_provider/>
                 <Show when=has_steps>
                     <StepJump timeline=shown.timeline jump/>
                 </Show>

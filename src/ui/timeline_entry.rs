@@ -14,7 +14,7 @@ pub fn TimelineEntry(
     /// Its position in the timeline.
     index: usize,
     /// Fork handler for step markers.
-    on_fork: Option<Callback<u32>>,
+    on_fork: Option<Callback<(u32, u32)>>,
     /// The session's latest run: only its steps can be forked.
     #[prop(into)]
     latest_run: Signal<u32>,
@@ -76,7 +76,7 @@ pub fn TimelineEntry(
 
 fn step_view(
     marker: StepMarker,
-    on_fork: Option<Callback<u32>>,
+    on_fork: Option<Callback<(u32, u32)>>,
     latest_run: Signal<u32>,
 ) -> impl IntoView {
     let StepMarker {
@@ -101,18 +101,24 @@ fn step_view(
     });
     let fork = on_fork.filter(|_| after.is_some()).map(|on_fork| {
         move || {
-            (latest_run.get() == run).then(|| {
-                view! {
-                    <button
-                        class="link fork"
-                        data-testid="fork"
-                        title="Copy the session up to the end of this step into a new session"
-                        on:click=move |_| on_fork.run(step)
-                    >
-                        "Fork from here"
-                    </button>
-                }
-            })
+            // Any step of any run can be forked; the latest run's steps say so plainly.
+            let title = if latest_run.get() == run {
+                "Copy the session up to the end of this step into a new session".to_string()
+            } else {
+                format!(
+                    "Copy the session up to the end of step {step} of run {run} into a new session"
+                )
+            };
+            view! {
+                <button
+                    class="link fork"
+                    data-testid="fork"
+                    title=title
+                    on:click=move |_| on_fork.run((run, step))
+                >
+                    "Fork from here"
+                </button>
+            }
         }
     });
     view! {

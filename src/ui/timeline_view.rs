@@ -29,7 +29,7 @@ pub fn TimelineView(
     /// Called with a step number when the user forks the session there; no fork buttons when
     /// absent.
     #[prop(optional)]
-    on_fork: Option<Callback<u32>>,
+    on_fork: Option<Callback<(u32, u32)>>,
     /// An item to bring into view (set by the step jump); cleared once taken.
     #[prop(optional)]
     jump: Option<RwSignal<Option<usize>>>,

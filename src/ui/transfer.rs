@@ -96,14 +96,14 @@ async fn import_file(app: AppState, file: web_sys::File) -> Result<String, Strin
         .map_err(|e| e.to_string())
 }
 
-/// Copies the session on screen up to the end of `step` into a new session and shows it (a
-/// run cut in the middle goes on from there).
-pub fn fork(app: AppState, step: u32) {
+/// Copies the session on screen up to the end of `step` of run `run` into a new session and
+/// shows it (a run cut in the middle goes on from there).
+pub fn fork(app: AppState, run: u32, step: u32) {
     let Some(session) = app.shown.id.get_untracked() else {
         return;
     };
     spawn_local(async move {
-        match fork_session(app, &session, step).await {
+        match fork_session(app, &session, run, step).await {
             Ok(forked) => {
                 refresh_sessions(app);
                 show_session(app, forked);
@@ -113,9 +113,9 @@ pub fn fork(app: AppState, step: u32) {
     });
 }
 
-async fn fork_session(app: AppState, session: &str, step: u32) -> Result<String, String> {
+async fn fork_session(app: AppState, session: &str, run: u32, step: u32) -> Result<String, String> {
     app.service()?
-        .fork(session, step)
+        .fork(session, Some(run), step)
         .await
         .map_err(|e| e.to_string())
 }

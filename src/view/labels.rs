@@ -42,6 +42,7 @@ pub fn rejection_label(rejection: Rejection) -> &'static str {
         Rejection::CutAtOutputLimit => "cut at the output limit",
         Rejection::OverBudget => "over the tool-call budget",
         Rejection::CompletionBlocked => "completion is still blocked",
+        Rejection::MalformedReply => "the reply was malformed",
     }
 }
 

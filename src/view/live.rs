@@ -43,6 +43,11 @@ impl LiveState {
                 | Event::CompletionRejected { .. }
                 | Event::StepFinished { .. }
                 | Event::BudgetExtended { .. }
+                | Event::ModelRetryScheduled { .. }
+                | Event::RunPaused { .. }
+                | Event::RunUnpaused
+                | Event::StopHookAsked { .. }
+                | Event::StopHookDecided { .. }
                 | Event::Suspended
                 | Event::Resumed => false,
             },

@@ -14,6 +14,7 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
         StopReason::NeedsHuman { reason } => json!({ "reason": reason }),
         StopReason::Completed
         | StopReason::VerifiedFinish
+        | StopReason::UnverifiedFinish
         | StopReason::OutputLimit
         | StopReason::Cancelled
         | StopReason::FatalError => Value::Null,
@@ -56,4 +57,13 @@ pub fn session_title(records: &[Record]) -> String {
             }
         })
         .unwrap_or_default()
+}
+
+/// A stop hook's proposal as the page gets it: `{ stopReason, explanation, finalText }`.
+pub fn stop_proposal_json(proposal: &crate::core::StopProposal) -> Value {
+    json!({
+        "stopReason": proposal.stop.code(),
+        "explanation": proposal.explanation,
+        "finalText": proposal.final_text,
+    })
 }

@@ -110,6 +110,11 @@ impl RunMeters {
                 self.spent.cost_usd = outcome.cost_usd;
             }
             Event::SessionStarted { .. }
+            | Event::ModelRetryScheduled { .. }
+            | Event::RunPaused { .. }
+            | Event::RunUnpaused
+            | Event::StopHookAsked { .. }
+            | Event::StopHookDecided { .. }
             | Event::UserMessage { .. }
             | Event::ModelCallStarted { .. }
             | Event::ModelReplied { .. }

@@ -183,6 +183,31 @@ impl Timeline {
             Event::ModelCallAbandoned { request } => {
                 self.purposes.remove(request);
             }
+            Event::ModelRetryScheduled { attempt, delay_ms } => self.add(TimelineItem::Note {
+                text: format!(
+                    "The reply was cut off; the call is sent again in {delay_ms} ms (resend {attempt})."
+                ),
+            }),
+            Event::RunPaused { message, .. } => self.add(TimelineItem::Note {
+                text: message.clone(),
+            }),
+            Event::StopHookAsked { .. } => self.add(TimelineItem::Note {
+                text: "The result is put to the page's stop hook.".to_string(),
+            }),
+            Event::StopHookDecided { verdict } => self.add(TimelineItem::Note {
+                text: match verdict {
+                    crate::core::StopVerdict::Allow => "The stop hook accepted the result.".into(),
+                    crate::core::StopVerdict::Block { reason } => {
+                        format!("The stop hook blocked completion: {reason}")
+                    }
+                    crate::core::StopVerdict::Failed { message } => {
+                        format!("The stop hook failed: {message}")
+                    }
+                },
+            }),
+            Event::RunUnpaused => self.add(TimelineItem::Note {
+                text: "Retrying the model provider; the run goes on.".to_string(),
+            }),
             Event::Compacted { summary, .. } => self.add(TimelineItem::Compaction {
                 summary: summary.clone(),
             }),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::custom_client;
+use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
 use super::tool_host::register_tool as register_js_tool;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
@@ -55,7 +56,11 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
         custom_client::offer(&resolved.session, complete);
     }
     let inner = service.launch(resolved).await.map_err(error)?;
-    Ok(AgentHandle { inner, service })
+    Ok(AgentHandle {
+        inner,
+        service,
+        stop_hook: StopHookSlot::default(),
+    })
 }
 
 /// Registers a tool the agent may call: `{ name, description, parameters, execute, permission,
@@ -104,6 +109,7 @@ pub async fn delete_session(session: String) -> Result<(), JsValue> {
 pub struct AgentHandle {
     inner: Rc<LiveSession>,
     service: Rc<SessionService>,
+    stop_hook: StopHookSlot,
 }
 
 #[wasm_bindgen]
@@ -155,8 +161,29 @@ impl AgentHandle {
     }
 
     /// Cancels the run in progress.
-    pub fn cancel(&self) {
-        self.inner.cancel();
+    pub fn cancel(&self) -> Result<(), JsValue> {
+        self.inner.cancel().map_err(error)
+    }
+
+    /// Sends the model call again after the run paused because the provider was unreachable.
+    #[wasm_bindgen(js_name = retryProvider)]
+    pub fn retry_provider(&self) -> Result<(), JsValue> {
+        self.inner.retry_provider().map_err(error)
+    }
+
+    /// Registers the stop hook: `async (proposal) => ({ ok: true }) | ({ block: true, reason })`,
+    /// asked before a run ends on an accepted completion; `null` removes it. Options:
+    /// `{ timeoutMs }` (30 000 by default); a hook that throws or times out is reported.
+    #[wasm_bindgen(js_name = onStop)]
+    pub fn on_stop(&self, hook: Option<js_sys::Function>, options: JsValue) {
+        let timeout_ms = js_sys::Reflect::get(&options, &"timeoutMs".into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .filter(|ms| ms.is_finite() && *ms >= 1.0)
+            .map_or(DEFAULT_STOP_HOOK_TIMEOUT_MS, |ms| {
+                ms.min(f64::from(u32::MAX)) as u32
+            });
+        self.stop_hook.set(&self.inner, hook, timeout_ms);
     }
 
     /// Approves a pending call (bound to the exact arguments it was asked about).
@@ -174,14 +201,13 @@ impl AgentHandle {
     #[wasm_bindgen(js_name = extendBudget)]
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
         let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
-        self.inner.extend_budget(options);
-        Ok(())
+        self.inner.extend_budget(options).map_err(error)
     }
 
     /// Writes the events storage refused (after space was freed).
     #[wasm_bindgen(js_name = retryStorage)]
-    pub fn retry_storage(&self) {
-        self.inner.retry_storage();
+    pub fn retry_storage(&self) -> Result<(), JsValue> {
+        self.inner.retry_storage().map_err(error)
     }
 
     /// Every persisted event of the session.
@@ -206,9 +232,9 @@ impl AgentHandle {
     }
 
     /// Copies the session up to the end of `step` into a new session; resolves to its id.
-    pub async fn fork(&self, step: u32) -> Result<String, JsValue> {
+    pub async fn fork(&self, step: u32, run: Option<u32>) -> Result<String, JsValue> {
         self.service
-            .fork(&self.inner.session, step)
+            .fork(&self.inner.session, run, step)
             .await
             .map_err(error)
     }
@@ -230,7 +256,7 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
         SessionEvent::Notice(notice) => notice.as_ref(),
     };
     Some(match notice {
-        Notice::Persisted(_) => return None,
+        Notice::Persisted(record) => return pause_status(&record.event),
         Notice::Delta(StreamDelta::Text(text)) => json!({"type": "delta", "text": text}),
         Notice::Delta(StreamDelta::Thinking(text)) => json!({"type": "thinking", "text": text}),
         Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. }) => {
@@ -249,4 +275,13 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
         Notice::StorageFailed(message) => json!({"type": "storage_failed", "message": message}),
         Notice::StorageRecovered => json!({"type": "storage_recovered"}),
     })
+}
+
+/// The status a persisted pause or its end gives the page, mirroring the storage ones.
+fn pause_status(event: &crate::core::Event) -> Option<Value> {
+    use crate::core::Event;
+    if let Event::RunPaused { message, .. } = event {
+        return Some(serde_json::json!({"type": "provider_unreachable", "message": message}));
+    }
+    matches!(event, Event::RunUnpaused).then(|| serde_json::json!({"type": "provider_recovered"}))
 }

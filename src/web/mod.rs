@@ -20,8 +20,11 @@ pub mod mcp_api;
 pub mod provider;
 pub mod remote_client;
 pub mod session_handle;
+pub mod stop_hook;
 pub mod timer;
 pub mod tool_host;
+pub mod verify_api;
+pub mod visibility;
 
 pub use http_stream::Timeouts;
 pub use local_client::{LoadProgress, LocalLoadOptions, LocalModel};

@@ -14,6 +14,7 @@ use super::locks::SessionLock;
 use super::log_channel;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
+use super::visibility::VisibilityWatch;
 use crate::ports::EventStore;
 use crate::runtime::options::HostToolSpec;
 use crate::runtime::{drive, Launch, LiveSession, Notice, Platform, SessionEvent};
@@ -54,6 +55,9 @@ impl Platform for TabPlatform {
             let complete = custom_client::take_offered(&session);
             let first_lock = SessionLock::try_acquire(&session).await.map_err(|e| e.0)?;
             let model = Rc::new(AnyModel::from_options(&launch.provider, complete)?);
+            if first_lock.is_some() {
+                live.holds_lock();
+            }
             announce_writes(&live);
             wasm_bindgen_futures::spawn_local(async move {
                 let lock = match first_lock {
@@ -72,8 +76,11 @@ impl Platform for TabPlatform {
                     }
                 };
                 live.became_writer();
+                // Hidden-tab time is not charged; the watch ends with the driver.
+                let visibility = VisibilityWatch::start(&live);
                 let tools = Rc::new(JsToolHost::new(&session));
                 drive(launch, model, store, tools, Rc::new(BrowserClock)).await;
+                drop(visibility);
                 lock.release().await;
             });
             Ok(())

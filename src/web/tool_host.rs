@@ -18,6 +18,12 @@ extern "C" {
     fn host_register_tool(spec: &JsValue, replace: bool) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(js_name = hostListTools, catch)]
     fn host_list_tools() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(js_name = hostRunStopHook, catch)]
+    fn host_run_stop_hook(
+        hook: &js_sys::Function,
+        proposal_json: &str,
+        timeout_ms: f64,
+    ) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(js_name = hostCallTool, catch)]
     fn host_call_tool(
         name: &str,
@@ -25,6 +31,7 @@ extern "C" {
         call_id: &str,
         session: &str,
         approved: bool,
+        idempotency_key: &str,
         signal: &web_sys::AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 }
@@ -48,6 +55,26 @@ pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
         name: "TypeError".into(),
         message: format!("tool list: {e}"),
     })
+}
+
+/// Puts a proposal to the page's stop hook; the verdict, a failure when anything went wrong.
+pub async fn run_stop_hook(
+    hook: &js_sys::Function,
+    proposal: &crate::core::StopProposal,
+    timeout_ms: u32,
+) -> crate::core::StopVerdict {
+    use crate::core::StopVerdict;
+    let json = crate::view::public::stop_proposal_json(proposal).to_string();
+    let failed = |message: String| StopVerdict::Failed { message };
+    let promise = match host_run_stop_hook(hook, &json, f64::from(timeout_ms)) {
+        Ok(promise) => promise,
+        Err(e) => return failed(JsFailure::from_js(&e).to_string()),
+    };
+    match JsFuture::from(promise).await {
+        Ok(text) => serde_json::from_str(&text.as_string().unwrap_or_default())
+            .unwrap_or_else(|e| failed(format!("unreadable stop hook answer: {e}"))),
+        Err(e) => failed(JsFailure::from_js(&e).to_string()),
+    }
 }
 
 /// Runs tools in the page's registry for one session.
@@ -88,6 +115,7 @@ impl ToolHost for JsToolHost {
             &invocation.call,
             &self.session,
             invocation.approved,
+            &invocation.idempotency_key,
             &abort.signal(),
         ) {
             Ok(promise) => promise,

@@ -60,6 +60,7 @@ pub fn config() -> AgentConfig {
             tabloop::core::todo_tool(),
             tabloop::core::finish_tool(),
         ],
+        finish_verifier: true,
         budget: BudgetLimits {
             max_steps: Some(50),
             max_tool_calls: Some(200),

@@ -38,6 +38,7 @@ pub fn agent_log() -> Vec<Record> {
                 Effect::CallModel { .. }
                 | Effect::CallTool(_)
                 | Effect::AskApproval { .. }
+                | Effect::AskStopHook(_)
                 | Effect::Abort { .. }
                 | Effect::Finished(_) => {}
             }

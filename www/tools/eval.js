@@ -38,6 +38,21 @@ function sandboxError(message) {
 }
 
 /**
+ * The error a failed run becomes at the tool boundary: a thrown exception, a timeout or a reset
+ * sandbox is a failed call (so the loop's error breaker and repeated-error detector see it), with
+ * the console output that came before it kept in the message.
+ */
+function evalFailure(result) {
+  const error = new Error(result.error.message || 'the code failed without a message');
+  error.name = result.error.name || 'Error';
+  error.code = error.name === 'TimeoutError' ? 'timeout' : 'eval_error';
+  const lines = result.console.map((entry) => `[${entry.level}] ${entry.text}`);
+  if (lines.length) error.message += `\nconsole output before the failure:\n${lines.join('\n')}`;
+  if (result.note) error.message += `\n(${result.note})`;
+  return error;
+}
+
+/**
  * Creates a sandbox controller. Nothing is loaded until the first `run`.
  * @param {{
  *   sandboxUrl?: string|URL, workerUrl?: string|URL, document?: Document,
@@ -275,7 +290,9 @@ export function evalTool(options = {}) {
     async execute(args, ctx) {
       if (args === null || typeof args !== 'object' || typeof args.code !== 'string') throw new TypeError("'code' must be a string");
       sandbox ??= createSandbox();
-      return sandbox.run(args.code, { timeoutMs, maxOutputChars, signal: ctx?.signal });
+      const result = await sandbox.run(args.code, { timeoutMs, maxOutputChars, signal: ctx?.signal });
+      if (result.error) throw evalFailure(result);
+      return result;
     },
     get sandbox() {
       return sandbox;

@@ -130,7 +130,7 @@ export function createRegistry() {
      * `ctx.signal` aborts or when the tool's `timeoutMs` passes.
      * @param {string} name
      * @param {object} args
-     * @param {{signal?: AbortSignal, callId?: string, session?: string}} [ctx]
+     * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string}} [ctx]
      */
     async callTool(name, args, ctx = {}) {
       const spec = typeof name === 'string' ? tools.get(name) : undefined;
@@ -168,6 +168,9 @@ export function createRegistry() {
         session: typeof ctx?.session === 'string' ? ctx.session : '',
         // A human approved this call (or its scope, e.g. its host) through the runtime.
         approved: ctx?.approved === true,
+        // The same for every attempt of this call (`session:run:call`), for services that
+        // deduplicate requests after a crash re-ran the call.
+        idempotencyKey: typeof ctx?.idempotencyKey === 'string' ? ctx.idempotencyKey : '',
       });
       const running = Promise.resolve()
         .then(() => spec.execute(safeArgs, toolCtx))

@@ -148,6 +148,10 @@ pub struct AgentConfig {
     pub max_output_recoveries: u32,
     /// A final answer is accepted only after the `finish` tool's verifier passed.
     pub require_finish: bool,
+    /// The host has a verifier for `finish`. Without one a `finish` call is not sent to the host:
+    /// the core records it as a claim nobody checked and ends the run as `unverified_finish`.
+    #[serde(default)]
+    pub finish_verifier: bool,
     /// The model's context window in tokens.
     pub context_window: u64,
     /// Compact when the projected context exceeds this share of the window.
@@ -177,6 +181,7 @@ impl Default for AgentConfig {
             max_completion_blocks: 8,
             max_output_recoveries: 3,
             require_finish: false,
+            finish_verifier: false,
             context_window: 8192,
             compaction_threshold: 0.8,
             compaction_keep_recent: 6,

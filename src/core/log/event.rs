@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 use super::budget::{BudgetLimits, Ledger};
 use super::config::AgentConfig;
 use super::guard::{Detector, EvidenceDelta};
-use super::outcome::{CallPurpose, InterruptCause, Rejection, RunOutcome, TransitionReason};
+use super::outcome::{
+    CallPurpose, InterruptCause, PauseReason, Rejection, RunOutcome, StopProposal, StopVerdict,
+    TransitionReason,
+};
 use crate::protocol::{ModelError, ModelReply};
 
 /// Version of the event schema written by this build. Logs with a newer version are refused.
@@ -83,6 +86,34 @@ pub enum Event {
         request: u64,
         /// What went wrong (a partial reply is kept inside).
         error: ModelError,
+    },
+    /// A failed call is sent again within the same step after `delay_ms`; its partial reply,
+    /// if any, was dropped from the context.
+    ModelRetryScheduled {
+        /// Resend number within this step, from 1.
+        attempt: u32,
+        /// Wait before sending, in milliseconds.
+        delay_ms: u64,
+    },
+    /// The run waits for a person (it has not ended; the step stays open). Time while paused is
+    /// not charged.
+    RunPaused {
+        /// Why.
+        reason: PauseReason,
+        /// What the person is told.
+        message: String,
+    },
+    /// A person asked to go on after a pause.
+    RunUnpaused,
+    /// A completion the core accepted is put to the page's stop hook.
+    StopHookAsked {
+        /// What would end the run.
+        proposal: StopProposal,
+    },
+    /// The stop hook answered (or failed).
+    StopHookDecided {
+        /// Its answer.
+        verdict: StopVerdict,
     },
     /// An in-flight model call was given up (cancel, reload, budget).
     ModelCallAbandoned {

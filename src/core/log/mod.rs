@@ -17,5 +17,6 @@ pub use event::{Event, Millis, Record, SCHEMA_VERSION};
 pub use guard::{Detector, EvidenceDelta};
 pub use handoff::HandoffReport;
 pub use outcome::{
-    CallPurpose, HumanReason, InterruptCause, Rejection, RunOutcome, StopReason, TransitionReason,
+    CallPurpose, HumanReason, InterruptCause, PauseReason, Rejection, RunOutcome, StopProposal,
+    StopReason, StopVerdict, TransitionReason,
 };

@@ -45,6 +45,45 @@ pub enum HumanReason {
         /// The blockers of the last rejection.
         blockers: Vec<String>,
     },
+    /// The page's stop hook kept blocking completion.
+    StopHookBlocked {
+        /// The reason of the last block.
+        reason: String,
+    },
+    /// The page's stop hook threw, timed out or is missing, so nobody decided the proposal.
+    StopHookFailed {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// A completion the core accepted, put to the page's stop hook before the run ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopProposal {
+    /// How the run would end.
+    pub stop: StopReason,
+    /// The sentence the outcome would carry.
+    pub explanation: String,
+    /// The final answer or finish summary.
+    pub final_text: Option<String>,
+}
+
+/// What the page's stop hook answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopVerdict {
+    /// The run may end.
+    Allow,
+    /// Not done: the reason goes to the model and the run continues.
+    Block {
+        /// What the model is told.
+        reason: String,
+    },
+    /// The hook threw, timed out or is missing.
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// How a run ended.
@@ -55,6 +94,8 @@ pub enum StopReason {
     Completed,
     /// The finish tool's verifier passed.
     VerifiedFinish,
+    /// The model called `finish` but no verifier is registered, so nothing checked the claim.
+    UnverifiedFinish,
     /// A budget ran out.
     BudgetExhausted {
         /// Which one.
@@ -89,6 +130,7 @@ impl StopReason {
         match self {
             StopReason::Completed => "completed",
             StopReason::VerifiedFinish => "verified_finish",
+            StopReason::UnverifiedFinish => "unverified_finish",
             StopReason::BudgetExhausted { .. } => "budget_exhausted",
             StopReason::NoProgress { .. } => "no_progress",
             StopReason::ConsecutiveErrors { .. } => "consecutive_errors",
@@ -119,6 +161,17 @@ pub struct RunOutcome {
     pub handoff: Option<HandoffReport>,
 }
 
+/// Why a run waits for a person before it goes on (it has not ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PauseReason {
+    /// The model provider kept failing in a way that may pass; retrying resends the call.
+    ProviderUnreachable {
+        /// What the failed call was for.
+        purpose: CallPurpose,
+    },
+}
+
 /// What a model call was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -147,6 +200,8 @@ pub enum Rejection {
     OverBudget,
     /// `finish` was called while the completion check still fails.
     CompletionBlocked,
+    /// The reply was neither a tool call nor a final answer in the required format.
+    MalformedReply,
 }
 
 /// Why a started tool call has no result.

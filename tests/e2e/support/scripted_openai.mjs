@@ -1,5 +1,6 @@
 // A scripted OpenAI-compatible Chat Completions server on loopback for end-to-end tests: each
-// request takes the next scripted reply (text, tool calls, or 'hold' = never answer). CORS-enabled.
+// request takes the next scripted reply (text, tool calls, 'hold' = never answer, or 'cut' = some
+// text, then the connection drops). CORS-enabled.
 import http from 'node:http';
 
 function sse(res, chunks) {
@@ -64,6 +65,12 @@ export async function scriptedOpenAi() {
         res.writeHead(500, { 'access-control-allow-origin': '*' }).end('{"error":{"message":"script exhausted"}}');
       } else if (next === 'hold') {
         held.push(res);
+      } else if (next === 'cut' || next.cut !== undefined) {
+        // Some text, then the connection drops: no finish reason, no [DONE].
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'access-control-allow-origin': '*' });
+        const text = next.cut ?? 'partial answer that will be cut';
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: text } }] })}\n\n`);
+        setTimeout(() => res.destroy(), 50);
       } else {
         sse(res, replyChunks(next));
       }

@@ -10,7 +10,8 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 /** Starts the site; fails clearly when the release build is missing. */
 export async function serveSite(options = {}) {
-  const dist = path.join(repo, 'dist');
+  // TABLOOP_DIST points at another build (e.g. to run a new test against an older build).
+  const dist = process.env.TABLOOP_DIST ?? path.join(repo, 'dist');
   if (!fs.existsSync(path.join(dist, 'tabloop_bg.wasm'))) {
     throw new Error('dist/ is missing: run `trunk build --release --public-url ./` (scripts/test.sh does)');
   }
