@@ -154,11 +154,12 @@ fn model_and_tool_output_that_looks_like_markup_stays_text() {
             .is_none(),
         "no element was made from model or tool output"
     );
+    // Model text is rendered as markdown, where raw HTML is shown as text.
     let assistant = timeline
-        .query_selector("[data-kind=assistant] .text")
+        .query_selector("[data-kind=assistant] .md")
         .unwrap()
         .unwrap();
-    assert_eq!(assistant.text_content().unwrap(), hostile);
+    assert_eq!(assistant.text_content().unwrap().trim(), hostile);
     let result = timeline
         .query_selector("[data-testid=tool-result]")
         .unwrap()
