@@ -332,6 +332,9 @@ export function benchCoreStep(events: number, samples: number): number;
 /** The JSON-lines log of a finished synthetic session with at least `events` records, for
  *  importSession (benchmarks of opening and listing large sessions). */
 export function benchSessionLog(events: number, session: string): string;
+/** The JSON-lines log of session `session` with one completed run per text of `texts` (a JSON
+ *  array of strings), for importSession (tests of how model text is rendered). */
+export function benchRepliesLog(session: string, texts: string): string;
 
 // ---- MCP client ----
 

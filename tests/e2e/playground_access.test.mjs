@@ -157,7 +157,9 @@ test('a follower tab is read-only with a banner while the writer runs', async ()
     const session = await writer.getAttribute('[data-testid=session-item]', 'data-session');
 
     const follower = await openPlayground(context, site);
-    // The second tab opens on the running session with its settings folded.
+    // The second tab opens on the running session (following it, or asking for its key) with
+    // its settings folded; wait for that before unfolding them.
+    await follower.waitForSelector('[data-testid=follower-banner], [data-testid=key-needed]', { timeout: 20_000 });
     if (!(await follower.isVisible('[data-testid=provider-kind]'))) await follower.click('.settings summary');
     await useMock(follower, mock);
     await follower.click(`[data-testid=session-item][data-session="${session}"]`);
