@@ -4,44 +4,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite } from './support/site.mjs';
+import { startEmbedSuite, stopEmbedSuite, openEmbed, waitFor } from './support/embed.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
 
 const KEY = 'sk-e2e-SECRET-0123456789';
 let site;
 let browser;
 
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-});
+before(async () => ({ site, browser } = await startEmbedSuite()));
+after(() => stopEmbedSuite({ site, browser }));
 
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-async function openEmbed(context) {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${site.url}/embed.html`);
-  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
-  return page;
-}
+const open = (context) => openEmbed(context, site);
 
 function provider(mock) {
   return { kind: 'openai', baseUrl: mock.url, apiKey: KEY, model: 'scripted' };
 }
 
-async function waitFor(predicate, ms, what) {
-  const start = Date.now();
-  while (Date.now() - start < ms) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test('a run uses the real vfs tool, persists every event and ends with a structured outcome', async () => {
   const mock = await scriptedOpenAi();
@@ -52,7 +30,7 @@ test('a run uses the real vfs tool, persists every event and ends with a structu
       { calls: [{ id: 'r1', name: 'vfs', args: { op: 'read', path: '/notes.txt' } }] },
       { text: 'The file says alpha and beta.' },
     );
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async ({ provider }) => {
       const agent = await tabloop.createAgent({ session: 'run-1', provider, tools: ['vfs', 'todo', 'finish'] });
       const seen = [];
@@ -114,7 +92,7 @@ test('an ask tool waits for approval and the approved call runs', async () => {
       { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/a.txt', content: 'x' } }] },
       { text: 'written' },
     );
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async ({ provider }) => {
       const agent = await tabloop.createAgent({ session: 'ask-1', provider, tools: ['vfs'], permissions: { vfs: 'ask' } });
       const approvals = [];
@@ -147,7 +125,7 @@ test('a reload in the middle of a run resumes it with no event lost', async () =
       { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/r.txt', content: 'kept' } }] },
       'hold',
     );
-    const page = await openEmbed(context);
+    const page = await open(context);
     await page.evaluate(async ({ provider }) => {
       const agent = await tabloop.createAgent({ session: 'reload-1', provider, tools: ['vfs'] });
       agent.run('write r.txt and report');
@@ -197,7 +175,7 @@ test('a tool the page registers runs, and a log from a newer build is refused on
   const context = await browser.newContext();
   try {
     mock.script.push({ calls: [{ id: 'c1', name: 'add', args: { a: 2, b: 40 } }] }, { text: '42' });
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async ({ provider }) => {
       await tabloop.registerTool({
         name: 'add',
@@ -233,7 +211,7 @@ test('a tool the page registers runs, and a log from a newer build is refused on
 test('the local model in the tab takes a step whose tool call the loop executes', { timeout: 300_000 }, async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const started = Date.now();
     const result = await page.evaluate(async () => {
       await tabloop.registerTool({
@@ -282,11 +260,11 @@ test('one writer per session across tabs: a follower takes over when the writer 
   const context = await browser.newContext();
   try {
     mock.script.push({ text: 'first' }, { text: 'second, from the other tab' });
-    const writer = await openEmbed(context);
+    const writer = await open(context);
     await writer.evaluate(async ({ provider }) => {
       window.agent = await tabloop.createAgent({ session: 'tabs-1', provider, tools: [] });
     }, { provider: provider(mock) });
-    const follower = await openEmbed(context);
+    const follower = await open(context);
     const status = await follower.evaluate(async () => {
       window.statuses = [];
       window.seen = [];

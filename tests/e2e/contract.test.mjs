@@ -3,50 +3,28 @@
 // tab time, eval failures, the idempotency key a tool sees, and inputs given to a follower tab.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite } from './support/site.mjs';
+import { startEmbedSuite, stopEmbedSuite, openEmbed, waitFor } from './support/embed.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
 
 let site;
 let browser;
 
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-});
+before(async () => ({ site, browser } = await startEmbedSuite()));
+after(() => stopEmbedSuite({ site, browser }));
 
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-async function openEmbed(context) {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${site.url}/embed.html`);
-  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
-  return page;
-}
+const open = (context) => openEmbed(context, site);
 
 function provider(mock) {
   return { kind: 'openai', baseUrl: mock.url, apiKey: 'sk-test', model: 'scripted' };
 }
 
-async function waitFor(predicate, ms, what) {
-  const start = Date.now();
-  while (Date.now() - start < ms) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Runs `fn` with a fresh context, page and scripted provider. */
 async function withPage(fn) {
   const mock = await scriptedOpenAi();
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     return await fn(page, mock, context);
   } finally {
     await context.close();
@@ -230,13 +208,13 @@ test('a follower tab refuses inputs instead of queueing them for a takeover', as
   const context = await browser.newContext();
   try {
     mock.script.push('hold');
-    const writer = await openEmbed(context);
+    const writer = await open(context);
     await writer.evaluate(async ({ provider }) => {
       window.agent = await tabloop.createAgent({ session: 'follow-1', provider, tools: [] });
       window.agent.run('long task');
     }, { provider: provider(mock) });
     await waitFor(() => mock.requests.length === 1, 10_000, 'the writer model call');
-    const follower = await openEmbed(context);
+    const follower = await open(context);
     const refused = await follower.evaluate(async () => {
       window.agent = await tabloop.createAgent({ session: 'follow-1' });
       window.done = new Promise((resolve) => window.agent.onStatus((s) => s.type === 'finished' && resolve(s.outcome)));

@@ -4,28 +4,17 @@
 // recorded; a resumed session needs the function again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite } from './support/site.mjs';
+import { startEmbedSuite, stopEmbedSuite, openEmbed } from './support/embed.mjs';
 import { installScriptedModel } from './support/page_model.mjs';
 
 let site;
 let browser;
 
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-});
+before(async () => ({ site, browser } = await startEmbedSuite()));
+after(() => stopEmbedSuite({ site, browser }));
 
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-async function openEmbed(context) {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${site.url}/embed.html`);
-  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+async function open(context) {
+  const page = await openEmbed(context, site);
   await installScriptedModel(page);
   return page;
 }
@@ -33,7 +22,7 @@ async function openEmbed(context) {
 test('a streaming custom provider runs a tool loop with usage, cost and the Chat Completions request', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async () => {
       const model = scriptedProvider([
         { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/a.txt', content: 'hello' } }] },
@@ -81,7 +70,7 @@ test('a streaming custom provider runs a tool loop with usage, cost and the Chat
 test('a custom provider may answer with one ChatCompletion; bad tool arguments become an is_error observation', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async () => {
       const model = scriptedProvider([
         { calls: [{ id: 'bad', name: 'vfs', rawArgs: '{"op": "read", "path": ' }] },
@@ -105,7 +94,7 @@ test('a custom provider may answer with one ChatCompletion; bad tool arguments b
 test('a reply that is not a ChatCompletion ends the run with a recorded error; a throwing provider too', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async () => {
       const out = {};
       for (const [name, complete] of [
@@ -131,7 +120,7 @@ test('a reply that is not a ChatCompletion ends the run with a recorded error; a
 test('cancel aborts the signal the provider was given, even when it never answers', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async () => {
       let aborted = null;
       let called;
@@ -158,7 +147,7 @@ test('cancel aborts the signal the provider was given, even when it never answer
 test('a custom session resumed after a reload needs the provider again, with a clear error', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     await page.evaluate(async () => {
       const model = scriptedProvider([{ text: 'first answer' }], { stream: true });
       const agent = await tabloop.createAgent({ session: 'custom-resume', provider: { kind: 'custom', model: 'page-model', complete: model.complete }, tools: [] });
@@ -199,7 +188,7 @@ test('a custom session resumed after a reload needs the provider again, with a c
 test('figures: loop time per step with an instant custom provider (printed, not asserted)', async () => {
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const figures = await page.evaluate(async () => {
       const steps = 20;
       const replies = Array.from({ length: steps - 1 }, (_, i) => ({ calls: [{ id: `t${i}`, name: 'vfs', args: { op: 'write', path: `/f${i}.txt`, content: `item ${i}` } }] }));

@@ -5,29 +5,18 @@
 // drift, cancellation, timeouts, a vanished server, and cursor pagination.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite } from './support/site.mjs';
+import { startEmbedSuite, stopEmbedSuite, openEmbed } from './support/embed.mjs';
 import { installScriptedModel } from './support/page_model.mjs';
 import { startMcpServer } from './support/mcp_server.mjs';
 
 let site;
 let browser;
 
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-});
+before(async () => ({ site, browser } = await startEmbedSuite()));
+after(() => stopEmbedSuite({ site, browser }));
 
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
-
-async function openEmbed(context) {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${site.url}/embed.html`);
-  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
+async function open(context) {
+  const page = await openEmbed(context, site);
   await installScriptedModel(page);
   return page;
 }
@@ -36,7 +25,7 @@ test('connectMcp registers the server tools; a run calls them with approval, err
   const mcp = await startMcpServer({ token: 'e2e-token' });
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async ({ url }) => {
       const connection = await tabloop.connectMcp({ name: 'srv', url, headers: { authorization: 'Bearer e2e-token' } });
       const model = scriptedProvider([
@@ -103,7 +92,7 @@ test('a changed tool definition (list_changed) needs approval again; accept() or
   const mcp = await startMcpServer();
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     await page.evaluate(async ({ url }) => {
       window.conn = await tabloop.connectMcp({ name: 'drift', url, permission: 'allow' });
       window.changes = [];
@@ -150,7 +139,7 @@ test('cancel reaches the server, a silent server times out, and a vanished serve
   const mcp = await startMcpServer();
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const cancelled = await page.evaluate(async ({ url }) => {
       await tabloop.connectMcp({ name: 'c', url, permission: 'allow' });
       const model = scriptedProvider([{ calls: [{ id: 's', name: 'mcp__c__slow', args: { ms: 60000 } }] }], { stream: true });
@@ -198,7 +187,7 @@ test('tools/list is followed across cursor pages; bad options are refused clearl
   const mcp = await startMcpServer({ paged: true });
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     const result = await page.evaluate(async ({ url }) => {
       const connection = await tabloop.connectMcp({ name: 'pages', url });
       const errors = [];
@@ -226,7 +215,7 @@ test('a server that forgot the session (404) gets a new one; the call is sent on
   const mcp = await startMcpServer();
   const context = await browser.newContext();
   try {
-    const page = await openEmbed(context);
+    const page = await open(context);
     await page.evaluate(async ({ url }) => {
       window.conn = await tabloop.connectMcp({ name: 're', url, permission: 'allow' });
     }, { url: mcp.url });
