@@ -1,20 +1,13 @@
 //! Loop scenarios: completion proposals, the finish verifier, todos, output-token recovery,
 //! consecutive errors and cancellation — each asserting the whole event sequence.
 
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{Effect, Event, Input, InputError, StopReason, TransitionReason};
-use tabloop::protocol::Message;
+use tabloop::core::TransitionReason;
 
 #[test]
 fn a_final_answer_with_no_tool_call_completes_the_run() {

@@ -1,20 +1,13 @@
 //! Tool scenarios: parallel and sequential execution, results in call order, invalid calls never
 //! executed, and approvals bound to the exact arguments.
 
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{args_hash, Effect, Event, Input, InputError, Rejection};
-use tabloop::protocol::{Message, ToolCall};
+use tabloop::core::{args_hash, Rejection};
 
 fn rejections(h: &Harness) -> Vec<(String, Rejection)> {
     h.events()

@@ -10,12 +10,9 @@
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{
-    parse_jsonl, to_jsonl, verify_replay, Agent, Effect, Event, Input, Record, StopVerdict,
-};
+use tabloop::core::{parse_jsonl, to_jsonl, verify_replay, Agent, Record, StopVerdict};
 
 fn runaway() -> Vec<Record> {
     let mut h = Harness::new(config());
