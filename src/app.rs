@@ -22,6 +22,7 @@ use crate::web::session_handle::TabPlatform;
 thread_local! {
     static SERVICE: Rc<SessionService> = {
         let store = Rc::new(IdbStore::default());
+        store.warm();
         let platform = Rc::new(TabPlatform::new(store.clone()));
         Rc::new(SessionService::new(store, platform))
     };
@@ -57,6 +58,9 @@ pub fn provide_services() {
 /// Hands the session service to the JS API and, in the playground build, mounts the
 /// playground. The library package is built without it and only exports the API.
 pub fn start() {
+    // The first open waits on the tool registry's modules and the database connection: both
+    // start loading now, while the page finishes loading.
+    crate::web::tool_host::preload_tools();
     crate::web::api::install(session_service());
     #[cfg(feature = "playground")]
     mount_playground();

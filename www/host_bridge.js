@@ -8,18 +8,54 @@ function base() {
   return globalThis.TABLOOP_BASE ?? document.baseURI;
 }
 
-/** The registry module, with the built-in tools registered once. */
+/** The registry module, with the built-in tools registered once. A failed load is not kept:
+ * the next use tries again. */
 function registry() {
-  registryPromise ??= (async () => {
-    // A bundled package provides the module itself (see www/package/index.js).
-    const provided = globalThis.TABLOOP_MODULES?.['www/tools/registry.js'];
-    const module = await (provided ? provided() : import(new URL('www/tools/registry.js', base()).href));
-    for (const spec of module.builtinTools()) {
-      if (!module.getTool(spec.name)) module.registerTool(spec);
-    }
-    return module;
-  })();
+  if (registryPromise === undefined) {
+    const loading = (async () => {
+      // A bundled package provides the module itself (see www/package/index.js).
+      const provided = globalThis.TABLOOP_MODULES?.['www/tools/registry.js'];
+      const module = await (provided ? provided() : import(new URL('www/tools/registry.js', base()).href));
+      for (const spec of module.builtinTools()) {
+        if (!module.getTool(spec.name)) module.registerTool(spec);
+      }
+      return module;
+    })();
+    registryPromise = loading;
+    loading.catch(() => {
+      if (registryPromise === loading) registryPromise = undefined;
+    });
+  }
   return registryPromise;
+}
+
+/**
+ * The registry's whole module graph. Imported one by one it is a waterfall three fetches deep;
+ * the preload asks for every module at once. tests/e2e/preload_list.test.mjs checks that this
+ * list is the graph.
+ */
+export const REGISTRY_MODULES = [
+  'www/tools/registry.js',
+  'www/tools/vfs.js',
+  'www/tools/eval.js',
+  'www/tools/http_fetch.js',
+  'www/tools/vfs_path.js',
+  'www/tools/vfs_store.js',
+  'www/tools/url_policy.js',
+];
+
+/**
+ * Starts loading the registry (tens of milliseconds of module fetches) when the wasm module
+ * starts, so the first `createAgent` does not wait for it. Never rejects; a failure is met
+ * again, and reported, on first use.
+ */
+export function hostPreloadTools() {
+  if (!globalThis.TABLOOP_MODULES?.['www/tools/registry.js']) {
+    for (const path of REGISTRY_MODULES.slice(1)) {
+      import(new URL(path, base()).href).catch(() => {});
+    }
+  }
+  registry().catch(() => {});
 }
 
 /** Registers a page's tool; resolves to its description (without `execute`). */

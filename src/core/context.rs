@@ -14,6 +14,7 @@ and brief. Answer with the summary only.";
 /// The conversation of a session, with an optional summary standing for compacted turns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
+    #[serde(with = "super::compact_messages")]
     messages: Vec<Message>,
     summary: Option<String>,
     first_live: usize,

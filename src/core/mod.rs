@@ -6,6 +6,7 @@
 mod agent;
 mod batch;
 mod budget;
+mod compact_messages;
 mod completion;
 mod context;
 mod decide;

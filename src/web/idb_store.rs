@@ -25,6 +25,8 @@ extern "C" {
         index: JsValue,
     ) -> Result<JsValue, JsValue>;
 
+    #[wasm_bindgen(js_name = warm)]
+    fn js_warm(db: &str);
     #[wasm_bindgen(catch, js_name = load)]
     async fn js_load(db: &str, session: &str) -> Result<JsValue, JsValue>;
 
@@ -108,6 +110,11 @@ impl IdbStore {
             db_name: db_name.into(),
             digests: DigestCache::default(),
         }
+    }
+
+    /// Starts opening the database connection so the first operation does not wait for it.
+    pub fn warm(&self) {
+        js_warm(&self.db_name);
     }
 
     /// The database name.

@@ -18,6 +18,8 @@ extern "C" {
     fn host_register_tool(spec: &JsValue, replace: bool) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(js_name = hostListTools, catch)]
     fn host_list_tools() -> Result<js_sys::Promise, JsValue>;
+    #[wasm_bindgen(js_name = hostPreloadTools)]
+    fn host_preload_tools();
     #[wasm_bindgen(js_name = hostRunStopHook, catch)]
     fn host_run_stop_hook(
         hook: &js_sys::Function,
@@ -42,6 +44,11 @@ pub async fn register_tool(spec: &JsValue, replace: bool) -> Result<JsValue, JsF
     JsFuture::from(promise)
         .await
         .map_err(|e| JsFailure::from_js(&e))
+}
+
+/// Starts loading the JS tool registry in the background (call once when the module starts).
+pub fn preload_tools() {
+    host_preload_tools();
 }
 
 /// Every registered tool's spec.

@@ -233,6 +233,11 @@ export async function append(db, session, records, durability, index) {
   return indexed;
 }
 
+/** Opens the connection ahead of first use (opening costs milliseconds); never rejects. */
+export function warm(db) {
+  connection(db).catch(() => {});
+}
+
 /** The whole log of a session as an array of json strings, ordered by seq. */
 export async function load(db, session) {
   const tx = await transaction(db, [RECORDS], 'readonly');
