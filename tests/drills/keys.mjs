@@ -1,10 +1,11 @@
-// Keys: sessions run with an API key, including a provider that echoes the key back in a 401
+// Keys: sessions run with an API key (through the API and typed into the playground), including a provider that echoes the key back in a 401
 // error and in an SSE error event (as real providers do: "Incorrect API key provided: sk-…").
 // Afterwards the key must appear 0 times in IndexedDB, localStorage, exports, errors and
 // outcomes, console output, and any request except the provider's auth header.
 import crypto from 'node:crypto';
 import { launchBrowser } from '../e2e/support/browser.mjs';
 import { scriptedOpenAi } from '../e2e/support/scripted_openai.mjs';
+import { openPlayground } from '../e2e/support/playground.mjs';
 import { drillPage, runInPage } from './page.mjs';
 
 const count = (text, key) => String(text).split(key).length - 1;
@@ -40,6 +41,20 @@ export async function keysDrill({ site, figures }) {
       const r = await runInPage(page, { session, provider, tools: ['vfs', 'effect'] }, 'write k.txt', { approvals: 'approve' });
       outcomes.push(r);
     }
+    // The same key typed into the playground's settings for a run, then a reload.
+    const ui = await openPlayground(context, site);
+    ui.on('console', (m) => consoleText.push(m.text()));
+    await ui.selectOption('[data-testid=provider-kind]', 'openai');
+    await ui.fill('[data-testid=base-url]', mock.url);
+    await ui.fill('[data-testid=api-key]', key);
+    await ui.fill('[data-testid=model-name]', 'drill');
+    await ui.fill('[data-testid=task]', 'say done');
+    await ui.click('[data-testid=run]');
+    await ui.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    await ui.reload();
+    await ui.waitForSelector('h1');
+    const uiText = await ui.evaluate(() => document.documentElement.outerHTML);
+    await ui.close();
     const sent = mock.requests.filter((r) => r.headers.authorization === `Bearer ${key}`).length;
     const stored = await page.evaluate(async () => {
       const dump = [];
@@ -68,9 +83,10 @@ export async function keysDrill({ site, figures }) {
     });
     const errors = outcomes.map((o) => JSON.stringify([o.end, o.statuses])).join('\n');
     const echoed = outcomes[1].events.find((e) => e.type === 'model_failed');
-    figures.add('keys', 'provider requests that carried the key', sent, { min: 4 }, `${stored.sessions} sessions exported`);
+    figures.add('keys', 'provider requests that carried the key', sent, { min: 5 }, `${stored.sessions} sessions exported (four through the API, one typed into the playground)`);
     figures.add('keys', 'key in IndexedDB', count(stored.idb, key), { eq: 0 });
     figures.add('keys', 'key in localStorage / sessionStorage', count(stored.local, key), { eq: 0 });
+    figures.add('keys', 'key in the playground page after a reload', count(uiText, key), { eq: 0 });
     figures.add('keys', 'key in exports', count(stored.exports, key), { eq: 0 });
     figures.add('keys', 'key in errors, statuses and outcomes', count(errors, key), { eq: 0 }, `the 401 that echoed the key was recorded as: ${JSON.stringify(echoed?.error?.message ?? echoed ?? null).slice(0, 110)}`);
     figures.add('keys', 'key in console output', consoleText.reduce((n, t) => n + count(t, key), 0), { eq: 0 });

@@ -543,22 +543,21 @@ for (const mode of ['plain', 'isolated']) {
 
     test('while(true){} is killed at the timeout and the next eval still works', async () => {
       const out = await page.evaluate(async () => {
+        // The longest main-thread stall is the longest gap between ticks of a 50 ms timer
+        // (the longtask observer reports nothing in headless Chromium).
         let longest = 0;
-        const observer = new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) longest = Math.max(longest, entry.duration);
-        });
-        try {
-          observer.observe({ type: 'longtask', buffered: false });
-        } catch {
-          /* unsupported */
-        }
         let ticks = 0;
-        const ticker = setInterval(() => { ticks += 1; }, 50);
+        let last = performance.now();
+        const ticker = setInterval(() => {
+          const now = performance.now();
+          longest = Math.max(longest, now - last);
+          last = now;
+          ticks += 1;
+        }, 50);
         const t0 = performance.now();
         const result = await window.runEval('while (true) {}');
         const elapsed = performance.now() - t0;
         clearInterval(ticker);
-        observer.disconnect();
         const after = await window.runEval('"alive"');
         return { result, elapsed, longest, ticks, after };
       });
@@ -567,7 +566,7 @@ for (const mode of ['plain', 'isolated']) {
       assert.match(out.result.error, /^TimeoutError: execution exceeded 5000 ms/);
       assert.equal(out.after.value.value, 'alive');
       assert.ok(out.ticks > 50, 'the page kept running timers during the loop');
-      report({ test: 'D1', isolation: mode, timeout_ms: 5000, elapsed_ms: Math.round(out.elapsed), kill_latency_ms: Math.round(out.elapsed - 5000), longest_main_thread_task_ms: Math.round(out.longest), page_timer_ticks: out.ticks });
+      report({ test: 'D1', isolation: mode, timeout_ms: 5000, elapsed_ms: Math.round(out.elapsed), kill_latency_ms: Math.round(out.elapsed - 5000), longest_timer_gap_ms: Math.round(out.longest), page_timer_ticks: out.ticks });
     });
 
     test('a hung promise is killed too, and abort cancels a run', async () => {
