@@ -3,7 +3,7 @@
 // not re-run blindly (a human is asked); after approval the run completes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startChromium, killChromium, newProfile } from './support/persistent.mjs';
+import { startChromium, killChromium, newProfile, removeProfile } from './support/persistent.mjs';
 import { serveSite } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
 
@@ -70,6 +70,7 @@ test('a SIGKILL mid tool call loses no event and never repeats the side effect u
   } finally {
     await killChromium(first);
     await killChromium(second);
+    removeProfile(profile);
     await mock.close();
     await site.close();
   }

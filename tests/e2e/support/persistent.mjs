@@ -13,6 +13,11 @@ export function newProfile() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-profile-'));
 }
 
+/** Deletes a profile made by `newProfile` (after its browser is gone). */
+export function removeProfile(profile) {
+  fs.rmSync(profile, { recursive: true, force: true });
+}
+
 /** Starts Chromium on `profile` and connects to it over CDP. */
 export async function startChromium(profile) {
   const child = spawn(process.env.CHROMIUM ?? '/usr/bin/chromium', [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], {
