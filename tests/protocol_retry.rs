@@ -339,3 +339,39 @@ fn a_429_for_an_exhausted_quota_or_spend_limit_is_not_retried() {
         "a plain rate limit is retried"
     );
 }
+
+#[test]
+fn provider_error_events_of_a_transient_type_are_retryable_and_the_rest_are_not() {
+    let kinds = [
+        "overloaded_error",
+        "rate_limit_error",
+        "api_error",
+        "server_error",
+        "invalid_request_error",
+        "authentication_error",
+        "permission_error",
+        "not_found_error",
+    ];
+    let retryable: Vec<(&str, bool)> = kinds
+        .iter()
+        .map(|t| {
+            let e = error(ModelErrorKind::Provider {
+                error_type: (*t).to_string(),
+            });
+            (*t, e.is_retryable())
+        })
+        .collect();
+    assert_eq!(
+        retryable,
+        vec![
+            ("overloaded_error", true),
+            ("rate_limit_error", true),
+            ("api_error", true),
+            ("server_error", true),
+            ("invalid_request_error", false),
+            ("authentication_error", false),
+            ("permission_error", false),
+            ("not_found_error", false),
+        ]
+    );
+}

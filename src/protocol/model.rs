@@ -130,8 +130,9 @@ pub struct ModelError {
 
 impl ModelError {
     /// Whether the same request may be sent again (the official SDKs' matrix: network errors,
-    /// timeouts before output, 408, 409, 429, 5xx incl. 529, provider `overloaded_error`, and a
-    /// stream cut before any output).
+    /// timeouts before output, 408, 409, 429, 5xx incl. 529, a provider error event of a
+    /// transient type — Anthropic's `overloaded_error`, `rate_limit_error`, `api_error` and
+    /// OpenAI's `server_error`, its 5xx sent inside a stream — and a stream cut before any output).
     pub fn is_retryable(&self) -> bool {
         match &self.kind {
             ModelErrorKind::Http {
@@ -143,7 +144,7 @@ impl ModelError {
             ModelErrorKind::Provider { error_type } => {
                 matches!(
                     error_type.as_str(),
-                    "overloaded_error" | "rate_limit_error" | "api_error"
+                    "overloaded_error" | "rate_limit_error" | "api_error" | "server_error"
                 )
             }
             ModelErrorKind::Network | ModelErrorKind::FirstByteTimeout => true,

@@ -3,36 +3,9 @@
 // not re-run blindly (a human is asked); after approval the run completes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from './support/browser.mjs';
+import { startChromium, killChromium, newProfile, removeProfile } from './support/persistent.mjs';
 import { serveSite } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
-
-/** Starts Chromium on a persistent profile and connects to it over CDP. */
-async function startChromium(profile) {
-  const child = spawn(process.env.CHROMIUM ?? '/usr/bin/chromium', [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const endpoint = await new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no DevTools endpoint:\n${text}`)), 30_000);
-    child.stderr.on('data', (d) => {
-      text += d;
-      const match = text.match(/DevTools listening on (ws:\/\/\S+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  const browser = await chromium.connectOverCDP(endpoint);
-  return { child, browser, context: browser.contexts()[0] };
-}
 
 const TOOL = `({
   name: 'charge_card',
@@ -50,7 +23,7 @@ const TOOL = `({
 test('a SIGKILL mid tool call loses no event and never repeats the side effect unasked', { timeout: 180_000 }, async () => {
   const site = await serveSite();
   const mock = await scriptedOpenAi();
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-profile-'));
+  const profile = newProfile();
   let first;
   let second;
   try {
@@ -69,8 +42,7 @@ test('a SIGKILL mid tool call loses no event and never repeats the side effect u
     const deadline = Date.now() + 20_000;
     while (mock.sideEffects.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.equal(mock.sideEffects.length, 1, 'the tool ran once');
-    process.kill(-first.child.pid, 'SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    await killChromium(first);
 
     mock.script.push({ text: 'Charged 5 once.' });
     second = await startChromium(profile);
@@ -96,15 +68,9 @@ test('a SIGKILL mid tool call loses no event and never repeats the side effect u
     assert.equal(resumed.outcome.stopReason, 'completed');
     assert.deepEqual(resumed.events.map((e) => e.seq), resumed.events.map((_, i) => i));
   } finally {
-    for (const run of [first, second]) {
-      if (run) {
-        try {
-          process.kill(-run.child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await killChromium(first);
+    await killChromium(second);
+    removeProfile(profile);
     await mock.close();
     await site.close();
   }

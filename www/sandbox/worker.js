@@ -18,7 +18,8 @@
   // CSP inherited from the sandbox page already block them; replacing them gives the model a
   // clear message and a second layer if a browser ever failed to apply the inherited CSP.
   const HARDENED = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport', 'importScripts',
-    'indexedDB', 'caches', 'BroadcastChannel', 'Worker', 'SharedWorker', 'cookieStore', 'FileSystemHandle', 'RTCPeerConnection'];
+    'indexedDB', 'caches', 'BroadcastChannel', 'Worker', 'SharedWorker', 'cookieStore', 'FileSystemHandle', 'RTCPeerConnection',
+    'Notification', 'fetchLater'];
 
   function harden() {
     for (const name of HARDENED) {
@@ -32,7 +33,7 @@
       Object.defineProperty(self, name, { get: blocked, set: blocked, configurable: false, enumerable: false });
     }
     const nav = Object.getPrototypeOf(self.navigator);
-    for (const name of ['storage', 'locks', 'serviceWorker', 'sendBeacon']) {
+    for (const name of ['storage', 'locks', 'serviceWorker', 'sendBeacon', 'usb', 'hid', 'serial', 'bluetooth']) {
       try {
         Object.defineProperty(nav, name, { get() { throw new Error(`navigator.${name} is not available in the sandbox`); }, configurable: false });
       } catch {
