@@ -24,6 +24,8 @@ pub struct FilesState {
     pub error: RwSignal<Option<String>>,
     /// A delete waits for its confirmation.
     pub confirming: RwSignal<bool>,
+    /// `rows` is the listing of the volume shown (not a stale or missing one).
+    pub listed: RwSignal<bool>,
 }
 
 impl FilesState {
@@ -35,6 +37,7 @@ impl FilesState {
             picked: RwSignal::new(None),
             error: RwSignal::new(None),
             confirming: RwSignal::new(false),
+            listed: RwSignal::new(false),
         }
     }
 
@@ -59,6 +62,7 @@ pub fn refresh(app: AppState, files: FilesState) {
     let Some(volume) = files.volume(app) else {
         files.rows.set(Vec::new());
         files.picked.set(None);
+        files.listed.set(true);
         return;
     };
     spawn_local(async move {
@@ -77,6 +81,7 @@ pub fn refresh(app: AppState, files: FilesState) {
                     files.picked.set(None);
                 }
                 files.rows.set(rows);
+                files.listed.set(true);
             }
             Err(e) => files
                 .error

@@ -48,7 +48,11 @@ pub fn FileBrowser(
             .map(|row| tree_row(app, files, row))
             .collect_view()
     };
+    // A count only for a listing of the volume shown; a folded panel has not read it.
     let count = move || {
+        if !(open.get() && files.listed.get()) {
+            return "this session's files and the shared ones".to_string();
+        }
         let n = files
             .rows
             .with(|rows| rows.iter().filter(|r| !r.is_dir()).count());
@@ -78,6 +82,7 @@ pub fn FileBrowser(
                     on:change=move |ev| {
                         files.picked.set(None);
                         files.error.set(None);
+                        files.listed.set(false);
                         files.shared.set(event_target_value(&ev) == "shared");
                     }
                 >

@@ -57,6 +57,7 @@ pub fn PriceSettings(
             <span class="group-label">"Price of"</span>
             <span class="hint" data-testid="price-model">{shown}" · "{hint}</span>
             <label for="price-input">"Input $/Mtok"</label>
+            <div class="field">
             <input
                 id="price-input"
                 data-testid="price-input"
@@ -66,7 +67,9 @@ pub fn PriceSettings(
                 prop:value=text(typed.input)
                 on:input=move |ev| save(|p, v| p.input = v, event_target_value(&ev))
             />
+            </div>
             <label for="price-output">"Output $/Mtok"</label>
+            <div class="field">
             <input
                 id="price-output"
                 data-testid="price-output"
@@ -76,6 +79,7 @@ pub fn PriceSettings(
                 prop:value=text(typed.output)
                 on:input=move |ev| save(|p, v| p.output = v, event_target_value(&ev))
             />
+            </div>
         }
     };
     view! {

@@ -25,7 +25,11 @@ after(async () => {
   await site?.close();
 });
 
-const shot = (page, name) => page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+// From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
+const shot = async (page, name) => {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+};
 
 async function waitFor(predicate, ms = 20_000) {
   const deadline = Date.now() + ms;
@@ -108,7 +112,6 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
     await page.click('[data-testid=file-item][data-path="/notes/plan.md"]');
     await page.waitForSelector('[data-testid=file-view]');
     await assertAccessible(page, 'files');
-    await page.locator('[data-testid=files]').scrollIntoViewIfNeeded();
     await shot(page, 'state-files');
 
     // The light theme, from the toggle; the choice survives a reload.

@@ -74,6 +74,7 @@ test('loop-guard thresholds from the form stop a repeating run at the chosen cou
     await page.fill('[data-testid=guard-repeat-diagnose]', '1');
     await page.fill('[data-testid=guard-repeat-stop]', '2');
     assert.equal(await page.locator('[data-testid=guard-error]').count(), 0);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(outDir, 'state-settings-run.png'), fullPage: true });
     await run(page, 'List the root again and again');
     assert.match(await page.textContent('[data-testid=stop-reason]'), /no.progress/i);
