@@ -19,7 +19,7 @@ pub fn SessionItem(
 ) -> impl IntoView {
     let id = StoredValue::new(row.session.clone());
     let title = StoredValue::new(row.title());
-    let state = if row.summary.in_flight {
+    let state = if row.summary.in_flight() {
         "running".to_string()
     } else {
         row.summary.phase.label()
@@ -131,7 +131,7 @@ pub fn SessionItem(
         }
     };
     view! {
-        <li class="session-row" class:active=active class:running=row.summary.in_flight>
+        <li class="session-row" class:active=active class:running=row.summary.in_flight()>
             {body}
         </li>
     }
