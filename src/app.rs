@@ -1,5 +1,6 @@
 //! Composition root: the one place concrete adapters are built (the IndexedDB store, and the
-//! tab's session platform with its model clients, tool host, locks and clock) and handed out:
+//! tab's session platform with its model clients, tool host, locks and clock, and the file
+//! volumes the tools use) and handed out:
 //! to the JS API, and (with the `playground` feature) to the playground through Leptos context.
 
 use std::rc::Rc;
@@ -18,13 +19,14 @@ use crate::web::idb_store::IdbStore;
 #[cfg(feature = "playground")]
 use crate::web::local_shared::on_progress;
 use crate::web::session_handle::TabPlatform;
+use crate::web::vfs_files::VfsFiles;
 
 thread_local! {
     static SERVICE: Rc<SessionService> = {
         let store = Rc::new(IdbStore::default());
         store.warm();
         let platform = Rc::new(TabPlatform::new(store.clone()));
-        Rc::new(SessionService::new(store, platform))
+        Rc::new(SessionService::new(store, platform).with_files(Rc::new(VfsFiles)))
     };
 }
 

@@ -59,8 +59,15 @@ fn the_run_settings_reach_the_session_options() {
         .apply(&mut settings.run.budget, "0.5")
         .unwrap();
     settings.run.system = "  Answer in French.  ".into();
-    settings.run.input_price = Some(3.0);
-    settings.run.output_price = Some(15.0);
+    settings.provider = tabloop::runtime::options::ProviderKind::Openai;
+    settings.model = "my-model".into();
+    settings.run.prices.set(
+        "my-model",
+        tabloop::view::ModelPrice {
+            input: Some(3.0),
+            output: Some(15.0),
+        },
+    );
     settings
         .run
         .permissions

@@ -73,16 +73,17 @@ export async function hostListTools() {
 /**
  * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
  * needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
- * after a crash, so a tool that calls a remote service can have it deduplicate. The core runs
+ * after a crash, so a tool that calls a remote service can have it deduplicate. `allowHostsJson`
+ * is the session's fetch allow-list (`allowHosts`), handed to tools as `ctx.allowHosts`. The core runs
  * `finish` here only when a verifier was registered; without one it is refused, never accepted.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, signal) {
+export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHostsJson, signal) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
       return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
-    const ctx = { signal, callId, session, approved, idempotencyKey };
+    const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts: JSON.parse(allowHostsJson || '[]') };
     const result = await module.callTool(name, JSON.parse(argsJson), ctx);
     return JSON.stringify(result);
   } catch (error) {

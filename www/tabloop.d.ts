@@ -152,6 +152,12 @@ export interface AgentOptions {
   maxToolResultChars?: number;
   /** Failed tool calls (or malformed replies) in a row that stop the run; default 3. */
   maxConsecutiveErrors?: number;
+  /**
+   * Hosts the built-in `http_fetch` may reach without approval: `example.com`, `*.example.com`,
+   * `host:port`; a loopback or private address only by an exact entry. Not written to the log:
+   * give it again when resuming.
+   */
+  allowHosts?: string[];
 }
 
 export interface GuardOptions {
@@ -186,6 +192,8 @@ export interface ToolContext {
    * crash or reload, so a remote service can deduplicate the side effect.
    */
   idempotencyKey: string;
+  /** The session's `allowHosts` (what `http_fetch` may reach without approval). */
+  allowHosts: readonly string[];
 }
 
 export interface ToolContext {

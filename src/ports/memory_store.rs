@@ -4,8 +4,8 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use super::{Durability, EventStore, SessionSummary, StoreError, StoredSnapshot};
-use crate::core::Record;
+use super::{Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot};
+use crate::core::{Record, SessionDigest};
 
 /// Logs kept in memory.
 #[derive(Debug, Default)]
@@ -17,6 +17,8 @@ pub struct MemoryStore {
     appends: RefCell<Vec<(usize, Durability)>>,
     /// Fold snapshots, per session.
     snapshots: RefCell<BTreeMap<String, StoredSnapshot>>,
+    /// Names given to sessions.
+    names: RefCell<BTreeMap<String, String>>,
 }
 
 impl MemoryStore {
@@ -99,6 +101,36 @@ impl EventStore for MemoryStore {
     async fn delete(&self, session: &str) -> Result<(), StoreError> {
         self.logs.borrow_mut().remove(session);
         self.snapshots.borrow_mut().remove(session);
+        self.names.borrow_mut().remove(session);
+        Ok(())
+    }
+
+    async fn index(&self) -> Result<Vec<IndexedSession>, StoreError> {
+        let names = self.names.borrow();
+        Ok(self
+            .logs
+            .borrow()
+            .iter()
+            .map(|(session, log)| IndexedSession {
+                session: session.clone(),
+                updated_at: log.last().map_or(0, |r| r.at),
+                digest: SessionDigest::from_records(log),
+                name: names.get(session).cloned(),
+            })
+            .collect())
+    }
+
+    async fn rename(&self, session: &str, name: Option<String>) -> Result<(), StoreError> {
+        if !self.logs.borrow().contains_key(session) {
+            return Err(StoreError::Unavailable(format!(
+                "no session named {session}"
+            )));
+        }
+        let mut names = self.names.borrow_mut();
+        match name {
+            Some(name) => names.insert(session.to_string(), name),
+            None => names.remove(session),
+        };
         Ok(())
     }
 

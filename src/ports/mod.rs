@@ -2,8 +2,10 @@
 //! tests implement them with scripted models, fake tools and a manual clock. No `Send` bounds:
 //! on wasm everything runs on one thread.
 
+mod files;
 mod memory_store;
 
+pub use files::{FileEntry, Files, FilesError, Volume};
 pub use memory_store::MemoryStore;
 
 use std::future::Future;
@@ -80,6 +82,9 @@ pub struct IndexedSession {
     pub updated_at: Millis,
     /// Title, status and spend, folded from the whole log.
     pub digest: SessionDigest,
+    /// The name the user gave the session, shown instead of the digest's title. Kept in the
+    /// index row, not the log: a rebuilt digest keeps it, an export does not carry it.
+    pub name: Option<String>,
 }
 
 /// A fold snapshot as stored: derived data the store keeps for fast resume, checked against
@@ -140,9 +145,25 @@ pub trait EventStore {
                     session: stored.session,
                     updated_at: stored.updated_at,
                     digest: SessionDigest::from_records(&log),
+                    name: None,
                 });
             }
             Ok(out)
+        }
+    }
+
+    /// Names a stored session (`None`: back to its first message). Appends keep the name and a
+    /// delete forgets it; a session with no records cannot be named. The default keeps no names.
+    fn rename(
+        &self,
+        session: &str,
+        name: Option<String>,
+    ) -> impl Future<Output = Result<(), StoreError>> {
+        let _ = (session, name);
+        async {
+            Err(StoreError::Unavailable(
+                "this store keeps no session names".into(),
+            ))
         }
     }
 

@@ -32,6 +32,12 @@ pub trait DynStore {
     ) -> LocalBoxFuture<'a, Result<Vec<Record>, StoreError>>;
     /// See [`EventStore::index`].
     fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>>;
+    /// See [`EventStore::rename`].
+    fn rename<'a>(
+        &'a self,
+        session: &'a str,
+        name: Option<String>,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
     /// See [`EventStore::save_snapshot`].
     fn save_snapshot<'a>(
         &'a self,
@@ -68,6 +74,13 @@ impl<S: EventStore> DynStore for S {
     }
     fn index(&self) -> LocalBoxFuture<'_, Result<Vec<IndexedSession>, StoreError>> {
         Box::pin(EventStore::index(self))
+    }
+    fn rename<'a>(
+        &'a self,
+        session: &'a str,
+        name: Option<String>,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(EventStore::rename(self, session, name))
     }
     fn save_snapshot<'a>(
         &'a self,

@@ -5,6 +5,7 @@
 //! session the JS API and the UI control.
 
 mod driver;
+mod dyn_files;
 mod dyn_store;
 mod live;
 mod notice;
@@ -16,9 +17,11 @@ pub mod synthetic;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};
+pub use dyn_files::DynFiles;
 pub use dyn_store::DynStore;
 pub use live::{Listener, LiveSession, SessionEvent};
 pub use notice::{Notice, Observer};
 pub use service::{
     drive, merge_provider, Launch, ListedSession, Platform, Resolved, ServiceError, SessionService,
+    MAX_NAME_CHARS,
 };

@@ -120,6 +120,10 @@ pub struct AgentOptions {
     pub max_tool_result_chars: Option<usize>,
     /// Failed tool calls in a row that stop the run.
     pub max_consecutive_errors: Option<u32>,
+    /// Hosts the built-in `http_fetch` may reach without the user's approval (`example.com`,
+    /// `*.example.com`, `host:port`; a loopback or private address only by an exact entry).
+    /// Handed to the tools with each call, never written to the log: give it again on resume.
+    pub allow_hosts: Vec<String>,
 }
 
 /// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool

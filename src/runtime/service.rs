@@ -8,11 +8,15 @@ use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::future::LocalBoxFuture;
 
 use super::driver::Command;
+use super::dyn_files::DynFiles;
 use super::dyn_store::DynStore;
 use super::live::LiveSession;
 use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
 use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Record, ReplayError, SNAPSHOT_EVERY};
-use crate::ports::{Durability, EventStore, IndexedSession, StoreError, StoredSnapshot};
+use crate::ports::{
+    Durability, EventStore, FileEntry, FilesError, IndexedSession, StoreError, StoredSnapshot,
+    Volume,
+};
 
 /// Why a session operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -32,6 +36,9 @@ pub enum ServiceError {
     /// The platform could not run the session (its tools, its lock).
     #[error("{0}")]
     Platform(String),
+    /// A file operation failed.
+    #[error(transparent)]
+    Files(#[from] FilesError),
 }
 
 /// A session about to be opened by this page: its id, the options with the provider merged
@@ -57,7 +64,12 @@ pub struct Launch {
     pub provider: ProviderOptions,
     /// The driver's commands.
     pub commands: UnboundedReceiver<Command>,
+    /// Hosts the fetch tool may reach without approval (not in the log; see `AgentOptions`).
+    pub allow_hosts: Vec<String>,
 }
+
+/// The longest session name kept, in characters.
+pub const MAX_NAME_CHARS: usize = 120;
 
 /// One session in a list: the sessions index entry.
 pub type ListedSession = IndexedSession;
@@ -97,12 +109,23 @@ pub fn merge_provider(
 pub struct SessionService {
     store: Rc<dyn DynStore>,
     platform: Rc<dyn Platform>,
+    files: Option<Rc<dyn DynFiles>>,
 }
 
 impl SessionService {
     /// The service over `store`, running live sessions through `platform`.
     pub fn new(store: Rc<dyn DynStore>, platform: Rc<dyn Platform>) -> Self {
-        Self { store, platform }
+        Self {
+            store,
+            platform,
+            files: None,
+        }
+    }
+
+    /// The service with the file volumes the tools use, for browsing them.
+    pub fn with_files(mut self, files: Rc<dyn DynFiles>) -> Self {
+        self.files = Some(files);
+        self
     }
 
     /// Picks the session id and merges the provider with the stored one (read once).
@@ -137,6 +160,7 @@ impl SessionService {
             config: resolved.config,
             provider: resolved.options.provider.unwrap_or_default(),
             commands,
+            allow_hosts: resolved.options.allow_hosts,
         };
         self.platform
             .launch(launch)
@@ -228,9 +252,48 @@ impl SessionService {
         Ok(forked_id)
     }
 
+    /// Names a stored session; an empty name gives it back its first message as title. The
+    /// name is cut to [`MAX_NAME_CHARS`] characters and kept in the sessions index.
+    pub async fn rename(&self, session: &str, name: &str) -> Result<(), ServiceError> {
+        let name: String = name.trim().chars().take(MAX_NAME_CHARS).collect();
+        let name = Some(name).filter(|n| !n.is_empty());
+        Ok(self.store.rename(session, name).await?)
+    }
+
     /// Removes a stored session.
     pub async fn delete(&self, session: &str) -> Result<(), ServiceError> {
         Ok(self.store.delete(session).await?)
+    }
+
+    /// Every file of a volume, in path order.
+    pub async fn list_files(&self, volume: &Volume) -> Result<Vec<FileEntry>, ServiceError> {
+        Ok(self.files()?.list(volume).await?)
+    }
+
+    /// The text of one file.
+    pub async fn read_file(&self, volume: &Volume, path: &str) -> Result<String, ServiceError> {
+        Ok(self.files()?.read(volume, path).await?)
+    }
+
+    /// Creates or replaces one file (an upload).
+    pub async fn write_file(
+        &self,
+        volume: &Volume,
+        path: &str,
+        content: &str,
+    ) -> Result<(), ServiceError> {
+        Ok(self.files()?.write(volume, path, content).await?)
+    }
+
+    /// Deletes a file, or a directory with everything in it; returns how many files went.
+    pub async fn delete_file(&self, volume: &Volume, path: &str) -> Result<u64, ServiceError> {
+        Ok(self.files()?.delete(volume, path).await?)
+    }
+
+    fn files(&self) -> Result<&Rc<dyn DynFiles>, FilesError> {
+        self.files
+            .as_ref()
+            .ok_or_else(|| FilesError::Unavailable("this page has no file volumes".to_string()))
     }
 
     /// The provider a stored session was created with, if it exists.

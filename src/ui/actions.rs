@@ -235,6 +235,23 @@ pub fn retry_provider(app: AppState) {
     }
 }
 
+/// Names a stored session (an empty name gives it back its first message as title).
+pub fn rename_session(app: AppState, session: String, name: String) {
+    spawn_local(async move {
+        let renamed = match app.service() {
+            Ok(service) => service
+                .rename(&session, &name)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = renamed {
+            app.fail(format!("Could not rename the session: {e}"));
+        }
+        refresh_sessions(app);
+    });
+}
+
 /// Deletes a stored session (stopping it first if this tab runs it).
 pub fn delete_session(app: AppState, session: String) {
     app.drop_handle(&session);

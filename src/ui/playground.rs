@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::error_alert::ErrorAlert;
+use super::file_browser::FileBrowser;
 use super::model_progress::ModelProgress;
 use super::session_list::SessionList;
 use super::session_view::SessionView;
@@ -37,6 +38,7 @@ pub fn Playground() -> impl IntoView {
                 <SettingsPanel settings=app.settings open=app.settings_open/>
                 <ErrorAlert error=app.error/>
                 <SessionView app/>
+                <FileBrowser app/>
             </div>
         </main>
     }

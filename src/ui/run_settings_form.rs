@@ -1,15 +1,19 @@
-//! The run part of the settings panel: budgets, price, system prompt, a permission per tool,
-//! and whether the key is forgotten once a session has started. Parsing lives in
-//! [`BudgetField`] and [`parse_price`]; a bad value shows an error beside its field.
+//! The run part of the settings panel: budgets, the price of the model, system prompt, a
+//! permission per tool, the loop guard and fetch allow-list, and whether the key is forgotten
+//! once a session has started. Parsing lives in [`BudgetField`]; a bad value shows an error
+//! beside its field.
 
 use leptos::prelude::*;
 
+use super::guard_settings_form::GuardSettingsForm;
+use super::price_settings::PriceSettings;
 use crate::view::{
-    parse_price, permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
+    permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
 };
 
-/// Hooks: one per budget field (`budget-tool-calls`, …), `price-input`, `price-output`,
-/// `system-prompt`, `permission-<tool>`, `forget-key`.
+/// Hooks: one per budget field (`budget-tool-calls`, …), the price fields (see
+/// [`PriceSettings`]), `system-prompt`, `permission-<tool>`, the guard fields (see
+/// [`GuardSettingsForm`]), `forget-key`.
 #[component]
 pub fn RunSettingsForm(
     /// The settings being edited.
@@ -20,29 +24,6 @@ pub fn RunSettingsForm(
         .filter(|f| *f != BudgetField::Steps)
         .map(|field| budget_input(settings, field))
         .collect_view();
-    let price = |id: &'static str, label: &'static str, set: fn(&mut Settings, Option<f64>)| {
-        let error = RwSignal::new(None::<String>);
-        view! {
-            <label for=id>{label}</label>
-            <div class="field">
-                <input
-                    id=id
-                    data-testid=id
-                    type="text"
-                    inputmode="decimal"
-                    placeholder="0"
-                    on:input=move |ev| match parse_price(&event_target_value(&ev)) {
-                        Ok(value) => {
-                            error.set(None);
-                            settings.update(|s| set(s, value));
-                        }
-                        Err(e) => error.set(Some(e)),
-                    }
-                />
-                {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
-            </div>
-        }
-    };
     let permissions = PLAYGROUND_TOOLS
         .iter()
         .map(|(tool, _)| {
@@ -70,11 +51,10 @@ pub fn RunSettingsForm(
         .collect_view();
     view! {
         <details class="run-settings">
-            <summary>"Budgets, price, tools and prompt"</summary>
+            <summary>"Budgets, prices, tools, loop guard and prompt"</summary>
             <div class="settings-grid">
                 {budgets}
-                {price("price-input", "Input $/Mtok", |s, v| s.run.input_price = v)}
-                {price("price-output", "Output $/Mtok", |s, v| s.run.output_price = v)}
+                <PriceSettings settings/>
                 <label for="system-prompt">"System prompt"</label>
                 <textarea
                     id="system-prompt"
@@ -87,6 +67,7 @@ pub fn RunSettingsForm(
                 <span class="group-label" id="permissions-label">"Tool permissions"</span>
                 <span class="hint">"Ask first: each call waits for your approval."</span>
                 {permissions}
+                <GuardSettingsForm settings/>
                 <label for="forget-key">"Forget the key"</label>
                 <div class="field">
                     <input

@@ -16,13 +16,22 @@ pub fn SessionToolbar(
     app: AppState,
 ) -> impl IntoView {
     let summary = app.shown.summary;
+    // The name the user gave it (from the session list), else its first message.
     let title = move || {
-        summary.with(|s| {
-            if s.title.is_empty() {
-                "New session".to_string()
-            } else {
-                s.title.clone()
-            }
+        let id = app.shown.id.get();
+        let listed = app.sessions.with(|rows| {
+            rows.iter()
+                .find(|r| Some(&r.session) == id.as_ref())
+                .map(|r| r.title())
+        });
+        listed.unwrap_or_else(|| {
+            summary.with(|s| {
+                if s.title.is_empty() {
+                    "New session".to_string()
+                } else {
+                    s.title.clone()
+                }
+            })
         })
     };
     // Only the tab that runs the session can stop it (Esc does the same).

@@ -18,6 +18,7 @@ async fn list_sessions(app: AppState) -> Result<Vec<SessionRow>, String> {
             session: s.session,
             summary: s.digest,
             updated_at: s.updated_at,
+            name: s.name,
         })
         .collect();
     rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));

@@ -56,6 +56,19 @@ pub struct SessionRow {
     pub summary: SessionSummary,
     /// Time of its last record.
     pub updated_at: u64,
+    /// The name the user gave it, if any.
+    pub name: Option<String>,
+}
+
+impl SessionRow {
+    /// What the list shows: its name, else its first message, else "Untitled session".
+    pub fn title(&self) -> String {
+        match (&self.name, self.summary.title.as_str()) {
+            (Some(name), _) => name.clone(),
+            (None, "") => "Untitled session".to_string(),
+            (None, title) => title.to_string(),
+        }
+    }
 }
 
 /// The session on screen.

@@ -40,7 +40,9 @@ pub fn export(app: AppState) {
             Err(e) => Err(e),
         };
         let saved = match exported {
-            Ok(jsonl) => download(&format!("{session}.jsonl"), &jsonl).await,
+            Ok(jsonl) => {
+                download(&format!("{session}.jsonl"), &jsonl, "application/x-ndjson").await
+            }
             Err(e) => Err(e),
         };
         if let Err(e) = saved {
@@ -49,11 +51,11 @@ pub fn export(app: AppState) {
     });
 }
 
-/// Hands `text` to the browser as a file download through a Blob URL.
-async fn download(name: &str, text: &str) -> Result<(), String> {
+/// Hands `text` to the browser as a file download (of MIME type `mime`) through a Blob URL.
+pub(super) async fn download(name: &str, text: &str, mime: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/x-ndjson");
+    options.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js)?;
     let document = web_sys::window()

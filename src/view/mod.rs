@@ -4,10 +4,13 @@
 //! [`Settings`] form and the texts for numbers. Pure data folded from records and notices, so
 //! the Leptos components stay thin and all of this is tested natively.
 
+mod file_tree;
 mod format;
+mod guard_settings;
 mod labels;
 mod live;
 mod markdown;
+mod model_prices;
 pub mod public;
 mod run_meters;
 mod run_settings;
@@ -22,13 +25,16 @@ mod viewport;
 
 pub use crate::core::RunPhase;
 pub use crate::runtime::options::stored_provider;
+pub use file_tree::{download_name, file_tree, upload_path, TreeRow};
 pub use format::{
     format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,
     LedgerSummary,
 };
+pub use guard_settings::{check_guard, parse_allow_hosts, GuardField};
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
 pub use markdown::{render_markdown, safe_url};
+pub use model_prices::{builtin_price_hint, ModelPrice, ModelPrices};
 pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
 pub use run_settings::{
     parse_price, permission_from_value, permission_value, BudgetField, RunSettings,

@@ -1,12 +1,14 @@
-//! The run part of the settings form: every budget, the system prompt, the model's price, a
-//! permission per tool and whether to forget the API key once a session has it. Each field
+//! The run part of the settings form: every budget, the system prompt, the prices per model,
+//! the loop guard and the fetch allow-list, a permission per tool and whether to forget the API
+//! key once a session has it. Each field
 //! is typed as text and parsed here, so a bad value is an error beside the field, never a
 //! silent default.
 
 use std::collections::BTreeMap;
 
-use crate::core::{Permission, Price};
-use crate::runtime::options::BudgetOptions;
+use super::model_prices::ModelPrices;
+use crate::core::Permission;
+use crate::runtime::options::{BudgetOptions, GuardOptions};
 
 /// The tools the playground offers, with the permission each has unless the user changes it.
 pub const PLAYGROUND_TOOLS: &[(&str, Permission)] = &[
@@ -136,10 +138,12 @@ pub struct RunSettings {
     pub budget: BudgetOptions,
     /// System prompt (empty: the default).
     pub system: String,
-    /// USD per million input tokens.
-    pub input_price: Option<f64>,
-    /// USD per million output tokens.
-    pub output_price: Option<f64>,
+    /// Prices typed per model.
+    pub prices: ModelPrices,
+    /// Loop-guard thresholds set in the form (unset ones keep the defaults).
+    pub guard: GuardOptions,
+    /// Hosts `http_fetch` may reach without asking (see `parse_allow_hosts`).
+    pub allow_hosts: Vec<String>,
     /// Permission overrides by tool name.
     pub permissions: BTreeMap<String, Permission>,
     /// Forget the API key once the session it was entered for has started.
@@ -147,19 +151,6 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// The price for the cost budget, when either price is set (the other counts as 0).
-    pub fn price(&self) -> Option<Price> {
-        if self.input_price.is_none() && self.output_price.is_none() {
-            return None;
-        }
-        let input = self.input_price.unwrap_or(0.0);
-        Some(Price {
-            input_per_mtok: input,
-            output_per_mtok: self.output_price.unwrap_or(0.0),
-            cached_input_per_mtok: input,
-        })
-    }
-
     /// The system prompt to send, if one was written.
     pub fn system(&self) -> Option<String> {
         Some(self.system.trim().to_string()).filter(|s| !s.is_empty())

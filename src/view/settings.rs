@@ -74,15 +74,28 @@ impl Settings {
             },
             permissions: self.run.permissions.clone(),
             system: self.run.system(),
-            price: self.run.price(),
+            price: self.run.prices.price(&self.price_model()),
+            guard: self.run.guard.clone(),
+            allow_hosts: self.run.allow_hosts.clone(),
             ..AgentOptions::default()
         }
     }
 }
 
 impl Settings {
+    /// The model the price fields are for: the model name of a remote provider, `local` for
+    /// the in-tab model.
+    pub fn price_model(&self) -> String {
+        match self.provider {
+            ProviderKind::Local => "local".to_string(),
+            ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => {
+                self.model.trim().to_string()
+            }
+        }
+    }
+
     /// The options to reopen a stored session with: only the key of these settings, for their
-    /// kind of provider. The session service keeps the provider the session was created with
+    /// kind of provider, and the fetch allow-list (which, like the key, is not in the log). The session service keeps the provider the session was created with
     /// and lends it the key only when it is of the same kind (keys are never stored).
     pub fn key_options(&self, session: String) -> AgentOptions {
         let key = Some(self.api_key.trim().to_string()).filter(|k| !k.is_empty());
@@ -94,6 +107,7 @@ impl Settings {
                 api_key: key,
                 model: None,
             }),
+            allow_hosts: self.run.allow_hosts.clone(),
             ..AgentOptions::default()
         }
     }

@@ -73,6 +73,8 @@ struct IndexRow {
     updated_at: u64,
     digest: Option<String>,
     digest_schema: Option<u32>,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 impl IndexRow {
@@ -138,6 +140,7 @@ impl IdbStore {
                 session: row.session,
                 updated_at: row.updated_at,
                 digest,
+                name: row.name,
             });
         }
         Ok(out)

@@ -67,6 +67,13 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = sessions)]
     async fn js_sessions(db: &str) -> Result<JsValue, JsValue>;
 
+    #[wasm_bindgen(catch, js_name = renameSession)]
+    async fn js_rename_session(
+        db: &str,
+        session: &str,
+        name: Option<String>,
+    ) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(catch, js_name = deleteSession)]
     async fn js_delete_session(db: &str, session: &str) -> Result<JsValue, JsValue>;
 
@@ -254,6 +261,13 @@ impl EventStore for IdbStore {
             .as_string()
             .ok_or_else(|| StoreError::Corrupt("sessions did not come back as text".into()))?;
         serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("sessions: {e}")))
+    }
+
+    async fn rename(&self, session: &str, name: Option<String>) -> Result<(), StoreError> {
+        js_rename_session(&self.db_name, session, name)
+            .await
+            .map(drop)
+            .map_err(|e| to_store_error(&e))
     }
 
     async fn delete(&self, session: &str) -> Result<(), StoreError> {

@@ -24,6 +24,7 @@ pub mod stop_hook;
 pub mod timer;
 pub mod tool_host;
 pub mod verify_api;
+pub mod vfs_files;
 pub mod visibility;
 
 pub use http_stream::Timeouts;

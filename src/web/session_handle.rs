@@ -78,7 +78,7 @@ impl Platform for TabPlatform {
                 live.became_writer();
                 // Hidden-tab time is not charged; the watch ends with the driver.
                 let visibility = VisibilityWatch::start(&live);
-                let tools = Rc::new(JsToolHost::new(&session));
+                let tools = Rc::new(JsToolHost::new(&session, launch.allow_hosts.clone()));
                 drive(launch, model, store, tools, Rc::new(BrowserClock)).await;
                 drop(visibility);
                 lock.release().await;

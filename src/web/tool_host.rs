@@ -34,6 +34,7 @@ extern "C" {
         session: &str,
         approved: bool,
         idempotency_key: &str,
+        allow_hosts_json: &str,
         signal: &web_sys::AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 }
@@ -87,13 +88,17 @@ pub async fn run_stop_hook(
 /// Runs tools in the page's registry for one session.
 pub struct JsToolHost {
     session: String,
+    /// The fetch allow-list as JSON, handed to every call as `ctx.allowHosts`.
+    allow_hosts: String,
 }
 
 impl JsToolHost {
-    /// A host for `session` (the VFS keeps a volume per session).
-    pub fn new(session: &str) -> Self {
+    /// A host for `session` (the VFS keeps a volume per session) whose fetch tool may reach
+    /// `allow_hosts` without approval.
+    pub fn new(session: &str, allow_hosts: Vec<String>) -> Self {
         Self {
             session: session.to_string(),
+            allow_hosts: serde_json::to_string(&allow_hosts).unwrap_or_else(|_| "[]".into()),
         }
     }
 }
@@ -123,6 +128,7 @@ impl ToolHost for JsToolHost {
             &self.session,
             invocation.approved,
             &invocation.idempotency_key,
+            &self.allow_hosts,
             &abort.signal(),
         ) {
             Ok(promise) => promise,

@@ -1,7 +1,7 @@
 // Steering a run from the keyboard and using the playground with assistive technology, in both
 // themes and at phone width: Ctrl+Enter sends, Esc stops the run, Tab reaches every control in
 // page order, axe-core finds no serious or critical violation on the main states, and a
-// follower tab is read-only. Screenshots of each state go to tests/e2e/out.
+// follower tab is read-only. Screenshots of each state (files included) go to tests/e2e/out.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,7 +25,11 @@ after(async () => {
   await site?.close();
 });
 
-const shot = (page, name) => page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+// From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
+const shot = async (page, name) => {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+};
 
 async function waitFor(predicate, ms = 20_000) {
   const deadline = Date.now() + ms;
@@ -87,6 +91,7 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
 
     // An approval, decided from the keyboard.
     mock.script.push(
+      { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/notes/plan.md', content: '# Plan\n\n- fetch example.org\n- write it down\n' } }] },
       { calls: [{ id: 'k1', name: 'http_fetch', args: { url: 'https://example.org/' } }] },
       { text: 'Finished. Here is a **table**:\n\n| a | b |\n|---|---|\n| 1 | 2 |' },
     );
@@ -101,6 +106,13 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
     await page.waitForSelector('[data-kind=assistant] .md table');
     await assertAccessible(page, 'finished');
     await shot(page, 'state-finished');
+
+    // The files the run wrote, in the file browser.
+    await page.click('[data-testid=files] > summary');
+    await page.click('[data-testid=file-item][data-path="/notes/plan.md"]');
+    await page.waitForSelector('[data-testid=file-view]');
+    await assertAccessible(page, 'files');
+    await shot(page, 'state-files');
 
     // The light theme, from the toggle; the choice survives a reload.
     await page.click('[data-testid=theme-toggle]');

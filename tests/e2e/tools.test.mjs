@@ -328,6 +328,40 @@ describe('vfs in IndexedDB (chromium)', () => {
     assert.match(survivor.value.text, /sibling/);
   });
 
+  test('browsing (files, content) goes through the same checks: no traversal, one volume each', async () => {
+    await call({ op: 'write', path: '/br/a.txt', content: 'mine' }, 'browse-1');
+    await call({ op: 'write', path: '/br/b.txt', content: 'theirs' }, 'browse-2');
+    const out = await page.evaluate(async () => {
+      const fs = T.vfs.createVfs({ dbName: 'vfs-e2e' });
+      const attempt = async (body) => {
+        try {
+          return { ok: await body() };
+        } catch (error) {
+          return { code: error.code, error: error.message };
+        }
+      };
+      const ctx = { session: 'browse-1' };
+      const traversal = [];
+      for (const path of ['../browse-2/br/b.txt', '/br/../../b.txt', '/br/%2e%2e/b.txt', 'br\\..\\b.txt', '/br/a.txt\u0000']) {
+        traversal.push(await attempt(() => fs.content({ path, volume: 'session' }, ctx)));
+      }
+      return {
+        files: await fs.files({ volume: 'session' }, ctx),
+        content: await fs.content({ path: '/br/a.txt', volume: 'session' }, ctx),
+        other: await attempt(() => fs.content({ path: '/br/b.txt', volume: 'session' }, ctx)),
+        traversal,
+        noSession: await attempt(() => fs.files({ volume: 'session' }, {})),
+        badVolume: await attempt(() => fs.files({ volume: '../shared' }, ctx)),
+      };
+    });
+    assert.deepEqual(out.files.map((f) => [f.path, f.size]), [['/br/a.txt', 4]]);
+    assert.equal(out.content, 'mine');
+    assert.equal(out.other.code, 'not_found', "another session's file is not in this volume");
+    for (const r of out.traversal) assert.equal(r.code, 'bad_path', JSON.stringify(r));
+    assert.equal(out.noSession.code, 'bad_context');
+    assert.equal(out.badVolume.code, 'bad_args');
+  });
+
   test('NFC/NFD names are one file, case variants are two, sessions are separate volumes', async () => {
     await call({ op: 'write', path: '/caf\u00e9.txt', content: 'nfc' });
     const nfd = await call({ op: 'read', path: '/cafe\u0301.txt' });

@@ -355,6 +355,7 @@ pub async fn the_index_digest_matches_the_log_after_every_append<S: EventStore>(
         session: session.into(),
         updated_at: log[upto - 1].at,
         digest: SessionDigest::from_records(&log[..upto]),
+        name: None,
     };
     store
         .append("s", &log[..2], Durability::Strict)
@@ -389,6 +390,48 @@ pub async fn the_index_digest_matches_the_log_after_every_append<S: EventStore>(
             .map(|i| i.session.as_str())
             .collect::<Vec<_>>(),
         vec!["t"]
+    );
+}
+
+/// A session's name is in the index, survives later appends, can be removed again, goes with
+/// a delete, and cannot be given to a session that has no records.
+pub async fn a_session_name_survives_appends_and_goes_with_a_delete<S: EventStore>(store: &S) {
+    let names = |index: Vec<IndexedSession>| -> Vec<(String, Option<String>)> {
+        index.into_iter().map(|i| (i.session, i.name)).collect()
+    };
+    store
+        .append("s", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("t", &messages(1), Durability::Relaxed)
+        .await
+        .unwrap();
+    store.rename("s", Some("My plan".into())).await.unwrap();
+    store
+        .append("s", &messages(4)[2..], Durability::Relaxed)
+        .await
+        .unwrap();
+    let index = store.index().await.unwrap();
+    assert_eq!(index[0].digest, SessionDigest::from_records(&messages(4)));
+    assert_eq!(
+        names(index),
+        vec![("s".into(), Some("My plan".into())), ("t".into(), None)]
+    );
+    store.rename("s", None).await.unwrap();
+    assert_eq!(names(store.index().await.unwrap())[0], ("s".into(), None));
+    store.rename("t", Some("Other".into())).await.unwrap();
+    store.delete("t").await.unwrap();
+    store
+        .append("t", &messages(1), Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(names(store.index().await.unwrap())[1], ("t".into(), None));
+    assert!(store.rename("nobody", Some("x".into())).await.is_err());
+    assert_eq!(
+        store.index().await.unwrap().len(),
+        2,
+        "a failed rename creates nothing"
     );
 }
 

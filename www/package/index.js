@@ -7,6 +7,7 @@ globalThis.TABLOOP_MODULES = {
   ...globalThis.TABLOOP_MODULES,
   'www/tools/registry.js': () => import('./www/tools/registry.js'),
   'www/mcp/client.js': () => import('./www/mcp/client.js'),
+  'www/tools/vfs.js': () => import('./www/tools/vfs.js'),
 };
 
 export * from './tabloop.js';

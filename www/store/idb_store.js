@@ -3,12 +3,13 @@
 //
 // Layout (schema version 2):
 //   records   key [session, seq]  value {session, seq, at, json}   json = one serialised Record
-//   sessions  key session         value {session, records, updated_at, digest, digest_schema}
+//   sessions  key session         value {session, records, updated_at, digest, digest_schema, name}
 //   snapshots key session         value {session, records, json}   json = a fold snapshot
 // An append writes records and the sessions row in ONE transaction, so the row always counts the
 // log. The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
 // in that same transaction, and only when it was folded from exactly the records the row counted
 // before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
+// `name` is what the user named the session (absent: none); appends and rebuilt digests keep it.
 // Snapshots are derived data: written on their own, checked against the log when read.
 //
 // Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
@@ -208,12 +209,14 @@ export async function append(db, session, records, durability, index) {
         const last = fresh[fresh.length - 1];
         const current = index != null && index.base === count;
         indexed = current;
+        const named = typeof row?.name === 'string' ? { name: row.name } : {};
         sessionStore.put({
           session,
           records: count + fresh.length,
           updated_at: last.at,
           digest: current ? index.digest : null,
           digest_schema: current ? index.schema : null,
+          ...named,
         });
       }
       if (typeof tx.commit === 'function') tx.commit();
@@ -268,8 +271,8 @@ export async function sessions(db) {
 }
 
 /**
- * The sessions index: [{session, records, updated_at, digest, digest_schema}] ordered by id, as
- * an array (digest is a JSON string, or null when it must be rebuilt).
+ * The sessions index: [{session, records, updated_at, digest, digest_schema, name}] ordered by
+ * id, as an array (digest is a JSON string, or null when it must be rebuilt; name null if none).
  */
 export async function index(db) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
@@ -281,6 +284,7 @@ export async function index(db) {
     updated_at: row.updated_at,
     digest: row.digest ?? null,
     digest_schema: row.digest_schema ?? null,
+    name: row.name ?? null,
   }));
 }
 
@@ -291,7 +295,29 @@ export async function indexRow(db, session) {
   await settle(tx, () => null);
   const row = request.result;
   if (row === undefined) return null;
-  return { session: row.session, records: row.records, updated_at: row.updated_at, digest: row.digest ?? null, digest_schema: row.digest_schema ?? null };
+  return { session: row.session, records: row.records, updated_at: row.updated_at, digest: row.digest ?? null, digest_schema: row.digest_schema ?? null, name: row.name ?? null };
+}
+
+/**
+ * Names a session (`name` null: removes the name) in its sessions row. Rejects with an Error
+ * named NotFoundError when the session has no row (nothing is written then).
+ */
+export async function renameSession(db, session, name) {
+  const tx = await transaction(db, [SESSIONS], 'readwrite');
+  const store = tx.objectStore(SESSIONS);
+  const request = store.get(session);
+  let failure = null;
+  request.onsuccess = () => {
+    const row = request.result;
+    if (row === undefined) {
+      failure = namedError('NotFoundError', `no session named ${session}`, {});
+      tx.abort();
+      return;
+    }
+    const { name: _old, ...rest } = row;
+    store.put(typeof name === 'string' ? { ...rest, name } : rest);
+  };
+  await settle(tx, () => failure);
 }
 
 /**

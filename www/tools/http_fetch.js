@@ -130,9 +130,11 @@ function headerObject(headers) {
  */
 export function httpFetchTool(options = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const currentPolicy = () => (typeof options.policy === 'function' ? options.policy() : options.policy) ?? {};
+  const pagePolicy = () => (typeof options.policy === 'function' ? options.policy() : options.policy) ?? {};
 
   async function execute(args, ctx) {
+    // The page's allow-list plus the session's (`allowHosts`, handed in with each call).
+    const currentPolicy = () => ({ allowHosts: [...(pagePolicy().allowHosts ?? []), ...(ctx?.allowHosts ?? [])] });
     const request = checkArgs(args);
     let verdict = checkUrl(request.url, currentPolicy());
     // A public host that is not allow-listed may be reached once a human approved the call (the

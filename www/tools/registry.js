@@ -130,7 +130,7 @@ export function createRegistry() {
      * `ctx.signal` aborts or when the tool's `timeoutMs` passes.
      * @param {string} name
      * @param {object} args
-     * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string}} [ctx]
+     * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string, allowHosts?: string[]}} [ctx]
      */
     async callTool(name, args, ctx = {}) {
       const spec = typeof name === 'string' ? tools.get(name) : undefined;
@@ -171,6 +171,8 @@ export function createRegistry() {
         // The same for every attempt of this call (`session:run:call`), for services that
         // deduplicate requests after a crash re-ran the call.
         idempotencyKey: typeof ctx?.idempotencyKey === 'string' ? ctx.idempotencyKey : '',
+        // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
+        allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
       });
       const running = Promise.resolve()
         .then(() => spec.execute(safeArgs, toolCtx))

@@ -347,9 +347,43 @@ export function createVfs(options = {}) {
     }
   }
 
+  // Browsing (the playground's file browser) goes through the same volume naming and path
+  // checks as the tool, so a person cannot reach outside a volume's root either.
+  async function checked(args, ctx, body) {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new VfsError('arguments must be an object', 'bad_args');
+    const volume = volumeName(args, ctx);
+    try {
+      return await body(volume);
+    } catch (error) {
+      if (error instanceof PathError) throw new VfsError(`invalid path: ${error.message}`, 'bad_path');
+      throw error;
+    }
+  }
+
   return {
     store,
     quotaBytes,
+    /**
+     * Every file of a volume in path order, for a file browser: [{path: '/a/b', size, mtime}].
+     * @param {{volume?: 'session'|'shared'}} args
+     * @param {{session?: string}} ctx
+     */
+    files(args, ctx) {
+      return checked(args, ctx, async (volume) => (await store.keys(volume, '')).map(({ path, size, mtime }) => ({ path: `/${path}`, size, mtime })));
+    },
+    /**
+     * The whole text of one file, for a viewer or a download (not cut like `read`).
+     * @param {{volume?: 'session'|'shared', path: string}} args
+     * @param {{session?: string}} ctx
+     */
+    content(args, ctx) {
+      return checked(args, ctx, async (volume) => {
+        const segments = filePath(args);
+        const file = await store.get(volume, joinSegments(segments));
+        if (!file) throw new VfsError(`not found: ${displayPath(segments)}`, 'not_found');
+        return file.content;
+      });
+    },
     /**
      * Runs one operation. `args.op` selects it; the volume comes from `args.volume` and, for
      * 'session', from `ctx.session` (never from the arguments).

@@ -1,0 +1,143 @@
+// The settings form takes effect on a run: loop-guard thresholds stop a repeating run sooner,
+// the fetch allow-list lets http_fetch reach a host (and without it the request is never sent),
+// and a price typed for a model is that model's (kept across a reload), charged on its runs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { launchBrowser } from './support/browser.mjs';
+import { serveSite, outDir } from './support/site.mjs';
+import { scriptedOpenAi } from './support/scripted_openai.mjs';
+import { openPlayground, useMock } from './support/playground.mjs';
+
+let site;
+let browser;
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchBrowser();
+  fs.mkdirSync(outDir, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function withPage(fn) {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await openPlayground(context, site);
+    await useMock(page, mock);
+    await page.click('details.run-settings > summary');
+    await fn(page, mock);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+}
+
+/** Opens a folded panel as a person would (a click on its summary), if it is folded. */
+async function unfold(page, details) {
+  if (!(await page.$eval(details, (d) => d.open))) await page.click(`${details} > summary`);
+}
+
+async function run(page, task) {
+  await page.fill('[data-testid=task]', task);
+  await page.click('[data-testid=run]');
+  await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+}
+
+/** A loopback server answering every request with a line of text (CORS open); counts requests. */
+async function textServer() {
+  const hits = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url);
+    res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
+    res.end('hello from the allowed host');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { hits, host: `127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+test('loop-guard thresholds from the form stop a repeating run at the chosen count', async () => {
+  await withPage(async (page, mock) => {
+    const same = { calls: [{ id: 'l', name: 'vfs', args: { op: 'list', path: '/' } }] };
+    for (let i = 0; i < 6; i++) mock.script.push(structuredClone(same));
+    mock.script.push({ text: 'gave up' });
+    // A warning that would not come before its stop is named at once.
+    await page.fill('[data-testid=guard-repeat-diagnose]', '6');
+    await page.waitForSelector('[data-testid=guard-error]');
+    assert.match(await page.textContent('[data-testid=guard-error]'), /repeatDiagnose \(6\) must be .* below guard\.repeatStop \(5\)/);
+    await page.fill('[data-testid=guard-repeat-diagnose]', '1');
+    await page.fill('[data-testid=guard-repeat-stop]', '2');
+    assert.equal(await page.locator('[data-testid=guard-error]').count(), 0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(outDir, 'state-settings-run.png'), fullPage: true });
+    await run(page, 'List the root again and again');
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /no.progress/i);
+    // The default (stop at 5) would have called the model five times before stopping.
+    assert.equal(mock.requests.length, 2, 'stopped after the second identical observation');
+  });
+});
+
+test('the fetch allow-list lets http_fetch reach a host; without it nothing is sent', async () => {
+  const target = await textServer();
+  try {
+    await withPage(async (page, mock) => {
+      await page.selectOption('[data-testid=permission-http_fetch]', 'allow');
+      await page.fill('[data-testid=allow-hosts]', `https://x.test/`);
+      assert.match(await page.textContent('details.run-settings'), /is not a host: give the host alone/);
+      await page.fill('[data-testid=allow-hosts]', `example.org, ${target.host}`);
+      const fetch = { calls: [{ id: 'f', name: 'http_fetch', args: { url: `http://${target.host}/page` } }] };
+      mock.script.push(structuredClone(fetch), { text: 'fetched' });
+      await run(page, 'Fetch the page');
+      assert.deepEqual(target.hits, ['/page']);
+      assert.match(await page.textContent('[data-testid=timeline]'), /hello from the allowed host/);
+
+      // A new session without the host on the list: refused before any request is made.
+      await page.click('[data-testid=new-session]');
+      await page.fill('[data-testid=allow-hosts]', 'example.org');
+      mock.script.push(structuredClone(fetch), { text: 'refused' });
+      await run(page, 'Fetch the page again');
+      assert.deepEqual(target.hits, ['/page'], 'no request without the allow-list entry');
+      assert.match(await page.textContent('[data-testid=timeline]'), /request not sent: host 127\.0\.0\.1 is a .* address/);
+    });
+  } finally {
+    await target.close();
+  }
+});
+
+test('a price typed for a model is charged on its runs and kept for that model only', async () => {
+  await withPage(async (page, mock) => {
+    assert.match(await page.textContent('[data-testid=price-model]'), /^scripted/);
+    await page.fill('[data-testid=price-input]', '1000');
+    await page.fill('[data-testid=price-output]', '2000');
+    mock.script.push({ text: 'priced' });
+    await run(page, 'One priced step');
+    // 20 input tokens at $1000/Mtok + 5 output tokens at $2000/Mtok.
+    assert.match(await page.textContent('[data-testid=status-cost]'), /\$0\.0300/);
+
+    // Another model has its own (empty) price; the first keeps its own.
+    await unfold(page, 'details.settings');
+    await unfold(page, 'details.run-settings');
+    await page.fill('[data-testid=model-name]', 'gpt-4o');
+    await page.waitForFunction(() => document.querySelector('[data-testid=price-model]')?.textContent.startsWith('gpt-4o'));
+    assert.equal(await page.inputValue('[data-testid=price-input]'), '');
+    assert.match(await page.textContent('[data-testid=price-model]'), /built-in price: 2\.5 in \/ 10 out/);
+    await page.fill('[data-testid=model-name]', 'scripted');
+    await page.waitForFunction(() => document.querySelector('[data-testid=price-model]')?.textContent.startsWith('scripted'));
+    assert.equal(await page.inputValue('[data-testid=price-input]'), '1000');
+
+    // Kept across a reload, for the same model.
+    await page.reload();
+    await page.waitForSelector('h1');
+    await unfold(page, 'details.settings');
+    await useMock(page, mock);
+    await unfold(page, 'details.run-settings');
+    assert.equal(await page.inputValue('[data-testid=price-input]'), '1000');
+    assert.equal(await page.inputValue('[data-testid=price-output]'), '2000');
+  });
+});
