@@ -50,7 +50,7 @@ export async function loadLocalModel({ url, onProgress, signal }) {
         }
         return { text, finish: 'stop', usage: { input_tokens: 3, output_tokens: 400 } };
       }
-      const pieces = request.response_format
+      const pieces = request.grammar
         ? ['{"tool":"read_file",', '"arguments":{"path":"notes.txt"}}']
         : ['Hi ', 'there.'];
       for (const piece of pieces) onDelta(piece);
