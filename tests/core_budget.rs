@@ -1,21 +1,13 @@
 //! Budget scenarios: the unsolvable-task drill, every budget kind, wall-clock time that does not
 //! count suspended time, and continuing a run after its budget is raised.
 
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{
-    BudgetKind, BudgetLimits, Event, Input, InputError, Price, StopReason, TransitionReason,
-};
+use tabloop::core::{BudgetKind, BudgetLimits, Price, TransitionReason};
 
 fn limits() -> BudgetLimits {
     BudgetLimits {

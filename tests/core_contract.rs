@@ -1,20 +1,12 @@
 //! The loop reports what happened: a finish nobody verified is not called verified, a dropped
 //! stream is retried and then pauses instead of ending the run, a malformed reply is an error the
 //! guards count, completion rules only name what can block, and a fork reaches any run.
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{Event, StopReason};
-use tabloop::protocol::Message;
 
 #[test]
 fn finish_without_a_verifier_ends_unverified_and_never_reaches_the_host() {
@@ -84,7 +76,7 @@ fn a_malformed_reply_is_an_error_the_model_sees_never_a_final_answer() {
             "model_call_started:step",
         ]
     );
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     match &request.messages[request.messages.len() - 2..] {
         [Message::Assistant { text, tool_calls }, Message::Tool {
             is_error, content, ..
@@ -128,40 +120,20 @@ fn cut_stream(partial: &str) -> tabloop::protocol::ModelError {
     }
 }
 
-fn fail(
-    h: &mut Harness,
-    effects: &[tabloop::core::Effect],
-    error: tabloop::protocol::ModelError,
-) -> Vec<tabloop::core::Effect> {
-    let request = Harness::model_call(effects);
-    h.send(tabloop::core::Input::ModelFailed { request, error })
-        .unwrap()
-}
-
-fn delay_of(effects: &[tabloop::core::Effect]) -> u64 {
-    effects
-        .iter()
-        .find_map(|e| match e {
-            tabloop::core::Effect::CallModel { delay_ms, .. } => Some(*delay_ms),
-            _ => None,
-        })
-        .expect("a model call")
-}
-
 #[test]
 fn a_cut_stream_is_resent_in_the_same_step_with_backoff_and_its_partial_text_dropped() {
     let mut h = Harness::new(config());
     let effects = h.user("go");
-    assert_eq!(delay_of(&effects), 0);
-    let effects = fail(&mut h, &effects, cut_stream("PARTIAL"));
-    assert_eq!(delay_of(&effects), 250, "the first resend waits");
-    let request = h.agent.model_request().unwrap();
+    assert_eq!(Harness::delay_of(&effects), 0);
+    let effects = h.fail(&effects, cut_stream("PARTIAL"));
+    assert_eq!(Harness::delay_of(&effects), 250, "the first resend waits");
+    let request = h.request();
     assert!(
         !format!("{:?}", request.messages).contains("PARTIAL"),
         "the partial reply is not in the context"
     );
-    let effects = fail(&mut h, &effects, cut_stream("PARTIAL"));
-    assert_eq!(delay_of(&effects), 500, "and the wait doubles");
+    let effects = h.fail(&effects, cut_stream("PARTIAL"));
+    assert_eq!(Harness::delay_of(&effects), 500, "and the wait doubles");
     let effects = h.reply(&effects, text("whole answer"));
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(outcome.stop, StopReason::Completed);
@@ -192,7 +164,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
     let mut h = Harness::new(config());
     let mut effects = h.user("go");
     for _ in 0..=tabloop::core::MAX_STREAM_RETRIES {
-        effects = fail(&mut h, &effects, cut_stream("x"));
+        effects = h.fail(&effects, cut_stream("x"));
     }
     assert_eq!(Harness::finished(&effects), None, "no terminal outcome");
     assert!(
@@ -200,7 +172,11 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         "nothing is sent while paused: {effects:?}"
     );
     let run = h.agent.run().unwrap();
-    assert!(run.paused.is_some() && run.step_open && !run.finished());
+    assert!(run.paused.is_some() && run.step_open);
+    assert!(
+        h.agent.state().flight.in_flight(),
+        "the run is still in flight"
+    );
     assert!(matches!(
         h.log.last().unwrap().event,
         Event::RunPaused { ref message, .. } if message.contains("unreachable")
@@ -210,7 +186,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
     h.tick(60_000);
     let effects = h.send(tabloop::core::Input::RetryModel).unwrap();
     assert_eq!(
-        delay_of(&effects),
+        Harness::delay_of(&effects),
         0,
         "a retry the user asked for is sent at once"
     );
@@ -243,13 +219,13 @@ fn a_client_that_used_up_its_retries_pauses_at_once_and_a_refused_key_is_fatal()
     };
     let mut h = Harness::new(config());
     let effects = h.user("go");
-    let effects = fail(&mut h, &effects, http(503));
+    let effects = h.fail(&effects, http(503));
     assert!(effects.is_empty());
     assert!(h.agent.run().unwrap().paused.is_some());
 
     let mut h = Harness::new(config());
     let effects = h.user("go");
-    let effects = fail(&mut h, &effects, http(401));
+    let effects = h.fail(&effects, http(401));
     assert_eq!(
         Harness::finished(&effects).unwrap().stop,
         StopReason::FatalError
@@ -260,8 +236,7 @@ fn a_client_that_used_up_its_retries_pauses_at_once_and_a_refused_key_is_fatal()
 fn a_paused_run_stays_paused_when_the_page_is_reopened() {
     let mut h = Harness::new(config());
     let effects = h.user("go");
-    let _ = fail(
-        &mut h,
+    let _ = h.fail(
         &effects,
         tabloop::protocol::ModelError {
             kind: tabloop::protocol::ModelErrorKind::Network,

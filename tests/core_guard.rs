@@ -1,20 +1,13 @@
 //! Loop detection scenarios: the 193-call runaway replayed, the same action on changed state,
 //! A-B-A-B thrashing, stagnation, repeated errors, and the guard surviving compaction.
 
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{Detector, Effect, Event, StopReason};
-use tabloop::protocol::{Message, ToolCall};
+use tabloop::core::Detector;
 
 /// Answers each model call with `make(i)` and each tool call with `result(i)`, up to `n` rounds
 /// or until the run ends. Returns the outcome, if any.

@@ -1,19 +1,12 @@
 //! Stop hooks: an accepted completion is put to the page's hook; a block continues the run with
 //! the reason, the cap ends it needing a human, and a failed hook is reported, never passed.
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{Agent, Effect, HumanReason, Input, StopProposal, StopReason, StopVerdict};
-use tabloop::protocol::Message;
+use tabloop::core::{Agent, HumanReason, StopProposal, StopVerdict};
 
 fn hooked() -> Harness {
     let mut h = Harness::new(config());
@@ -26,10 +19,6 @@ fn asked(effects: &[Effect]) -> Option<StopProposal> {
         Effect::AskStopHook(p) => Some(p.clone()),
         _ => None,
     })
-}
-
-fn answer(h: &mut Harness, verdict: StopVerdict) -> Vec<Effect> {
-    h.send(Input::StopHookAnswered { verdict }).unwrap()
 }
 
 #[test]
@@ -50,7 +39,7 @@ fn a_final_answer_is_put_to_the_hook_and_ends_only_when_it_allows() {
             final_text: Some("done".into()),
         })
     );
-    let effects = answer(&mut h, StopVerdict::Allow);
+    let effects = h.answer_stop_hook(StopVerdict::Allow);
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(outcome.stop, StopReason::Completed);
     assert_eq!(outcome.final_text.as_deref(), Some("done"));
@@ -62,12 +51,9 @@ fn a_block_sends_the_reason_to_the_model_and_continues_with_stop_hook_blocked() 
     let mut h = hooked();
     let effects = h.user("go");
     let _ = h.reply(&effects, text("done"));
-    let effects = answer(
-        &mut h,
-        StopVerdict::Block {
-            reason: "the tests still fail".into(),
-        },
-    );
+    let effects = h.answer_stop_hook(StopVerdict::Block {
+        reason: "the tests still fail".into(),
+    });
     assert_eq!(Harness::finished(&effects), None);
     let kinds = h.kinds(0);
     assert_eq!(
@@ -79,7 +65,7 @@ fn a_block_sends_the_reason_to_the_model_and_continues_with_stop_hook_blocked() 
             "model_call_started:step"
         ]
     );
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert!(matches!(
         request.messages.last().unwrap(),
         Message::User { text } if text.contains("the tests still fail")
@@ -99,21 +85,15 @@ fn the_block_cap_ends_the_run_needing_a_human() {
     let mut effects = h.user("go");
     for i in 0..8 {
         let _ = h.reply(&effects, text("done"));
-        effects = answer(
-            &mut h,
-            StopVerdict::Block {
-                reason: format!("no {i}"),
-            },
-        );
+        effects = h.answer_stop_hook(StopVerdict::Block {
+            reason: format!("no {i}"),
+        });
         assert_eq!(Harness::finished(&effects), None, "block {i} continues");
     }
     let _ = h.reply(&effects, text("done"));
-    let effects = answer(
-        &mut h,
-        StopVerdict::Block {
-            reason: "still no".into(),
-        },
-    );
+    let effects = h.answer_stop_hook(StopVerdict::Block {
+        reason: "still no".into(),
+    });
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(
         outcome.stop,
@@ -130,12 +110,9 @@ fn a_hook_that_fails_is_reported_and_never_passes() {
     let mut h = hooked();
     let effects = h.user("go");
     let _ = h.reply(&effects, text("done"));
-    let effects = answer(
-        &mut h,
-        StopVerdict::Failed {
-            message: "the hook timed out after 30000 ms".into(),
-        },
-    );
+    let effects = h.answer_stop_hook(StopVerdict::Failed {
+        message: "the hook timed out after 30000 ms".into(),
+    });
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(outcome.stop.code(), "needs_human");
     assert!(outcome.explanation.contains("timed out"));

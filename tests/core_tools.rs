@@ -1,20 +1,13 @@
 //! Tool scenarios: parallel and sequential execution, results in call order, invalid calls never
 //! executed, and approvals bound to the exact arguments.
 
-#![allow(
-    clippy::wildcard_enum_match_arm,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#![allow(clippy::wildcard_enum_match_arm)]
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{args_hash, Effect, Event, Input, InputError, Rejection};
-use tabloop::protocol::{Message, ToolCall};
+use tabloop::core::{args_hash, Rejection};
 
 fn rejections(h: &Harness) -> Vec<(String, Rejection)> {
     h.events()
@@ -48,7 +41,7 @@ fn parallel_safe_calls_start_together_and_results_return_in_call_order() {
         "waits for the other call"
     );
     h.tool_result("a", "one", false);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     let tool_messages: Vec<_> = request
         .messages
         .iter()
@@ -127,7 +120,7 @@ fn invalid_calls_are_never_executed_and_are_reported_to_the_model() {
         ]
     );
     h.tool_result("ok", "fine", false);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     let errors: Vec<_> = request
         .messages
         .iter()
@@ -226,7 +219,7 @@ fn a_denied_call_becomes_an_error_observation() {
         })
         .unwrap();
     assert_eq!(Harness::tool_calls(&effects), vec![]);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert_eq!(
         request.messages.last().unwrap(),
         &Message::Tool {

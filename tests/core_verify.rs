@@ -10,12 +10,9 @@
 
 mod core_support;
 
-use core_support::*;
+use core_support::prelude::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tabloop::core::{
-    parse_jsonl, to_jsonl, verify_replay, Agent, Effect, Event, Input, Record, StopVerdict,
-};
+use tabloop::core::{parse_jsonl, to_jsonl, verify_replay, Agent, Record, StopVerdict};
 
 fn runaway() -> Vec<Record> {
     let mut h = Harness::new(config());
@@ -78,7 +75,7 @@ fn compaction() -> Vec<Record> {
     let mut effects = h.user("go");
     let mut compacted = false;
     for i in 0..6 {
-        let compaction = h.agent.model_request().unwrap().tools.is_empty();
+        let compaction = h.request().tools.is_empty();
         if compaction {
             compacted = true;
             effects = h.reply(&effects, text("summary of the reads"));

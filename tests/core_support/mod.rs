@@ -9,11 +9,22 @@
 )]
 
 use serde_json::{json, Value};
+
+/// What every loop-scenario test file imports: this harness, `json!`, and the core and protocol
+/// types the scenarios name. (`pretty_assertions::assert_eq` is imported by name in each file: a
+/// glob cannot shadow the prelude's macro.)
+pub mod prelude {
+    #![allow(unused_imports)]
+    pub use super::*;
+    pub use serde_json::json;
+    pub use tabloop::core::{Effect, Event, Input, InputError, StopReason};
+    pub use tabloop::protocol::{Message, ToolCall};
+}
 use tabloop::core::{
     Agent, AgentConfig, BudgetLimits, Effect, Event, Input, InputError, Permission, Record,
     ToolDecl, ToolInvocation, ToolKind,
 };
-use tabloop::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
+use tabloop::protocol::{FinishReason, ModelReply, ModelRequest, ToolCall, ToolSpec, Usage};
 
 /// A host tool declaration with an object schema of string properties.
 pub fn host_tool(
@@ -121,6 +132,8 @@ pub struct Harness {
     pub agent: Agent,
     pub log: Vec<Record>,
     pub now: u64,
+    /// The request the last `CallModel` effect carried.
+    pub last_request: Option<ModelRequest>,
 }
 
 impl Harness {
@@ -129,6 +142,7 @@ impl Harness {
             agent: Agent::new("s1", config, 1_000),
             log: Vec::new(),
             now: 1_000,
+            last_request: None,
         };
         h.drain();
         h
@@ -154,10 +168,22 @@ impl Harness {
                     assert_eq!(record.seq, self.log.len() as u64, "records are contiguous");
                     self.log.push(record);
                 }
-                other => actions.push(other),
+                other => {
+                    if let Effect::CallModel { body, .. } = &other {
+                        self.last_request = Some(body.clone());
+                    }
+                    actions.push(other)
+                }
             }
         }
         actions
+    }
+
+    /// The request of the last model call the core asked for.
+    pub fn request(&self) -> ModelRequest {
+        self.last_request
+            .clone()
+            .unwrap_or_else(|| panic!("no model call was asked for"))
     }
 
     pub fn user(&mut self, t: &str) -> Vec<Effect> {
@@ -193,6 +219,32 @@ impl Harness {
     pub fn reply(&mut self, effects: &[Effect], reply: ModelReply) -> Vec<Effect> {
         let request = Self::model_call(effects);
         self.send(Input::ModelReplied { request, reply }).unwrap()
+    }
+
+    /// Fails the pending model call with `error`.
+    pub fn fail(
+        &mut self,
+        effects: &[Effect],
+        error: tabloop::protocol::ModelError,
+    ) -> Vec<Effect> {
+        let request = Self::model_call(effects);
+        self.send(Input::ModelFailed { request, error }).unwrap()
+    }
+
+    /// How long the model call the effects ask for waits before it is sent.
+    pub fn delay_of(effects: &[Effect]) -> u64 {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::CallModel { delay_ms, .. } => Some(*delay_ms),
+                _ => None,
+            })
+            .expect("a model call")
+    }
+
+    /// Answers the pending stop-hook question.
+    pub fn answer_stop_hook(&mut self, verdict: tabloop::core::StopVerdict) -> Vec<Effect> {
+        self.send(Input::StopHookAnswered { verdict }).unwrap()
     }
 
     pub fn tool_result(&mut self, call: &str, content: &str, is_error: bool) -> Vec<Effect> {
