@@ -212,18 +212,22 @@ async fn upload_one(
     path: &str,
     file: &web_sys::File,
 ) -> Result<(), String> {
-    let text = JsFuture::from(file.text())
-        .await
-        .map_err(|e| {
-            e.dyn_ref::<js_sys::Error>().map_or_else(
-                || "the file could not be read".to_string(),
-                |e| e.message().into(),
-            )
-        })?
-        .as_string()
-        .ok_or("the file is not text")?;
+    let bytes = JsFuture::from(file.array_buffer()).await.map_err(|e| {
+        e.dyn_ref::<js_sys::Error>().map_or_else(
+            || "the file could not be read".to_string(),
+            |e| e.message().into(),
+        )
+    })?;
+    let text = text_of_upload(js_sys::Uint8Array::new(&bytes).to_vec())?;
     app.service()?
         .write_file(volume, path, &text)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// The volumes hold text: a file that is not UTF-8 is refused instead of being stored with its
+/// bytes replaced.
+fn text_of_upload(bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes)
+        .map_err(|_| "it is not a UTF-8 text file (the volumes hold text only)".to_string())
 }

@@ -80,6 +80,11 @@ test('files: tree, view, download, upload and delete on the session and shared v
     assert.match(await page.textContent('[data-testid=files-error]'), /Upload of \/%2e%2e failed: invalid path: .*percent escape/);
     assert.equal(await page.locator('[data-testid=file-item]').count(), 4);
 
+    // A binary file is refused with a reason rather than stored with its bytes replaced.
+    await page.setInputFiles('[data-testid=file-upload]', { name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0xff, 0xfe, 0x00, 0x81]) });
+    await page.waitForFunction(() => /blob\.bin failed: it is not a UTF-8 text file/.test(document.querySelector('[data-testid=files-error]')?.textContent ?? ''));
+    assert.equal(await page.locator('[data-testid=file-item]').count(), 4);
+
     // Delete asks first: Keep leaves the file, Delete removes it.
     await page.click(item('/top.txt'));
     await page.click('[data-testid=file-delete]');
