@@ -13,6 +13,7 @@ pub mod prices;
 mod resume;
 mod service;
 pub mod synthetic;
+pub mod synthetic_stream;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};
