@@ -84,7 +84,7 @@ fn a_malformed_reply_is_an_error_the_model_sees_never_a_final_answer() {
             "model_call_started:step",
         ]
     );
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     match &request.messages[request.messages.len() - 2..] {
         [Message::Assistant { text, tool_calls }, Message::Tool {
             is_error, content, ..
@@ -155,7 +155,7 @@ fn a_cut_stream_is_resent_in_the_same_step_with_backoff_and_its_partial_text_dro
     assert_eq!(delay_of(&effects), 0);
     let effects = fail(&mut h, &effects, cut_stream("PARTIAL"));
     assert_eq!(delay_of(&effects), 250, "the first resend waits");
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert!(
         !format!("{:?}", request.messages).contains("PARTIAL"),
         "the partial reply is not in the context"
@@ -200,7 +200,11 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         "nothing is sent while paused: {effects:?}"
     );
     let run = h.agent.run().unwrap();
-    assert!(run.paused.is_some() && run.step_open && !run.finished());
+    assert!(run.paused.is_some() && run.step_open);
+    assert!(
+        h.agent.state().flight.in_flight(),
+        "the run is still in flight"
+    );
     assert!(matches!(
         h.log.last().unwrap().event,
         Event::RunPaused { ref message, .. } if message.contains("unreachable")

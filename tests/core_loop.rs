@@ -53,7 +53,7 @@ fn tool_results_go_back_to_the_model_and_each_step_records_its_budget_and_eviden
     assert_eq!(invocations[0].args, json!({"path": "notes.txt"}));
     assert_eq!(invocations[0].idempotency_key, "s1:1:c1");
     let effects = h.tool_result("c1", "hello", false);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert_eq!(
         request.messages.last().unwrap(),
         &Message::Tool {
@@ -160,7 +160,7 @@ fn a_premature_finish_is_rejected_by_the_verifier_and_fed_back_as_an_error() {
     assert_eq!(invocations[0].tool, "finish", "the host runs the verifier");
     let effects = h.tool_result("f1", "Verification failed: 2 tests fail", true);
     assert_eq!(Harness::finished(&effects), None);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert!(
         matches!(request.messages.last().unwrap(), Message::Tool { is_error: true, content, .. } if content.contains("2 tests fail"))
     );
@@ -250,7 +250,7 @@ fn a_reply_cut_at_max_tokens_is_continued_at_most_three_times_in_a_row() {
     for attempt in 1..=3 {
         effects = h.reply(&effects, cut_text("part"));
         assert_eq!(Harness::finished(&effects), None);
-        let request = h.agent.model_request().unwrap();
+        let request = h.request();
         assert_eq!(
             request.messages.last().unwrap(),
             &Message::User {
@@ -434,7 +434,7 @@ fn leaked_control_tokens_never_reach_the_context() {
     let effects = h.reply(&effects, reply);
     h.tool_result("c", "data", false);
     let _ = effects;
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     let assistant = request
         .messages
         .iter()
@@ -460,7 +460,7 @@ fn a_user_message_during_a_run_joins_the_next_step() {
         .is_empty());
     h.tool_result("c", "data", false);
     let _ = effects;
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert_eq!(
         request.messages.last().unwrap(),
         &Message::User {

@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use serde_json::json;
 use tabloop::core::{
     args_hash, parse_jsonl, to_jsonl, Agent, Effect, Event, Input, Record, ReplayError,
-    SCHEMA_VERSION,
+    SessionDigest, SCHEMA_VERSION, SNAPSHOT_VERSION,
 };
 use tabloop::protocol::{FinishReason, ModelReply, ToolCall};
 
@@ -451,6 +451,39 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// The sessions digest decides "in flight" with the agent's own fold, so after every input
+    /// of any script they agree, and the agent's active run is there exactly then.
+    #[test]
+    fn the_digest_and_the_agent_agree_on_the_run_in_flight_after_every_input(script in moves()) {
+        let mut cfg = config();
+        cfg.budget.max_wall_ms = Some(300_000);
+        cfg.context_window = 3_000;
+        let mut agent = Agent::new("p", cfg, 0);
+        let mut log = Vec::new();
+        let mut now = 0u64;
+        let mut pending = drain(&mut agent, &mut log);
+        let mut digest = SessionDigest::default();
+        let mut seen = 0;
+        for (n, mv) in script.iter().enumerate() {
+            now += match mv { Move::Tick(ms) => u64::from(*ms), _ => 7 };
+            if let Some(input) = input_for(&agent, &pending, mv, n) {
+                if agent.handle(input, now).is_ok() {
+                    pending = drain(&mut agent, &mut log);
+                }
+            }
+            for record in &log[seen..] {
+                digest.push(record);
+            }
+            seen = log.len();
+            prop_assert_eq!(digest.flight, agent.state().flight);
+            prop_assert_eq!(digest.in_flight(), agent.state().active_run().is_some());
+        }
+    }
+}
+
 #[test]
 fn a_snapshot_that_does_not_match_the_log_is_refused() {
     let h = support_run();
@@ -488,7 +521,8 @@ fn a_snapshot_that_does_not_match_the_log_is_refused() {
         "gap in the tail"
     );
     // Another version, or garbage.
-    let older = json.replacen("\"version\":1", "\"version\":0", 1);
+    let current = format!("\"version\":{SNAPSHOT_VERSION}");
+    let older = json.replacen(&current, "\"version\":0", 1);
     assert_ne!(older, json);
     assert!(
         Agent::from_snapshot(&older, &h[k - 1..]).is_none(),

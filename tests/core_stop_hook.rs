@@ -79,7 +79,7 @@ fn a_block_sends_the_reason_to_the_model_and_continues_with_stop_hook_blocked() 
             "model_call_started:step"
         ]
     );
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert!(matches!(
         request.messages.last().unwrap(),
         Message::User { text } if text.contains("the tests still fail")

@@ -48,7 +48,7 @@ fn parallel_safe_calls_start_together_and_results_return_in_call_order() {
         "waits for the other call"
     );
     h.tool_result("a", "one", false);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     let tool_messages: Vec<_> = request
         .messages
         .iter()
@@ -127,7 +127,7 @@ fn invalid_calls_are_never_executed_and_are_reported_to_the_model() {
         ]
     );
     h.tool_result("ok", "fine", false);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     let errors: Vec<_> = request
         .messages
         .iter()
@@ -226,7 +226,7 @@ fn a_denied_call_becomes_an_error_observation() {
         })
         .unwrap();
     assert_eq!(Harness::tool_calls(&effects), vec![]);
-    let request = h.agent.model_request().unwrap();
+    let request = h.request();
     assert_eq!(
         request.messages.last().unwrap(),
         &Message::Tool {

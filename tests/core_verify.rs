@@ -78,7 +78,7 @@ fn compaction() -> Vec<Record> {
     let mut effects = h.user("go");
     let mut compacted = false;
     for i in 0..6 {
-        let compaction = h.agent.model_request().unwrap().tools.is_empty();
+        let compaction = h.request().tools.is_empty();
         if compaction {
             compacted = true;
             effects = h.reply(&effects, text("summary of the reads"));

@@ -25,7 +25,7 @@ fn the_warm_up_prompt_is_the_first_steps_prompt_up_to_the_task() {
     let effects =
         harness.user("Use the vfs tool to write the text hello into the file /notes.txt.");
     Harness::model_call(&effects);
-    let first = build_local_request(&harness.agent.model_request().unwrap());
+    let first = build_local_request(&harness.request());
 
     assert_eq!(
         warm.messages[0], first.messages[0],

@@ -236,7 +236,7 @@ fn a_session_is_created_run_listed_exported_imported_forked_and_deleted() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].session, "new-1");
     assert_eq!(listed[0].digest.title, "write the notes");
-    assert!(!listed[0].digest.in_flight);
+    assert!(!listed[0].digest.in_flight());
     assert_eq!(
         listed[0].digest.phase,
         RunPhase::Finished {

@@ -14,7 +14,8 @@ use core_support::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::core::{
-    BudgetKind, BudgetLimits, Event, EvidenceDelta, Input, Record, StopReason, TransitionReason,
+    BudgetKind, BudgetLimits, Event, EvidenceDelta, Flight, Input, Record, StopReason,
+    TransitionReason,
 };
 use tabloop::protocol::StreamDelta;
 use tabloop::runtime::merge_provider;
@@ -309,8 +310,7 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
         SessionSummary {
             session: "s1".into(),
             title: "look around".into(),
-            run: 1,
-            in_flight: false,
+            flight: Flight::Ended { run: 1 },
             phase: RunPhase::Finished {
                 stop: StopReason::BudgetExhausted {
                     budget: BudgetKind::Steps
@@ -342,7 +342,7 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
 
     h.send(Input::ExtendBudget { budget: doubled }).unwrap();
     let summary = SessionSummary::from_records(&h.log);
-    assert!(summary.in_flight);
+    assert!(summary.in_flight());
     assert_eq!(summary.phase, RunPhase::CallingModel);
     assert_eq!(summary.extended_limits(), None);
     let timeline = Timeline::from_records(&h.log);
@@ -372,7 +372,7 @@ fn the_summary_follows_a_run_in_flight() {
     assert_eq!(SessionSummary::from_records(&h.log).phase, RunPhase::Idle);
     let effects = h.user("read the notes, then summarise them in one line please");
     let summary = SessionSummary::from_records(&h.log);
-    assert!(summary.in_flight);
+    assert!(summary.in_flight());
     assert_eq!(summary.phase, RunPhase::CallingModel);
     h.reply(
         &effects,
@@ -380,7 +380,7 @@ fn the_summary_follows_a_run_in_flight() {
     );
     let summary = SessionSummary::from_records(&h.log);
     assert_eq!(
-        (summary.in_flight, summary.phase.clone(), summary.spent),
+        (summary.in_flight(), summary.phase.clone(), summary.spent),
         (true, RunPhase::RunningTools, spent(1, 0, 0)),
         "the step in progress counts"
     );
@@ -681,7 +681,7 @@ fn a_provider_pause_shows_in_the_summary_until_the_user_retries() {
     })
     .unwrap();
     let summary = SessionSummary::from_records(&h.log);
-    assert!(summary.in_flight);
+    assert!(summary.in_flight());
     assert!(summary.paused.as_deref().unwrap().contains("unreachable"));
     assert!(matches!(
         h.log.last().unwrap().event,

@@ -12,8 +12,9 @@ use super::log::{
     CallPurpose, Event, InterruptCause, Millis, Record, StopReason, TransitionReason,
     SCHEMA_VERSION,
 };
-use super::run::{Phase, RunState, SlotState};
+use super::run::{Phase, RunState};
 use super::state::AgentState;
+use super::tool_batch::{Slot, SlotState};
 use crate::protocol::{Message, ModelRequest};
 
 /// One session's loop.
@@ -111,8 +112,9 @@ impl Agent {
         self.outbox.pop_front()
     }
 
-    /// The request for the model call in flight, projected from the transcript.
-    pub fn model_request(&self) -> Option<ModelRequest> {
+    /// The request for the model call in flight, projected from the transcript: what the
+    /// `CallModel` effect carries.
+    fn model_request(&self) -> Option<ModelRequest> {
         let run = self.state.active_run()?;
         let Phase::AwaitingModel { purpose, cut, .. } = &run.phase else {
             return None;
@@ -168,7 +170,7 @@ impl Agent {
                 }
                 self.advance_batch();
             }
-            Phase::Between => {
+            phase @ (Phase::Between | Phase::BatchDone(_)) => {
                 let run = self.state.active_run();
                 if let Some(proposal) = run.and_then(|r| r.stop_hook_pending.clone()) {
                     // The question to the stop hook is asked (and recorded) again.
@@ -178,7 +180,7 @@ impl Agent {
                 } else if !run.is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
                     self.start_step(TransitionReason::Resumed);
-                } else if self.state.last_batch.is_none() {
+                } else if phase == Phase::Between {
                     // The step started but its model call was never recorded.
                     self.call_model(CallPurpose::Step);
                 } else {
@@ -224,6 +226,7 @@ impl Agent {
                     .active_run()
                     .and_then(|r| r.model_retry_delay_ms)
                     .unwrap_or(0),
+                body: self.model_request()?,
             }),
             Event::ToolCallStarted { call, .. } => {
                 let slot = self.slot(call)?;
@@ -282,7 +285,7 @@ impl Agent {
         }
     }
 
-    pub(super) fn ask_effect(&self, slot: &super::run::Slot, after_interrupt: bool) -> Effect {
+    pub(super) fn ask_effect(&self, slot: &Slot, after_interrupt: bool) -> Effect {
         Effect::AskApproval {
             call: slot.call.id.clone(),
             tool: slot.call.name.clone(),
@@ -292,12 +295,12 @@ impl Agent {
         }
     }
 
-    pub(super) fn slot(&self, call: &str) -> Option<&super::run::Slot> {
+    pub(super) fn slot(&self, call: &str) -> Option<&Slot> {
         let run = self.state.run.as_ref()?;
         let Phase::Tools(batch) = &run.phase else {
             return None;
         };
-        batch.slots.iter().find(|s| s.call.id == call)
+        batch.slot(call)
     }
 
     pub(super) fn run_number(&self) -> u32 {
@@ -364,7 +367,7 @@ impl Agent {
                     .map(|s| s.call.id.clone())
                     .collect();
             }
-            Phase::Between | Phase::Finished(_) => {}
+            Phase::Between | Phase::BatchDone(_) | Phase::Finished(_) => {}
         }
         if abort_request.is_some() || !abort_calls.is_empty() {
             self.outbox.push_back(Effect::Abort {

@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::agent::Agent;
 use super::log::{Event, Rejection};
 use super::log::{Permission, ToolKind};
-use super::run::{Phase, Slot, SlotState, TodoItem, TodoStatus};
+use super::run::{Phase, TodoItem, TodoStatus};
 use super::schema;
-use super::state_batch::parse_args;
+use super::tool_batch::{parse_args, Slot, SlotState, ToolBatch};
 use super::{completion, InputError};
 
 impl Agent {
@@ -106,14 +106,17 @@ impl Agent {
     }
 
     /// The batch of the active run while it still has calls without results.
-    fn current_batch(&self) -> Option<super::run::ToolBatch> {
+    fn current_batch(&self) -> Option<ToolBatch> {
         match &self.state.active_run()?.phase {
             Phase::Tools(batch) => Some(batch.clone()),
-            Phase::Between | Phase::AwaitingModel { .. } | Phase::Finished(_) => None,
+            Phase::Between
+            | Phase::AwaitingModel { .. }
+            | Phase::BatchDone(_)
+            | Phase::Finished(_) => None,
         }
     }
 
-    fn refusal(&self, slot: &Slot, batch: &super::run::ToolBatch) -> Option<(Rejection, String)> {
+    fn refusal(&self, slot: &Slot, batch: &ToolBatch) -> Option<(Rejection, String)> {
         let config = &self.state.config;
         let name = &slot.call.name;
         if batch.malformed {

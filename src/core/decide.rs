@@ -13,6 +13,7 @@ use super::log::{
 };
 use super::loop_guard::{message as guard_message, Verdict};
 use super::run::Phase;
+use super::tool_batch::{BatchSummary, FinishResult};
 use crate::protocol::ModelReply;
 
 impl Agent {
@@ -176,10 +177,8 @@ impl Agent {
         match &run.phase {
             Phase::Tools(_) => return self.advance_batch(),
             Phase::AwaitingModel { .. } | Phase::Finished(_) => return,
+            Phase::BatchDone(summary) => return self.after_batch(summary.clone()),
             Phase::Between => {}
-        }
-        if let Some(batch) = self.state.last_batch.clone() {
-            return self.after_batch(batch);
         }
         // A reply with no tool calls: output-token recovery or a completion proposal.
         let config = &self.state.config;
@@ -219,26 +218,28 @@ impl Agent {
         self.start_step(TransitionReason::StopHookBlocked { consecutive });
     }
 
-    fn after_batch(&mut self, batch: super::state::BatchSummary) {
+    fn after_batch(&mut self, batch: BatchSummary) {
         let Some(run) = self.state.active_run() else {
             return;
         };
-        if batch.verified {
-            let summary = run.verified_summary.clone();
-            return self.propose_stop(
-                StopReason::VerifiedFinish,
-                "The finish tool's verifier passed.".into(),
-                summary,
-            );
-        }
-        if let Some(summary) = batch.unverified_finish {
-            return self.propose_stop(
-                StopReason::UnverifiedFinish,
-                "The model called finish, but no verifier is registered, so its claim was not \
-                 checked."
-                    .into(),
-                Some(summary),
-            );
+        match batch.finish {
+            Some(FinishResult::Verified(summary)) => {
+                return self.propose_stop(
+                    StopReason::VerifiedFinish,
+                    "The finish tool's verifier passed.".into(),
+                    Some(summary),
+                );
+            }
+            Some(FinishResult::Unverified(summary)) => {
+                return self.propose_stop(
+                    StopReason::UnverifiedFinish,
+                    "The model called finish, but no verifier is registered, so its claim was \
+                     not checked."
+                        .into(),
+                    Some(summary),
+                );
+            }
+            Some(FinishResult::Failed) | None => {}
         }
         let config = &self.state.config;
         match run.verdict.clone() {

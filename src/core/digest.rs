@@ -1,13 +1,15 @@
 //! A session at a glance, folded from its log one record at a time: its title, whether a run
-//! is in flight, what the loop is doing and what the current run has spent. Plain data the
-//! sessions index stores next to the records and the playground shows.
+//! is in flight (the core's own [`Flight`] fold), what the loop is doing and what the current
+//! run has spent. Plain data the sessions index stores next to the records and the playground
+//! shows.
 
 use serde::{Deserialize, Serialize};
 
+use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
 
 /// Version of the [`SessionDigest`] layout; a stored digest of another version is rebuilt.
-pub const DIGEST_SCHEMA: u32 = 1;
+pub const DIGEST_SCHEMA: u32 = 2;
 
 /// What the current run is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,10 +64,8 @@ pub struct SessionDigest {
     pub session: String,
     /// The first user message, cut to 80 characters.
     pub title: String,
-    /// The current or last run, 0 before the first.
-    pub run: u32,
-    /// A run started (or was continued) and has not finished.
-    pub in_flight: bool,
+    /// Whether the current or last run is in flight, folded as the agent folds it.
+    pub flight: Flight,
     /// What the run is doing.
     pub phase: RunPhase,
     /// Spend of the current or last run.
@@ -84,8 +84,7 @@ impl Default for SessionDigest {
         Self {
             session: String::new(),
             title: String::new(),
-            run: 0,
-            in_flight: false,
+            flight: Flight::NoRun,
             phase: RunPhase::Idle,
             spent: SpentSummary::default(),
             limits: None,
@@ -105,12 +104,23 @@ impl SessionDigest {
         summary
     }
 
+    /// A run started (or was continued) and has not finished.
+    pub fn in_flight(&self) -> bool {
+        self.flight.in_flight()
+    }
+
+    /// The current or last run, 0 before the first.
+    pub fn run(&self) -> u32 {
+        self.flight.run()
+    }
+
     /// Folds one record in; records already seen are ignored.
     pub fn push(&mut self, record: &Record) {
         if record.seq < self.records {
             return;
         }
         self.records = record.seq + 1;
+        self.flight.apply(&record.event);
         match &record.event {
             Event::SessionStarted { session, .. } => self.session = session.clone(),
             Event::UserMessage { text } => {
@@ -118,15 +128,12 @@ impl SessionDigest {
                     self.title = text.chars().take(80).collect();
                 }
             }
-            Event::RunStarted { run, budget } => {
-                self.run = *run;
-                self.in_flight = true;
+            Event::RunStarted { budget, .. } => {
                 self.limits = Some(*budget);
                 self.spent = SpentSummary::default();
                 self.phase = RunPhase::Working;
             }
             Event::BudgetExtended { budget } => {
-                self.in_flight = true;
                 self.limits = Some(*budget);
                 self.phase = RunPhase::Working;
             }
@@ -155,7 +162,6 @@ impl SessionDigest {
             Event::RunUnpaused => self.paused = None,
             Event::RunFinished { outcome } => {
                 self.paused = None;
-                self.in_flight = false;
                 self.spent.steps = outcome.steps;
                 self.spent.tokens = outcome.usage.input_tokens
                     + outcome.usage.cached_input_tokens

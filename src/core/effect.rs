@@ -4,13 +4,14 @@
 use serde_json::Value;
 
 use super::log::{CallPurpose, Record, RunOutcome};
+use crate::protocol::ModelRequest;
 
 /// One effect from [`super::Agent::poll`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Append this record to the session's log (durably before any later action).
     Persist(Record),
-    /// Call the model; get the request with [`super::Agent::model_request`].
+    /// Call the model with `body`, projected from the transcript when the call was decided.
     CallModel {
         /// Request id to answer with.
         request: u64,
@@ -18,6 +19,8 @@ pub enum Effect {
         purpose: CallPurpose,
         /// Wait this long before sending (a resend after a cut stream); 0 for a first call.
         delay_ms: u64,
+        /// The request to send.
+        body: ModelRequest,
     },
     /// Run a host tool.
     CallTool(ToolInvocation),

@@ -13,6 +13,7 @@ mod digest;
 mod effect;
 mod error;
 mod fingerprint;
+mod flight;
 mod handoff;
 mod hygiene;
 mod input;
@@ -24,8 +25,8 @@ mod run;
 mod schema;
 mod snapshot;
 mod state;
-mod state_batch;
 mod stop_hook;
+mod tool_batch;
 mod tools;
 mod verify;
 
@@ -35,6 +36,7 @@ pub use digest::{RunPhase, SessionDigest, SpentSummary, DIGEST_SCHEMA};
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
 pub use fingerprint::{args_hash, canonical_json};
+pub use flight::Flight;
 pub use hygiene::strip_control_tokens;
 pub use input::Input;
 pub use log::{
@@ -46,10 +48,12 @@ pub use log::{
 pub use loop_guard::LoopGuard;
 pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
 pub use replay::{parse_jsonl, to_jsonl};
-pub use run::{Phase, RunState, Slot, SlotState, TodoItem, TodoStatus};
+pub use run::{Phase, RunState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;
 pub use snapshot::{SNAPSHOT_EVERY, SNAPSHOT_VERSION};
 pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
-pub use state_batch::parse_args;
+pub use tool_batch::{
+    parse_args, BatchSummary, CallResult, FinishResult, Slot, SlotState, ToolBatch,
+};
 pub use tools::{finish_tool, todo_tool};
 pub use verify::{verify_replay, Divergence, VerifyReport};

@@ -1,16 +1,15 @@
-//! The state of one run: its phase, budget ledger, guard, counters and the tool batch in flight.
-//! Per-phase data lives inside the phase variants so illegal states cannot be built.
+//! The state of one run: its phase, budget ledger, guard and counters. Per-phase data lives
+//! inside the phase variants (the tool batch in flight, what a complete batch came to) so
+//! illegal states cannot be built.
 
 use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::log::ToolKind;
-use super::log::{BudgetLimits, Ledger};
+use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
-use super::loop_guard::{LoopGuard, Verdict};
-use crate::protocol::ToolCall;
+use super::loop_guard::{LoopGuard, Observation, Verdict};
+use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
 
 /// Where a run is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,82 +27,11 @@ pub enum Phase {
     },
     /// Running (or deciding) the tool calls of the last reply.
     Tools(ToolBatch),
+    /// Every tool call of the last reply has its result; the next decision reads what the
+    /// batch came to.
+    BatchDone(BatchSummary),
     /// The run ended.
     Finished(Box<RunOutcome>),
-}
-
-/// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolBatch {
-    /// One slot per call, in the model's order.
-    pub slots: Vec<Slot>,
-    /// Every host tool involved is parallel-safe: start them together.
-    pub parallel: bool,
-    /// The reply was cut at the output limit: no call runs.
-    pub cut: bool,
-    /// A human decided an approval during this batch.
-    pub approval_decided: bool,
-    /// The reply was malformed: the batch holds one stand-in call that is rejected with an
-    /// error the model sees (see [`super::MALFORMED_REPLY_CALL`]).
-    pub malformed: bool,
-}
-
-impl ToolBatch {
-    /// True when every call has a result.
-    pub fn complete(&self) -> bool {
-        self.slots
-            .iter()
-            .all(|s| matches!(s.state, SlotState::Done { .. }))
-    }
-
-    /// The slot of `call`.
-    pub fn slot_mut(&mut self, call: &str) -> Option<&mut Slot> {
-        self.slots.iter_mut().find(|s| s.call.id == call)
-    }
-}
-
-/// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Slot {
-    /// The call as the model made it.
-    pub call: ToolCall,
-    /// Parsed arguments (`Null` when they are not JSON).
-    pub args: Value,
-    /// How the tool is executed, if it exists.
-    pub kind: Option<ToolKind>,
-    /// Hash of tool + canonical arguments.
-    pub args_hash: String,
-    /// The approval scope this call falls in (`tool` + key), if its tool has one.
-    pub scope: Option<String>,
-    /// Where the call is.
-    pub state: SlotState,
-    /// A human approved it (bound to `args_hash`).
-    pub approved: bool,
-    /// A reload interrupted it; if not idempotent a human must approve a re-run.
-    pub interrupted: bool,
-    /// Attempts started.
-    pub attempts: u32,
-}
-
-/// Where a tool call is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum SlotState {
-    /// Not started and not refused yet.
-    Pending,
-    /// Waiting for a human.
-    AwaitingApproval {
-        /// Asked again after a reload interrupted it.
-        after_interrupt: bool,
-    },
-    /// Started; the result has not come back.
-    Running,
-    /// Has its result.
-    Done {
-        /// Result text.
-        content: String,
-        /// Whether it failed.
-        is_error: bool,
-    },
 }
 
 /// One item of the model's task list.
@@ -220,14 +148,74 @@ impl RunState {
         }
     }
 
-    /// Whether the run has ended.
-    pub fn finished(&self) -> bool {
-        matches!(self.phase, Phase::Finished(_))
-    }
-
     /// Todo items still open.
     pub fn open_todos(&self) -> impl Iterator<Item = &TodoItem> {
         self.todos.iter().filter(|t| t.status == TodoStatus::Open)
+    }
+}
+
+impl RunState {
+    /// Takes a complete tool batch's results: each is judged by the loop guard (the strongest
+    /// verdict stands for the batch), and the error streak, per-tool counts, findings and the
+    /// verifier's word move.
+    pub(super) fn absorb(
+        &mut self,
+        batch: &ToolBatch,
+        summary: &BatchSummary,
+        config: &AgentConfig,
+    ) {
+        let mut verdict = Verdict::Continue;
+        for result in batch.results() {
+            let slot = result.slot;
+            let obs = Observation {
+                tool: &slot.call.name,
+                args: &slot.args,
+                raw_args: &slot.call.arguments,
+                content: result.content,
+                is_error: result.is_error,
+            };
+            let seen = self
+                .guard
+                .observe(&obs, &config.guard, &mut self.step_evidence);
+            verdict = stronger(verdict, seen);
+            self.consecutive_errors = if result.is_error {
+                self.consecutive_errors + 1
+            } else {
+                0
+            };
+            let stats = self
+                .tool_stats
+                .entry(slot.call.name.clone())
+                .or_insert((0, 0));
+            stats.0 += 1;
+            let brief: String = result.content.chars().take(200).collect();
+            if result.is_error {
+                stats.1 += 1;
+                let line = format!("{} failed: {brief}", slot.call.name);
+                push_bounded(&mut self.errors, line, 6);
+            } else {
+                let line = format!("{} → {brief}", slot.call.name);
+                push_bounded(&mut self.findings, line, 6);
+            }
+        }
+        match &summary.finish {
+            Some(FinishResult::Verified(text)) => {
+                self.verification_failed = false;
+                self.verified_summary = Some(text.clone());
+            }
+            Some(FinishResult::Failed) => self.verification_failed = true,
+            Some(FinishResult::Unverified(_)) | None => {}
+        }
+        self.verdict = verdict;
+    }
+}
+
+fn stronger(a: Verdict, b: Verdict) -> Verdict {
+    match (&a, &b) {
+        (Verdict::Stop(_), _) => a,
+        (_, Verdict::Stop(_)) => b,
+        (Verdict::Diagnose(_), _) => a,
+        (Verdict::Continue, _) => b,
     }
 }
 

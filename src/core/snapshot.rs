@@ -12,7 +12,7 @@ use super::state::AgentState;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
 /// [`AgentState`] changes; older snapshots are then ignored and rebuilt.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// How many records a session grows by between two snapshots.
 pub const SNAPSHOT_EVERY: u64 = 500;

@@ -6,11 +6,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 use super::context::Transcript;
+use super::flight::Flight;
 use super::hygiene::strip_control_tokens;
-use super::log::{AgentConfig, ToolKind};
+use super::log::AgentConfig;
 use super::log::{CallPurpose, Event, Millis, Record, TransitionReason};
-use super::run::{push_bounded, Phase, RunState, Slot, SlotState, ToolBatch};
-use super::state_batch::new_slot;
+use super::run::{push_bounded, Phase, RunState};
+use super::tool_batch::ToolBatch;
 use crate::protocol::{Message, ModelErrorKind, Usage};
 
 /// Name of the stand-in call that answers a malformed reply (neither a tool call nor a final
@@ -20,19 +21,6 @@ pub const MALFORMED_REPLY_CALL: &str = "invalid_reply";
 /// Message injected when a reply was cut at the output limit.
 pub const CONTINUE_PROMPT: &str =
     "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
-
-/// What the last completed tool batch left for the next decision.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct BatchSummary {
-    /// A human decided an approval during the batch.
-    pub approval_decided: bool,
-    /// The reply was cut at the output limit.
-    pub cut: bool,
-    /// The finish tool's verifier passed in this batch.
-    pub verified: bool,
-    /// `finish` was accepted with no verifier to run: its summary, an unchecked claim.
-    pub unverified_finish: Option<String>,
-}
 
 /// Everything the core knows about a session, folded from its log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,12 +39,12 @@ pub struct AgentState {
     pub transcript: Transcript,
     /// The current or last run.
     pub run: Option<RunState>,
+    /// Whether that run is in flight (the one fold that decides it).
+    pub flight: Flight,
     /// Id of the next model request.
     pub next_request: u64,
     /// Text of the last user message (the task of a run it starts).
     pub last_user_text: String,
-    /// What the last completed tool batch left for the next decision.
-    pub last_batch: Option<BatchSummary>,
     /// Approval scopes (tool + key, e.g. a host) a human approved in this session.
     pub approved_scopes: BTreeSet<String>,
 }
@@ -74,20 +62,25 @@ impl AgentState {
             run: None,
             next_request: 1,
             last_user_text: String::new(),
-            last_batch: None,
+            flight: Flight::NoRun,
             approved_scopes: BTreeSet::new(),
         }
     }
 
-    /// The run, if one is in progress.
+    /// The run, if one is in flight.
     pub fn active_run(&self) -> Option<&RunState> {
-        self.run.as_ref().filter(|r| !r.finished())
+        self.run.as_ref().filter(|_| self.flight.in_flight())
+    }
+
+    fn active_run_mut(&mut self) -> Option<&mut RunState> {
+        self.run.as_mut().filter(|_| self.flight.in_flight())
     }
 
     /// Folds one record into the state.
     pub fn apply(&mut self, record: &Record) {
         self.advance_clock(record.at, matches!(record.event, Event::Resumed));
         self.next_seq = record.seq + 1;
+        self.flight.apply(&record.event);
         match &record.event {
             Event::SessionStarted { .. } => {}
             Event::StepFinished { .. } => {
@@ -98,7 +91,6 @@ impl AgentState {
             Event::UserMessage { text } => self.on_user_message(text),
             Event::RunStarted { run, budget } => {
                 self.run = Some(RunState::new(*run, self.last_user_text.clone(), *budget));
-                self.last_batch = None;
             }
             Event::StepStarted { step, reason, .. } => self.on_step_started(*step, reason),
             Event::ModelCallStarted { request, purpose } => self.on_model_call(*request, *purpose),
@@ -162,53 +154,43 @@ impl AgentState {
                 self.set_phase(Phase::Between);
             }
             Event::ToolCallRejected { call, message, .. } => {
-                if let Some(run) = self.run.as_mut() {
-                    // A malformed reply's stand-in call is no call of the model's.
-                    let malformed = matches!(&run.phase, Phase::Tools(b) if b.malformed);
-                    if !malformed {
-                        run.ledger.tool_calls += 1;
-                    }
-                }
-                self.finish_slot(call, message.clone(), true);
+                let counted = self.in_batch(|b| b.reject(call, message));
+                self.count_call(counted);
             }
             Event::ApprovalRequested {
                 call,
                 after_interrupt,
                 ..
             } => {
-                self.with_slot(call, |slot| {
-                    slot.state = SlotState::AwaitingApproval {
-                        after_interrupt: *after_interrupt,
-                    }
-                });
+                self.in_batch(|b| b.ask(call, *after_interrupt));
             }
             Event::ApprovalDecided {
                 call,
                 approved,
                 reason,
-            } => self.on_approval(call, *approved, reason),
-            Event::ToolCallStarted { call, attempt } => {
-                if let Some(run) = self.run.as_mut() {
-                    if *attempt == 1 {
-                        run.ledger.tool_calls += 1;
-                    }
+            } => {
+                let scope = self.in_batch(|b| b.decide(call, *approved, reason.as_deref()));
+                if let Some(scope) = scope.flatten() {
+                    self.approved_scopes.insert(scope);
                 }
-                self.with_slot(call, |slot| {
-                    slot.state = SlotState::Running;
-                    slot.attempts = *attempt;
-                });
+            }
+            Event::ToolCallStarted { call, attempt } => {
+                let counted = self.in_batch(|b| b.start(call, *attempt));
+                self.count_call(counted);
             }
             Event::ToolCallFinished {
                 call,
                 content,
                 is_error,
             } => {
-                if !is_error {
-                    self.take_todo_list(call);
+                let todos = self.in_batch(|b| b.finish(call, content.clone(), *is_error));
+                if let (Some(run), Some(items)) = (self.run.as_mut(), todos.flatten()) {
+                    run.todos = items;
                 }
-                self.finish_slot(call, content.clone(), *is_error)
             }
-            Event::ToolCallInterrupted { call, cause } => self.on_interrupted(call, *cause),
+            Event::ToolCallInterrupted { call, cause } => {
+                self.in_batch(|b| b.interrupt(call, *cause));
+            }
             Event::GuardTriggered { stop, message, .. } => {
                 if let Some(run) = self.run.as_mut() {
                     push_bounded(&mut run.errors, message.clone(), 6);
@@ -235,7 +217,7 @@ impl AgentState {
             Event::Suspended => self.suspended = true,
             Event::Resumed => self.suspended = false,
             Event::RunFinished { outcome } => {
-                self.abandon_open_calls();
+                self.in_batch(ToolBatch::abandon_open);
                 self.set_phase(Phase::Finished(Box::new(outcome.clone())));
             }
         }
@@ -246,9 +228,10 @@ impl AgentState {
     fn advance_clock(&mut self, at: Millis, resumed: bool) {
         let elapsed = at.saturating_sub(self.last_at);
         self.last_at = self.last_at.max(at);
-        if let Some(run) = self.run.as_mut().filter(|r| !r.finished()) {
+        let suspended = self.suspended;
+        if let Some(run) = self.active_run_mut() {
             // Time paused for a person is not charged, like time the tab was hidden.
-            let suspended = self.suspended || resumed || run.paused.is_some();
+            let suspended = suspended || resumed || run.paused.is_some();
             if suspended {
                 run.ledger.suspended_ms += elapsed;
             } else {
@@ -259,7 +242,7 @@ impl AgentState {
 
     fn on_user_message(&mut self, text: &str) {
         self.last_user_text = text.to_string();
-        match self.run.as_mut().filter(|r| !r.finished()) {
+        match self.active_run_mut() {
             Some(run) => run.queued.push(text.to_string()),
             None => self.transcript.push(Message::User {
                 text: text.to_string(),
@@ -284,7 +267,6 @@ impl AgentState {
                 text: CONTINUE_PROMPT.into(),
             });
         }
-        self.last_batch = None;
     }
 
     fn on_model_call(&mut self, request: u64, purpose: CallPurpose) {
@@ -314,7 +296,9 @@ impl AgentState {
         run.model_retry_delay_ms = None;
         let purpose = match &run.phase {
             Phase::AwaitingModel { purpose, .. } => *purpose,
-            Phase::Between | Phase::Tools(_) | Phase::Finished(_) => CallPurpose::Step,
+            Phase::Between | Phase::Tools(_) | Phase::BatchDone(_) | Phase::Finished(_) => {
+                CallPurpose::Step
+            }
         };
         if purpose == CallPurpose::Compaction {
             return;
@@ -349,26 +333,12 @@ impl AgentState {
             return;
         }
         run.consecutive_blocks = 0;
-        let slots: Vec<Slot> = tool_calls
-            .iter()
-            .map(|c| new_slot(&self.config, c))
-            .collect();
-        // `finish` never runs alongside other calls: it is checked after the calls before it.
-        let parallel = slots.iter().all(|s| match s.kind {
-            Some(ToolKind::Finish) => false,
-            Some(ToolKind::Host) => self
-                .config
-                .tool(&s.call.name)
-                .is_some_and(|d| d.parallel_safe),
-            Some(ToolKind::Todo) | None => true,
-        });
-        run.phase = Phase::Tools(ToolBatch {
-            slots,
-            parallel,
+        run.phase = Phase::Tools(ToolBatch::of_reply(
+            &self.config,
+            &tool_calls,
             cut,
-            approval_decided: false,
             malformed,
-        });
+        ));
     }
 
     fn charge(&mut self, usage: &Usage, cost_usd: f64) {
@@ -381,6 +351,48 @@ impl AgentState {
     fn set_phase(&mut self, phase: Phase) {
         if let Some(run) = self.run.as_mut() {
             run.phase = phase;
+        }
+    }
+
+    /// Folds a tool event into the batch in flight; when that leaves every call of the batch
+    /// with its result, the batch is settled. `None` when no batch is in flight.
+    fn in_batch<R>(&mut self, fold: impl FnOnce(&mut ToolBatch) -> R) -> Option<R> {
+        let run = self.run.as_mut()?;
+        let Phase::Tools(batch) = &mut run.phase else {
+            return None;
+        };
+        let out = fold(batch);
+        if batch.complete() {
+            self.settle_batch();
+        }
+        Some(out)
+    }
+
+    /// A complete batch: the run takes its results, they join the transcript in call order,
+    /// and the phase keeps what the batch came to for the next decision.
+    fn settle_batch(&mut self) {
+        let Some(run) = self.run.as_mut() else { return };
+        let batch = match std::mem::replace(&mut run.phase, Phase::Between) {
+            Phase::Tools(batch) => batch,
+            other @ (Phase::Between
+            | Phase::AwaitingModel { .. }
+            | Phase::BatchDone(_)
+            | Phase::Finished(_)) => {
+                run.phase = other;
+                return;
+            }
+        };
+        let summary = batch.summary(self.config.finish_verifier);
+        run.absorb(&batch, &summary, &self.config);
+        for message in batch.messages(self.config.max_observation_chars) {
+            self.transcript.push(message);
+        }
+        run.phase = Phase::BatchDone(summary);
+    }
+
+    fn count_call(&mut self, counted: Option<bool>) {
+        if let (Some(run), Some(true)) = (self.run.as_mut(), counted) {
+            run.ledger.tool_calls += 1;
         }
     }
 }

@@ -254,11 +254,11 @@ where
     fn perform(&mut self, effect: Effect) {
         match effect {
             Effect::CallModel {
-                request, delay_ms, ..
+                request,
+                delay_ms,
+                body,
+                ..
             } => {
-                let Some(model_request) = self.agent.model_request() else {
-                    return;
-                };
                 let model = self.model.clone();
                 let observer = self.observer.clone();
                 let clock = self.clock.clone();
@@ -268,7 +268,7 @@ where
                         clock.sleep(delay_ms).await;
                     }
                     let mut on_delta = |delta| observer(&Notice::Delta(delta));
-                    match model.complete(&model_request, &mut on_delta).await {
+                    match model.complete(&body, &mut on_delta).await {
                         Ok(reply) => Input::ModelReplied { request, reply },
                         Err(error) => Input::ModelFailed { request, error },
                     }

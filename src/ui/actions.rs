@@ -40,7 +40,7 @@ pub fn show_session(app: AppState, session: String) {
             return;
         }
         app.shown.loaded(&records);
-        if app.handle(&session).is_none() && SessionSummary::from_records(&records).in_flight {
+        if app.handle(&session).is_none() && SessionSummary::from_records(&records).in_flight() {
             if let Err(e) = open_stored(app, &session).await {
                 app.fail(format!("Could not resume the session: {e}"));
             }

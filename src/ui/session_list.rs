@@ -67,7 +67,7 @@ pub fn SessionList(
                             row.summary.title.clone()
                         };
                         let tooltip = title.clone();
-                        let state = if row.summary.in_flight {
+                        let state = if row.summary.in_flight() {
                             "running".to_string()
                         } else {
                             row.summary.phase.label()
@@ -78,7 +78,7 @@ pub fn SessionList(
                             plural(row.summary.records, "event", "events"),
                         );
                         view! {
-                            <li class="session-row" class:active=active class:running=row.summary.in_flight>
+                            <li class="session-row" class:active=active class:running=row.summary.in_flight()>
                                 <button
                                     class="session-open"
                                     data-testid="session-item"

@@ -26,7 +26,8 @@ pub fn SessionToolbar(
         })
     };
     // Only the tab that runs the session can stop it (Esc does the same).
-    let in_flight = move || summary.with(|s| s.in_flight) && app.shown.role.get() != Role::Follower;
+    let in_flight =
+        move || summary.with(|s| s.in_flight()) && app.shown.role.get() != Role::Follower;
     let can_extend = move || summary.with(|s| s.extended_limits().is_some());
     let continue_label = move || {
         summary.with(|s| match s.extended_limits().and_then(|l| l.max_steps) {

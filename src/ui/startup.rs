@@ -47,7 +47,7 @@ pub fn start(app: AppState) {
         };
         app.sessions.set(rows.clone());
         let mut newest = None;
-        for row in rows.iter().filter(|r| r.summary.in_flight) {
+        for row in rows.iter().filter(|r| r.summary.in_flight()) {
             // A session waiting for its API key is still shown: the banner asks for the key.
             match open_stored(app, &row.session).await {
                 Ok(_) => {

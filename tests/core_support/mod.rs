@@ -13,7 +13,7 @@ use tabloop::core::{
     Agent, AgentConfig, BudgetLimits, Effect, Event, Input, InputError, Permission, Record,
     ToolDecl, ToolInvocation, ToolKind,
 };
-use tabloop::protocol::{FinishReason, ModelReply, ToolCall, ToolSpec, Usage};
+use tabloop::protocol::{FinishReason, ModelReply, ModelRequest, ToolCall, ToolSpec, Usage};
 
 /// A host tool declaration with an object schema of string properties.
 pub fn host_tool(
@@ -120,6 +120,8 @@ pub struct Harness {
     pub agent: Agent,
     pub log: Vec<Record>,
     pub now: u64,
+    /// The request the last `CallModel` effect carried.
+    pub last_request: Option<ModelRequest>,
 }
 
 impl Harness {
@@ -128,6 +130,7 @@ impl Harness {
             agent: Agent::new("s1", config, 1_000),
             log: Vec::new(),
             now: 1_000,
+            last_request: None,
         };
         h.drain();
         h
@@ -153,10 +156,22 @@ impl Harness {
                     assert_eq!(record.seq, self.log.len() as u64, "records are contiguous");
                     self.log.push(record);
                 }
-                other => actions.push(other),
+                other => {
+                    if let Effect::CallModel { body, .. } = &other {
+                        self.last_request = Some(body.clone());
+                    }
+                    actions.push(other)
+                }
             }
         }
         actions
+    }
+
+    /// The request of the last model call the core asked for.
+    pub fn request(&self) -> ModelRequest {
+        self.last_request
+            .clone()
+            .unwrap_or_else(|| panic!("no model call was asked for"))
     }
 
     pub fn user(&mut self, t: &str) -> Vec<Effect> {

@@ -1,0 +1,83 @@
+//! Whether a run is in flight: the one fold of the log that decides it. The agent's state, the
+//! sessions digest and, through the digest, every view and the session service read it from
+//! here, so they can never disagree about it.
+
+use serde::{Deserialize, Serialize};
+
+use super::log::Event;
+
+/// Where the session's current (or last) run stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Flight {
+    /// No run has started yet.
+    #[default]
+    NoRun,
+    /// Run `run` started (or was continued with more budget) and has not finished.
+    InFlight {
+        /// Run number, from 1.
+        run: u32,
+    },
+    /// Run `run` finished.
+    Ended {
+        /// Run number, from 1.
+        run: u32,
+    },
+}
+
+impl Flight {
+    /// Folds one event in. Only a run's start, its continuation and its end move it.
+    pub fn apply(&mut self, event: &Event) {
+        *self = match (*self, event) {
+            (_, Event::RunStarted { run, .. }) => Flight::InFlight { run: *run },
+            (Flight::Ended { run } | Flight::InFlight { run }, Event::BudgetExtended { .. }) => {
+                Flight::InFlight { run }
+            }
+            (Flight::Ended { run } | Flight::InFlight { run }, Event::RunFinished { .. }) => {
+                Flight::Ended { run }
+            }
+            (
+                current,
+                Event::SessionStarted { .. }
+                | Event::UserMessage { .. }
+                | Event::StepStarted { .. }
+                | Event::ModelCallStarted { .. }
+                | Event::ModelReplied { .. }
+                | Event::ModelFailed { .. }
+                | Event::ModelCallAbandoned { .. }
+                | Event::ModelRetryScheduled { .. }
+                | Event::RunPaused { .. }
+                | Event::RunUnpaused
+                | Event::StopHookAsked { .. }
+                | Event::StopHookDecided { .. }
+                | Event::Compacted { .. }
+                | Event::ToolCallRejected { .. }
+                | Event::ApprovalRequested { .. }
+                | Event::ApprovalDecided { .. }
+                | Event::ToolCallStarted { .. }
+                | Event::ToolCallFinished { .. }
+                | Event::ToolCallInterrupted { .. }
+                | Event::GuardTriggered { .. }
+                | Event::CompletionRejected { .. }
+                | Event::StepFinished { .. }
+                | Event::Suspended
+                | Event::Resumed
+                | Event::BudgetExtended { .. }
+                | Event::RunFinished { .. },
+            ) => current,
+        };
+    }
+
+    /// A run is in flight.
+    pub fn in_flight(&self) -> bool {
+        matches!(self, Flight::InFlight { .. })
+    }
+
+    /// The current or last run's number, 0 before the first.
+    pub fn run(&self) -> u32 {
+        match self {
+            Flight::NoRun => 0,
+            Flight::InFlight { run } | Flight::Ended { run } => *run,
+        }
+    }
+}
