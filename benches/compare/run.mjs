@@ -25,6 +25,9 @@ const outFile = path.resolve(option('--out', path.join(repo, 'target/bench/resul
 const pkg = path.resolve(option('--pkg', path.join(repo, 'pkg')));
 const dist = path.resolve(option('--dist', path.join(repo, 'dist')));
 const aisdk = path.resolve(option('--aisdk', path.join(repo, 'target/bench/aisdk')));
+// --only harness,loopback (while working on one figure): skips the other sections and dist/.
+const only = option('--only', null)?.split(',') ?? null;
+const wanted = (section) => only === null || only.includes(section);
 
 // Steps per run and repetitions per size (the median is reported).
 const HARNESS = smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 3], [10000, 1]];
@@ -33,7 +36,8 @@ const SESSION_SIZES = smoke ? [1000] : [1000, 10000];
 const SESSION_SAMPLES = smoke ? 1 : 5;
 const TTI_SAMPLES = smoke ? 1 : 5;
 
-for (const [what, dir, file] of [['pkg/', pkg, 'tabloop_bg.wasm'], ['dist/', dist, 'tabloop_bg.wasm'], ['the AI SDK bundle', aisdk, 'aisdk.js']]) {
+const needed = [['pkg/', pkg, 'tabloop_bg.wasm'], ['the AI SDK bundle', aisdk, 'aisdk.js'], ...(only ? [] : [['dist/', dist, 'tabloop_bg.wasm']])];
+for (const [what, dir, file] of needed) {
   if (!fs.existsSync(path.join(dir, file))) throw new Error(`${what} is missing (${path.join(dir, file)}): run scripts/bench.sh, which builds it`);
 }
 
@@ -48,12 +52,13 @@ function bundle() {
   const size = (file) => fs.statSync(file).size;
   const wasm = path.join(pkg, 'tabloop_bg.wasm');
   const siteWasm = path.join(dist, 'tabloop_bg.wasm');
+  const site = fs.existsSync(siteWasm) ? { raw: size(siteWasm), gzip: gz(siteWasm) } : null;
   return {
     library_wasm: { raw: size(wasm), gzip: gz(wasm) },
     library_glue_js: { raw: sum(glue, size), gzip: sum(glue, gz), files: glue.length },
     library_all_js: { raw: sum(all, size), gzip: sum(all, gz), files: all.length },
     library_wasm_plus_glue_gzip: gz(wasm) + sum(glue, gz),
-    site_wasm: { raw: size(siteWasm), gzip: gz(siteWasm) },
+    site_wasm: site,
     aisdk_bundle: { raw: size(path.join(aisdk, 'aisdk_app.js')), gzip: gz(path.join(aisdk, 'aisdk_app.js')) },
   };
 }
@@ -82,7 +87,7 @@ function window(perStep, from, to) {
 
 async function sideBySide(page, mock) {
   const harness = [];
-  for (const [steps, reps] of HARNESS) {
+  for (const [steps, reps] of wanted('harness') ? HARNESS : []) {
     const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
     let growth = null;
     for (let r = 0; r < reps; r += 1) {
@@ -107,7 +112,7 @@ async function sideBySide(page, mock) {
     harness.push(row);
   }
   const loopback = [];
-  for (const [steps, reps] of LOOPBACK) {
+  for (const [steps, reps] of wanted('loopback') ? LOOPBACK : []) {
     const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
     for (let r = 0; r < reps; r += 1) {
       const order = r % 2 === 0 ? ['aisdk', 'tabloop', 'tabloop_idempotent'] : ['tabloop_idempotent', 'tabloop', 'aisdk'];
@@ -192,6 +197,7 @@ try {
   result.browser = { version: browser.version(), userAgent: await page.evaluate(() => navigator.userAgent), cores: await page.evaluate(() => navigator.hardwareConcurrency) };
   Object.assign(result, await sideBySide(page, mock));
   await context.close();
+  if (wanted('sessions')) {
   const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES });
   result.sessions = {
     open: sessions.open.map(({ events, created, ready }) => ({ events, created_ms: median(created), ready_ms: median(ready), created, ready })),
@@ -199,8 +205,11 @@ try {
   };
   for (const o of result.sessions.open) log(`open ${o.events}-event session: ${o.created_ms.toFixed(1)} ms (next task recorded ${o.ready_ms.toFixed(1)} ms)`);
   for (const l of result.sessions.list) log(`listSessions with ${l.sessions} sessions: ${l.first_ms.toFixed(1)} ms (again ${l.again_ms.toFixed(1)} ms)`);
+  }
+  if (wanted('tti')) {
   result.tti = await timeToInteractive(browser, server);
   log(`time to interactive: playground ${result.tti.playground_ms.toFixed(0)} ms, library init ${result.tti.library_init_ms.toFixed(0)} ms`);
+  }
 } finally {
   await browser.close();
   await server.close();

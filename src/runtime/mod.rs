@@ -4,6 +4,7 @@
 //! the only session lifecycle code (open, list, import, export, fork, delete) and the live
 //! session the JS API and the UI control.
 
+mod commit;
 mod driver;
 mod dyn_store;
 mod live;
