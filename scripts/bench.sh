@@ -7,6 +7,7 @@
 #   scripts/bench.sh             full run (builds pkg/ and dist/ first; ~10 minutes on 2 cores)
 #   scripts/bench.sh --smoke     tiny run of every path (CI; writes target/bench/smoke.json only)
 #   scripts/bench.sh --no-build  reuse pkg/ and dist/ as they are
+#   scripts/bench.sh --max-steps 1000   leave out the 10,000-step runs
 #   scripts/bench.sh --local     also run scripts/bench-local.sh (slow: the in-tab model beside
 #                                native llama.cpp); otherwise its last output is read from
 #                                target/bench/local.txt when present
@@ -14,13 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
-smoke=0 build=1 local=0
-for arg in "$@"; do
+smoke=0 build=1 local=0 max_steps=100000
+while [ $# -gt 0 ]; do
+  arg="$1"; shift
   case "$arg" in
+    --max-steps) max_steps="$1"; shift ;;
     --smoke) smoke=1 ;;
     --no-build) build=0 ;;
     --local) local=1 ;;
-    *) echo "usage: scripts/bench.sh [--smoke] [--no-build] [--local]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--smoke] [--no-build] [--max-steps N] [--local]" >&2; exit 2 ;;
   esac
 done
 out=target/bench
@@ -50,6 +53,6 @@ if [ "$smoke" = 1 ]; then
   node benches/compare/run.mjs --smoke --out "$out/smoke.json" --native "$native"
   node benches/compare/report.mjs "$out/smoke.json" "$out/smoke.md"
 else
-  node benches/compare/run.mjs --out "$out/result.json" --native "$native" --local "$out/local.txt"
+  node benches/compare/run.mjs --out "$out/result.json" --native "$native" --local "$out/local.txt" --max-steps "$max_steps"
   node benches/compare/report.mjs "$out/result.json" BENCHMARKS.md
 fi

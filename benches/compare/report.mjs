@@ -20,7 +20,8 @@ add('alternately, so machine noise falls on both; ratios are tabloop / AI SDK (b
 add('Every tabloop step is durable: each record is in IndexedDB before the run resolves, and a');
 add('non-idempotent tool runs only after its start record is committed.', '');
 const m = r.machine;
-add(`Machine: ${m.cpu} × ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}; load average ${m.load_before.map((x) => x.toFixed(1)).join(' / ')} at the start and ${m.load_after.map((x) => x.toFixed(1)).join(' / ')} at the end (1/5/15 min; the machine was shared). ${r.browser.version}; node ${m.node}. Run ${r.when}${r.smoke ? ' (**smoke run**: tiny sizes, figures meaningless)' : ''}.`, '');
+m.load_after ??= m.load_before;
+add(`Machine: ${m.cpu} × ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}; load average ${m.load_before.map((x) => x.toFixed(1)).join(' / ')} at the start and ${m.load_after.map((x) => x.toFixed(1)).join(' / ')} at the end (1/5/15 min; the machine was shared). Chromium ${r.browser.version}; node ${m.node}. Run ${r.when}${r.smoke ? ' (**smoke run**: tiny sizes, figures meaningless)' : ''}.`, '');
 
 add('## Per step, harness only (instant in-page model, one no-op tool)', '');
 add('tabloop: the whole runtime (driver, JS tool bridge, IndexedDB) through the public custom-provider API.');
@@ -39,7 +40,7 @@ for (const l of r.loopback) {
   add(`| ${l.steps.toLocaleString('en')} | ${ms(l.tabloop_ms_per_step)} | ${ms(l.tabloop_idempotent_ms_per_step)} | ${ms(l.aisdk_ms_per_step)} | ${ratio(l.tabloop_ms_per_step, l.aisdk_ms_per_step)} | ${ratio(l.tabloop_idempotent_ms_per_step, l.aisdk_ms_per_step)} |`);
 }
 const e1000 = r.loopback.find((l) => l.steps === 1000) ?? r.loopback.at(-1);
-add('', `Goal ≤ 0.9× at ${e1000.steps.toLocaleString('en')} steps: ${ratio(e1000.tabloop_ms_per_step, e1000.aisdk_ms_per_step)} ${mark(e1000.tabloop_ms_per_step <= 0.9 * e1000.aisdk_ms_per_step)}.`);
+if (e1000) add('', `Goal ≤ 0.9× at ${e1000.steps.toLocaleString('en')} steps: ${ratio(e1000.tabloop_ms_per_step, e1000.aisdk_ms_per_step)} ${mark(e1000.tabloop_ms_per_step <= 0.9 * e1000.aisdk_ms_per_step)}.`);
 
 add('', '## What reaches IndexedDB per step as the log grows', '');
 add('Counted in the page around `IDBObjectStore.put` and `IDBDatabase.transaction` (bytes = JSON length of');
@@ -54,6 +55,7 @@ for (const h of r.harness) {
 }
 
 add('', '## Resume and list (sessions bench, `benches/browser/sessions.mjs`)', '');
+r.sessions ??= { open: [], list: [] };
 add('| session | open (`createAgent` resolved) | open, next task recorded |', '|---|---|---|');
 for (const o of r.sessions.open) add(`| ${o.events.toLocaleString('en')} events | ${ms(o.created_ms, 1)} | ${ms(o.ready_ms, 1)} |`);
 add('', '| sessions stored | `listSessions` first call on a page | second call |', '|---|---|---|');
@@ -81,13 +83,13 @@ add(`| library wasm (\`pkg/tabloop_bg.wasm\`) | ${kb(b.library_wasm.raw)} | ${kb
 add(`| library JS glue (index.js, tabloop.js, snippets: ${b.library_glue_js.files} files) | ${kb(b.library_glue_js.raw)} | ${kb(b.library_glue_js.gzip)} |`);
 add(`| **library wasm + glue** | | **${kb(b.library_wasm_plus_glue_gzip)}** |`);
 add(`| all of the package's JS (tools, sandbox, store, MCP client loaded on demand: ${b.library_all_js.files} files) | ${kb(b.library_all_js.raw)} | ${kb(b.library_all_js.gzip)} |`);
-add(`| site wasm with the playground UI (\`dist/\`) | ${kb(b.site_wasm.raw)} | ${kb(b.site_wasm.gzip)} |`);
+if (b.site_wasm) add(`| site wasm with the playground UI (\`dist/\`) | ${kb(b.site_wasm.raw)} | ${kb(b.site_wasm.gzip)} |`);
 add(`| AI SDK + OpenAI provider, minified by Vite (\`benches/compare/aisdk_app.js\`) | ${kb(b.aisdk_bundle.raw)} | ${kb(b.aisdk_bundle.gzip)} |`);
 add('', `Goal ≤ 250 KB gzipped for the library an embedding page imports: ${kb(b.library_wasm_plus_glue_gzip)} ${mark(b.library_wasm_plus_glue_gzip <= 250_000)}.`);
 
 add('', '## Time to interactive (loopback, fresh browser context each time)', '');
-add(`- Playground (\`dist/index.html\`): navigation start until the task form accepts input: **${ms(r.tti.playground_ms, 0)}** (median of ${r.tti.playground_samples.length}).`);
-add(`- Library package on an embedding page: \`import\` + \`init()\`: **${ms(r.tti.library_init_ms, 0)}** (median of ${r.tti.library_init_samples.length}).`);
+if (r.tti) add(`- Playground (\`dist/index.html\`): navigation start until the task form accepts input: **${ms(r.tti.playground_ms, 0)}** (median of ${r.tti.playground_samples.length}).`);
+if (r.tti) add(`- Library package on an embedding page: \`import\` + \`init()\`: **${ms(r.tti.library_init_ms, 0)}** (median of ${r.tti.library_init_samples.length}).`);
 
 add('', '## Local model (in the tab, beside native llama.cpp)', '');
 if (r.local?.length) {

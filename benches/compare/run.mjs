@@ -3,7 +3,7 @@
 // into BENCHMARKS.md (benches/compare/report.mjs). Prints figures; asserts nothing, except
 // that each loop really ran the steps it was asked for (a bench that silently ran 1 step would
 // report nonsense).
-//   node benches/compare/run.mjs --out FILE [--smoke]
+//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,sessions,tti]
 // Needs pkg/ (scripts/build-package.sh), dist/ (trunk build --release) and the AI SDK bundle
 // (node benches/compare/build.mjs target/bench/aisdk).
 import fs from 'node:fs';
@@ -30,8 +30,10 @@ const only = option('--only', null)?.split(',') ?? null;
 const wanted = (section) => only === null || only.includes(section);
 
 // Steps per run and repetitions per size (the median is reported).
-const HARNESS = smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 3], [10000, 1]];
-const LOOPBACK = smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 1]];
+// --max-steps N leaves out the longer runs (10,000 steps take minutes per loop on 2 cores).
+const maxSteps = Number(option('--max-steps', Infinity));
+const HARNESS = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 3], [10000, 1]]).filter(([n]) => n <= maxSteps);
+const LOOPBACK = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 1]]).filter(([n]) => n <= maxSteps);
 const SESSION_SIZES = smoke ? [1000] : [1000, 10000];
 const SESSION_SAMPLES = smoke ? 1 : 5;
 const TTI_SAMPLES = smoke ? 1 : 5;
