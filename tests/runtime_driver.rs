@@ -18,10 +18,12 @@ use futures::task::LocalSpawnExt;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::core::{
-    Agent, AgentConfig, Event, Input, Permission, StopReason, ToolDecl, ToolInvocation, ToolKind,
+    Agent, AgentConfig, Event, Input, Permission, Record, StopReason, ToolDecl, ToolInvocation,
+    ToolKind,
 };
 use tabloop::ports::{
-    Clock, Durability, EventStore, MemoryStore, ModelClient, ToolHost, ToolOutput,
+    Clock, Durability, EventStore, MemoryStore, ModelClient, SessionSummary, StoreError, ToolHost,
+    ToolOutput,
 };
 use tabloop::protocol::{
     FinishReason, ModelError, ModelReply, ModelRequest, StreamDelta, ToolCall, ToolSpec, Usage,
@@ -170,7 +172,11 @@ struct Rig {
     commands: mpsc::UnboundedSender<Command>,
 }
 
-fn start(store: Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Rig {
+fn start<S: EventStore + 'static>(
+    store: Rc<S>,
+    model: Rc<ScriptedModel>,
+    tools: Rc<FakeTools>,
+) -> Rig {
     let mut pool = LocalPool::new();
     let notices = Rc::new(RefCell::new(Vec::new()));
     let sink = notices.clone();
@@ -434,4 +440,96 @@ fn an_approval_is_announced_and_the_decision_runs_the_call() {
     });
     assert_eq!(*tools.calls.borrow(), vec!["w1"]);
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
+}
+
+/// A store whose relaxed appends wait until the test opens the gate: shows what the driver
+/// does while a commit is still under way.
+#[derive(Default)]
+struct GatedStore {
+    inner: MemoryStore,
+    closed: Cell<bool>,
+    held: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
+}
+
+impl GatedStore {
+    fn open_gate(&self) {
+        self.closed.set(false);
+        for gate in self.held.borrow_mut().drain(..) {
+            let _ = gate.send(());
+        }
+    }
+}
+
+impl EventStore for GatedStore {
+    async fn append(
+        &self,
+        session: &str,
+        records: &[Record],
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        if durability == Durability::Relaxed && self.closed.get() {
+            let (gate, wait) = futures::channel::oneshot::channel();
+            self.held.borrow_mut().push(gate);
+            let _ = wait.await;
+        }
+        self.inner.append(session, records, durability).await
+    }
+    async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
+        self.inner.load(session).await
+    }
+    async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        self.inner.sessions().await
+    }
+    async fn delete(&self, session: &str) -> Result<(), StoreError> {
+        self.inner.delete(session).await
+    }
+}
+
+#[test]
+fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_is_stored() {
+    let store = Rc::new(GatedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let mut rig = start(store.clone(), model, tools.clone());
+    let opened = store.inner.appends().len();
+    let before = futures::executor::block_on(store.load("s")).unwrap();
+    store.closed.set(true);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // The first append is held, yet the model was called and the idempotent read ran...
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    // ...but the run does not end, nor is anything announced, before its records are stored.
+    assert_eq!(rig.outcome(), None);
+    let announced = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter(|n| matches!(n, Notice::Persisted(_)))
+        .count();
+    assert_eq!(announced, before.len());
+    assert_eq!(
+        futures::executor::block_on(store.load("s")).unwrap(),
+        before
+    );
+    store.open_gate();
+    rig.pool.run_until_stalled();
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let stored = futures::executor::block_on(store.load("s")).unwrap();
+    let persisted: Vec<_> = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Persisted(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(persisted, stored, "every record stored, announced in order");
+    // What gathered while the first append was held went out together: two appends in all.
+    assert_eq!(store.inner.appends().len(), opened + 2);
 }

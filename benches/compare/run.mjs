@@ -160,7 +160,7 @@ async function timeToInteractive(browser, server) {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${server.url}/site/index.html`);
-    await page.waitForSelector('textarea:not([disabled])', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid="task"]:not([disabled])', { timeout: 60_000 });
     site.push(await page.evaluate(() => performance.now()));
     await page.goto(`${server.url}/compare.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
@@ -216,8 +216,9 @@ try {
   await browser.close();
   await server.close();
   await mock.close();
+  result.machine.load_after = os.loadavg();
+  // Written even when a section failed, so the figures measured so far are kept.
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${outFile}`);
 }
-result.machine.load_after = os.loadavg();
-fs.mkdirSync(path.dirname(outFile), { recursive: true });
-fs.writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
-log(`wrote ${outFile}`);
