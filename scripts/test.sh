@@ -40,6 +40,9 @@ bash scripts/build-package.sh pkg 2>&1 | tail -n 3
 section "end-to-end tests: node --test in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs 2>&1 | tee target/e2e-tests.log
 
+section "benchmark smoke run: scripts/bench.sh --smoke (every path once, tiny sizes; figures not kept)"
+bash scripts/bench.sh --smoke --no-build 2>&1 | tail -n 12
+
 section "summary"
 grep -h "^test result:" target/native-tests.log target/browser-tests.log || true
 grep -E "^# (pass|fail)" target/e2e-tests.log || true

@@ -18,10 +18,12 @@ use futures::task::LocalSpawnExt;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::core::{
-    Agent, AgentConfig, Event, Input, Permission, StopReason, ToolDecl, ToolInvocation, ToolKind,
+    Agent, AgentConfig, Event, Input, Permission, Record, StopReason, ToolDecl, ToolInvocation,
+    ToolKind,
 };
 use tabloop::ports::{
-    Clock, Durability, EventStore, MemoryStore, ModelClient, ToolHost, ToolOutput,
+    Clock, Durability, EventStore, MemoryStore, ModelClient, SessionSummary, StoreError, ToolHost,
+    ToolOutput,
 };
 use tabloop::protocol::{
     FinishReason, ModelError, ModelReply, ModelRequest, StreamDelta, ToolCall, ToolSpec, Usage,
@@ -124,6 +126,7 @@ fn config() -> AgentConfig {
         tools: vec![
             tool("read_file", Permission::Allow, true),
             tool("write_file", Permission::Ask, false),
+            tool("append_log", Permission::Allow, false),
         ],
         ..AgentConfig::default()
     }
@@ -170,7 +173,11 @@ struct Rig {
     commands: mpsc::UnboundedSender<Command>,
 }
 
-fn start(store: Rc<MemoryStore>, model: Rc<ScriptedModel>, tools: Rc<FakeTools>) -> Rig {
+fn start<S: EventStore + 'static>(
+    store: Rc<S>,
+    model: Rc<ScriptedModel>,
+    tools: Rc<FakeTools>,
+) -> Rig {
     let mut pool = LocalPool::new();
     let notices = Rc::new(RefCell::new(Vec::new()));
     let sink = notices.clone();
@@ -249,10 +256,9 @@ fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
         .borrow()
         .contains(&Notice::Delta(StreamDelta::Text("done".into()))));
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
-    // The batch holding ToolCallStarted was written with strict durability; the others relaxed.
+    // Nothing irreversible followed any batch (an idempotent read, model calls): all relaxed.
     let appends = store.appends();
-    assert!(appends.iter().any(|(_, d)| *d == Durability::Strict));
-    assert!(appends.iter().any(|(_, d)| *d == Durability::Relaxed));
+    assert!(appends.iter().all(|(_, d)| *d == Durability::Relaxed));
     assert_eq!(
         Agent::replay(&log(&store))
             .unwrap()
@@ -262,6 +268,46 @@ fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
             .len(),
         4
     );
+}
+
+#[test]
+fn the_batch_before_a_tool_that_is_not_idempotent_is_strict_and_only_that_one() {
+    let store = Rc::new(MemoryStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_calls(vec![("c2", "append_log", "b.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let mut rig = start(store.clone(), model, tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
+    // Which batch held the ToolCallStarted of c2: it alone was written strictly.
+    let records = log(&store);
+    let started_c2 = records
+        .iter()
+        .position(|r| matches!(&r.event, Event::ToolCallStarted { call, .. } if call == "c2"))
+        .unwrap();
+    let mut end = 0;
+    let strict: Vec<bool> = store
+        .appends()
+        .iter()
+        .map(|(len, durability)| {
+            let start = end;
+            end += len;
+            assert_eq!(
+                *durability == Durability::Strict,
+                (start..end).contains(&started_c2),
+                "batch {start}..{end}"
+            );
+            *durability == Durability::Strict
+        })
+        .collect();
+    assert_eq!(strict.iter().filter(|s| **s).count(), 1);
 }
 
 #[test]
@@ -315,11 +361,11 @@ fn reopening_a_session_resumes_it_with_no_event_lost() {
 }
 
 #[test]
-fn a_full_disk_pauses_the_run_and_nothing_runs_before_its_record_is_written() {
+fn a_full_disk_pauses_the_run_and_nothing_irreversible_runs_before_its_record_is_written() {
     let store = Rc::new(MemoryStore::with_quota(6));
     let tools = Rc::new(FakeTools::default());
     let model = ScriptedModel::new(vec![
-        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_calls(vec![("c1", "append_log", "a.txt")]),
         reply_text("done"),
     ]);
     let mut rig = start(store.clone(), model, tools.clone());
@@ -334,7 +380,7 @@ fn a_full_disk_pauses_the_run_and_nothing_runs_before_its_record_is_written() {
         .any(|n| matches!(n, Notice::StorageFailed(m) if m.contains("storage is full"))));
     assert!(
         tools.calls.borrow().is_empty(),
-        "the tool did not run without its record"
+        "the tool that is not safe to run twice did not run without its record"
     );
     let written = log(&store);
     assert!(written.len() <= 6);
@@ -395,4 +441,96 @@ fn an_approval_is_announced_and_the_decision_runs_the_call() {
     });
     assert_eq!(*tools.calls.borrow(), vec!["w1"]);
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
+}
+
+/// A store whose relaxed appends wait until the test opens the gate: shows what the driver
+/// does while a commit is still under way.
+#[derive(Default)]
+struct GatedStore {
+    inner: MemoryStore,
+    closed: Cell<bool>,
+    held: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
+}
+
+impl GatedStore {
+    fn open_gate(&self) {
+        self.closed.set(false);
+        for gate in self.held.borrow_mut().drain(..) {
+            let _ = gate.send(());
+        }
+    }
+}
+
+impl EventStore for GatedStore {
+    async fn append(
+        &self,
+        session: &str,
+        records: &[Record],
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        if durability == Durability::Relaxed && self.closed.get() {
+            let (gate, wait) = futures::channel::oneshot::channel();
+            self.held.borrow_mut().push(gate);
+            let _ = wait.await;
+        }
+        self.inner.append(session, records, durability).await
+    }
+    async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
+        self.inner.load(session).await
+    }
+    async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        self.inner.sessions().await
+    }
+    async fn delete(&self, session: &str) -> Result<(), StoreError> {
+        self.inner.delete(session).await
+    }
+}
+
+#[test]
+fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_is_stored() {
+    let store = Rc::new(GatedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let mut rig = start(store.clone(), model, tools.clone());
+    let opened = store.inner.appends().len();
+    let before = futures::executor::block_on(store.load("s")).unwrap();
+    store.closed.set(true);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // The first append is held, yet the model was called and the idempotent read ran...
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    // ...but the run does not end, nor is anything announced, before its records are stored.
+    assert_eq!(rig.outcome(), None);
+    let announced = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter(|n| matches!(n, Notice::Persisted(_)))
+        .count();
+    assert_eq!(announced, before.len());
+    assert_eq!(
+        futures::executor::block_on(store.load("s")).unwrap(),
+        before
+    );
+    store.open_gate();
+    rig.pool.run_until_stalled();
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let stored = futures::executor::block_on(store.load("s")).unwrap();
+    let persisted: Vec<_> = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Persisted(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(persisted, stored, "every record stored, announced in order");
+    // What gathered while the first append was held went out together: two appends in all.
+    assert_eq!(store.inner.appends().len(), opened + 2);
 }

@@ -350,6 +350,9 @@ export function benchSessionLog(events: number, session: string): string;
 /** The JSON-lines log of session `session` with one completed run per text of `texts` (a JSON
  *  array of strings), for importSession (tests of how model text is rendered). */
 export function benchRepliesLog(session: string, texts: string): string;
+/** MB/s of parsing a synthetic Chat Completions event stream of `textChunks` content deltas fed
+ *  in `piece`-byte pieces (SSE framing and chunk assembly), over `repeats` parses. */
+export function benchParseStream(textChunks: number, piece: number, repeats: number): number;
 
 // ---- MCP client ----
 

@@ -10,6 +10,7 @@ pub mod local_prompt;
 pub mod message;
 pub mod model;
 pub mod openai;
+mod openai_chunk;
 pub mod retry;
 pub mod sse;
 pub mod stream;

@@ -57,9 +57,17 @@ impl SseParser {
                 }
             }
         }
-        while let Some(pos) = rest.iter().position(|b| *b == b'\n' || *b == b'\r') {
-            self.line.extend_from_slice(&rest[..pos]);
-            self.take_line(&mut events);
+        while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read it in place.
+                self.take_line(&rest[..pos], &mut events);
+            } else {
+                self.line.extend_from_slice(&rest[..pos]);
+                let mut line = std::mem::take(&mut self.line);
+                self.take_line(&line, &mut events);
+                line.clear();
+                self.line = line;
+            }
             let after = pos + 1;
             if rest[pos] == b'\r' {
                 match rest.get(after) {
@@ -101,10 +109,8 @@ impl SseParser {
         self.retry_ms
     }
 
-    /// Interprets the buffered line (its terminator already consumed).
-    fn take_line(&mut self, events: &mut Vec<SseEvent>) {
-        let raw = std::mem::take(&mut self.line);
-        let mut bytes = raw.as_slice();
+    /// Interprets one line (its terminator already consumed).
+    fn take_line(&mut self, mut bytes: &[u8], events: &mut Vec<SseEvent>) {
         if !self.past_first_line {
             self.past_first_line = true;
             bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);

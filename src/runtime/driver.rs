@@ -7,6 +7,7 @@ use std::rc::Rc;
 use futures::channel::mpsc::UnboundedReceiver;
 use futures::{pin_mut, FutureExt, StreamExt};
 
+use super::commit::{settled, PendingCommit};
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
 use super::resume::{open_agent, refresh_snapshot};
@@ -60,6 +61,8 @@ pub struct Driver<M, S, T, C> {
     waiting: Vec<Effect>,
     storage_failed: bool,
     in_flight: InFlight,
+    /// The relaxed append in flight that nothing waits for, if any.
+    commit: Option<PendingCommit>,
     /// Records the stored fold snapshot covers.
     snapshot_covers: u64,
 }
@@ -96,12 +99,14 @@ where
             waiting: Vec::new(),
             storage_failed: false,
             in_flight: InFlight::default(),
+            commit: None,
             snapshot_covers,
         };
         // If storage refuses these first records the driver opens paused, as after any failed
         // write; the observer has been told.
         driver.collect();
         driver.flush().await;
+        driver.settle().await;
         Ok(driver)
     }
 
@@ -115,8 +120,16 @@ where
         self.storage_failed
     }
 
-    /// Feeds one input and performs what follows.
+    /// Feeds one input and performs what follows; returns once its records are stored.
     pub async fn feed(&mut self, input: Input) -> Result<(), InputError> {
+        self.step(input).await?;
+        self.settle().await;
+        Ok(())
+    }
+
+    /// Feeds one input and performs what follows, leaving a relaxed append in flight when
+    /// only reversible work follows it.
+    async fn step(&mut self, input: Input) -> Result<(), InputError> {
         self.agent.handle(input, self.clock.now())?;
         self.collect();
         self.flush().await;
@@ -142,14 +155,19 @@ where
         enum Wake {
             Command(Option<Command>),
             Work(Option<Input>),
+            Committed(Result<(), StoreError>),
             Tick,
         }
         loop {
             let wake = {
                 let command = commands.next().fuse();
-                pin_mut!(command);
+                let commit = settled(&mut self.commit).fuse();
+                pin_mut!(command, commit);
                 if self.in_flight.is_empty() {
-                    Wake::Command(command.await)
+                    futures::select! {
+                        c = command => Wake::Command(c),
+                        r = commit => Wake::Committed(r),
+                    }
                 } else {
                     let clock = self.clock.clone();
                     let tick = clock.sleep(TICK_MS).fuse();
@@ -157,27 +175,85 @@ where
                     pin_mut!(tick, work);
                     futures::select! {
                         c = command => Wake::Command(c),
+                        r = commit => Wake::Committed(r),
                         w = work => Wake::Work(w),
                         _ = tick => Wake::Tick,
                     }
                 }
             };
             match wake {
-                Wake::Command(None) | Wake::Command(Some(Command::Stop)) => return self,
+                Wake::Command(None) | Wake::Command(Some(Command::Stop)) => {
+                    self.settle().await;
+                    return self;
+                }
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
                     // A refused input (a late result, a stale approval) changes nothing.
-                    let _ = self.feed(input).await;
+                    let _ = self.step(input).await;
                 }
                 Wake::Command(Some(Command::ExtendBudget(options))) => {
                     let _ = self.extend_budget(&options).await;
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
                 Wake::Command(Some(Command::SetStopHook(on))) => self.agent.set_stop_hook(on),
+                Wake::Committed(result) => {
+                    let records = self.commit.take().map(|p| p.records).unwrap_or_default();
+                    // What gathered meanwhile goes out as the next batch (group commit).
+                    if self.committed(records, result).await {
+                        self.flush().await;
+                    }
+                }
                 Wake::Work(None) => {}
                 Wake::Tick => {
-                    let _ = self.feed(Input::Tick).await;
+                    let _ = self.step(Input::Tick).await;
                 }
             }
+        }
+    }
+
+    /// Waits for the append in flight, if any; false if it failed (the driver is paused).
+    async fn settle(&mut self) -> bool {
+        if self.commit.is_none() {
+            return true;
+        }
+        let result = settled(&mut self.commit).await;
+        let records = self.commit.take().map(|p| p.records).unwrap_or_default();
+        self.committed(records, result).await
+    }
+
+    /// Announces committed records, or queues them again in front of the unsaved ones and
+    /// pauses when the append failed. Returns whether it succeeded.
+    async fn committed(&mut self, records: Vec<Record>, result: Result<(), StoreError>) -> bool {
+        match result {
+            Ok(()) => {
+                self.announce(records).await;
+                true
+            }
+            Err(error) => {
+                let mut queued = records;
+                queued.append(&mut self.unsaved);
+                self.unsaved = queued;
+                self.storage_failed = true;
+                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Tells the observer about stored records and refreshes the fold snapshot when due.
+    async fn announce(&mut self, records: Vec<Record>) {
+        let last = records.last().cloned();
+        for record in records {
+            (self.observer)(&Notice::Persisted(record));
+        }
+        if let Some(last) = last {
+            self.snapshot_covers = refresh_snapshot(
+                &*self.store,
+                &self.session,
+                &self.agent,
+                &last,
+                self.snapshot_covers,
+            )
+            .await;
         }
     }
 
@@ -204,45 +280,69 @@ where
         }
     }
 
-    /// Writes the unsaved records as one batch, then performs the actions that waited on them.
-    /// On failure nothing runs; the records stay queued for `RetryStorage`.
+    /// Writes the unsaved records, then performs the actions that waited on them. When only
+    /// reversible work follows (model calls, idempotent tools) the append is left in flight and
+    /// the work starts at once; records gathered meanwhile go with the next append. Anything
+    /// irreversible (a tool not safe to run twice, a human decision, the run's end) waits
+    /// until every earlier record is stored. On failure nothing more runs; the records stay
+    /// queued for `RetryStorage`.
     async fn flush(&mut self) {
-        if !self.unsaved.is_empty() {
-            let strict = self.unsaved.iter().any(|r| is_intent(&r.event));
-            let durability = if strict {
-                Durability::Strict
-            } else {
-                Durability::Relaxed
-            };
-            match self
-                .store
-                .append(&self.session, &self.unsaved, durability)
-                .await
-            {
-                Ok(()) => {
-                    let last = self.unsaved.last().cloned();
-                    for record in self.unsaved.drain(..) {
-                        (self.observer)(&Notice::Persisted(record));
+        let config = &self.agent.state().config;
+        let decision = self.unsaved.iter().any(|r| is_decision(&r.event));
+        let side_effect = self.waiting.iter().any(|effect| match effect {
+            Effect::CallTool(invocation) => config
+                .tool(&invocation.tool)
+                .is_none_or(|decl| !decl.idempotent),
+            Effect::CallModel { .. }
+            | Effect::AskApproval { .. }
+            | Effect::AskStopHook(_)
+            | Effect::Finished(_)
+            | Effect::Persist(_)
+            | Effect::Abort { .. } => false,
+        });
+        let settles = self.waiting.iter().any(|effect| match effect {
+            Effect::AskApproval { .. } | Effect::AskStopHook(_) | Effect::Finished(_) => true,
+            Effect::CallModel { .. }
+            | Effect::CallTool(_)
+            | Effect::Persist(_)
+            | Effect::Abort { .. } => false,
+        });
+        if !(decision || side_effect || settles || self.storage_failed) {
+            if self.commit.is_none() && !self.unsaved.is_empty() {
+                let records = std::mem::take(&mut self.unsaved);
+                let store = self.store.clone();
+                self.commit = Some(PendingCommit::start(store, self.session.clone(), records));
+            }
+        } else {
+            if !self.settle().await {
+                return;
+            }
+            if !self.unsaved.is_empty() {
+                // Strict (on disk before anything follows) where something irreversible
+                // follows: a human decision, or a tool that is not safe to run twice.
+                let durability = if decision || side_effect {
+                    Durability::Strict
+                } else {
+                    Durability::Relaxed
+                };
+                let appended = self
+                    .store
+                    .append(&self.session, &self.unsaved, durability)
+                    .await;
+                match appended {
+                    Ok(()) => {
+                        let records = std::mem::take(&mut self.unsaved);
+                        self.announce(records).await;
+                        if self.storage_failed {
+                            self.storage_failed = false;
+                            (self.observer)(&Notice::StorageRecovered);
+                        }
                     }
-                    if let Some(last) = last {
-                        self.snapshot_covers = refresh_snapshot(
-                            &*self.store,
-                            &self.session,
-                            &self.agent,
-                            &last,
-                            self.snapshot_covers,
-                        )
-                        .await;
+                    Err(error) => {
+                        self.storage_failed = true;
+                        (self.observer)(&Notice::StorageFailed(error.to_string()));
+                        return;
                     }
-                    if self.storage_failed {
-                        self.storage_failed = false;
-                        (self.observer)(&Notice::StorageRecovered);
-                    }
-                }
-                Err(error) => {
-                    self.storage_failed = true;
-                    (self.observer)(&Notice::StorageFailed(error.to_string()));
-                    return;
                 }
             }
         }
@@ -312,12 +412,10 @@ where
     }
 }
 
-/// Records that guard a side effect or a human decision are written with strict durability.
-fn is_intent(event: &Event) -> bool {
+/// Records of a human decision (asked or given) are written with strict durability.
+fn is_decision(event: &Event) -> bool {
     matches!(
         event,
-        Event::ToolCallStarted { .. }
-            | Event::ApprovalRequested { .. }
-            | Event::ApprovalDecided { .. }
+        Event::ApprovalRequested { .. } | Event::ApprovalDecided { .. }
     )
 }

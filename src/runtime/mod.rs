@@ -4,6 +4,7 @@
 //! the only session lifecycle code (open, list, import, export, fork, delete) and the live
 //! session the JS API and the UI control.
 
+mod commit;
 mod driver;
 mod dyn_files;
 mod dyn_store;
@@ -14,6 +15,7 @@ pub mod prices;
 mod resume;
 mod service;
 pub mod synthetic;
+pub mod synthetic_stream;
 mod work;
 
 pub use driver::{Command, Driver, DriverError};

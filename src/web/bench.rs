@@ -43,3 +43,27 @@ pub fn bench_replies_log(session: String, texts: String) -> Result<String, JsVal
         &session, &texts,
     )))
 }
+
+/// Parsing throughput in MB/s (10^6 bytes per second) of a synthetic Chat Completions event
+/// stream of `text_chunks` content deltas, fed in pieces of `piece` bytes (SSE framing, then
+/// chunk assembly), over `repeats` parses after one untimed warm-up. NaN if it fails to parse.
+#[wasm_bindgen(js_name = benchParseStream)]
+pub fn bench_parse_stream(text_chunks: u32, piece: u32, repeats: u32) -> f64 {
+    use crate::runtime::synthetic_stream::{chat_completion_sse, parse_chat_completion_sse};
+    let Some(performance) = web_sys::window().and_then(|w| w.performance()) else {
+        return f64::NAN;
+    };
+    let bytes = chat_completion_sse(text_chunks as usize);
+    if parse_chat_completion_sse(&bytes, piece as usize).is_err() {
+        return f64::NAN;
+    }
+    let repeats = repeats.max(1);
+    let start = performance.now();
+    for _ in 0..repeats {
+        if parse_chat_completion_sse(&bytes, piece as usize).is_err() {
+            return f64::NAN;
+        }
+    }
+    let seconds = (performance.now() - start) / 1000.0;
+    (bytes.len() as f64 * f64::from(repeats)) / seconds / 1e6
+}

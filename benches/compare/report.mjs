@@ -1,0 +1,105 @@
+// Turns the JSON of benches/compare/run.mjs into the Markdown of BENCHMARKS.md: the machine,
+// then each figure beside the AI SDK's where there is one, its ratio, and its goal.
+//   node benches/compare/report.mjs RESULT.json OUT.md
+import fs from 'node:fs';
+
+const [input, output] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(input, 'utf8'));
+const ms = (x, digits = 2) => (x == null ? '–' : `${x.toFixed(digits)} ms`);
+const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
+const ratio = (a, b) => (a == null || b == null ? '–' : (a / b).toFixed(2));
+const mark = (ok) => (ok ? '✓' : '✗');
+const lines = [];
+const add = (...xs) => lines.push(...xs);
+
+add('# Benchmarks', '');
+add('Written by `scripts/bench.sh` (figures of one run; nothing here is asserted by a test). tabloop is its');
+add('library package (`pkg/`, the build an embedding page imports) and the AI SDK is npm `ai` +');
+add('`@ai-sdk/openai` (versions pinned in package.json), both in **one headless Chromium page**, run');
+add('alternately, so machine noise falls on both; ratios are tabloop / AI SDK (below 1 = tabloop faster).');
+add('Every tabloop step is durable: each record is in IndexedDB before the run resolves, and a');
+add('non-idempotent tool runs only after its start record is committed.', '');
+const m = r.machine;
+m.load_after ??= m.load_before;
+add(`Machine: ${m.cpu} × ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}; load average ${m.load_before.map((x) => x.toFixed(1)).join(' / ')} at the start and ${m.load_after.map((x) => x.toFixed(1)).join(' / ')} at the end (1/5/15 min; the machine was shared). Chromium ${r.browser.version}; node ${m.node}. Run ${r.when}${r.smoke ? ' (**smoke run**: tiny sizes, figures meaningless)' : ''}.`, '');
+
+add('## Per step, harness only (instant in-page model, one no-op tool)', '');
+add('tabloop: the whole runtime (driver, JS tool bridge, IndexedDB) through the public custom-provider API.');
+add('AI SDK: `streamText` with `MockLanguageModelV4` and the same tool. Median of the repetitions.', '');
+add('| steps | tabloop, tool not idempotent | tabloop, idempotent tool | AI SDK | ratio | ratio (idempotent) |', '|---|---|---|---|---|---|');
+for (const h of r.harness) {
+  add(`| ${h.steps.toLocaleString('en')} | ${ms(h.tabloop_ms_per_step, 3)} | ${ms(h.tabloop_idempotent_ms_per_step, 3)} | ${ms(h.aisdk_ms_per_step, 3)} | ${ratio(h.tabloop_ms_per_step, h.aisdk_ms_per_step)} | ${ratio(h.tabloop_idempotent_ms_per_step, h.aisdk_ms_per_step)} |`);
+}
+const at1000 = r.harness.find((h) => h.steps === 1000);
+if (at1000) add('', `Goal ≤ 0.5× the AI SDK at 1,000 steps: ${ratio(at1000.tabloop_ms_per_step, at1000.aisdk_ms_per_step)} (tool not idempotent) ${mark(at1000.tabloop_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}, ${ratio(at1000.tabloop_idempotent_ms_per_step, at1000.aisdk_ms_per_step)} (idempotent) ${mark(at1000.tabloop_idempotent_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}.`);
+
+add('', '## End to end over loopback HTTP (the same streaming mock server for both)', '');
+add(`A bare \`fetch\` round trip to that server costs ${ms(r.fetch_floor_ms)} in this browser (median): the floor under every step.`, '');
+add('| steps | tabloop, tool not idempotent | tabloop, idempotent tool | AI SDK | ratio | ratio (idempotent) |', '|---|---|---|---|---|---|');
+for (const l of r.loopback) {
+  add(`| ${l.steps.toLocaleString('en')} | ${ms(l.tabloop_ms_per_step)} | ${ms(l.tabloop_idempotent_ms_per_step)} | ${ms(l.aisdk_ms_per_step)} | ${ratio(l.tabloop_ms_per_step, l.aisdk_ms_per_step)} | ${ratio(l.tabloop_idempotent_ms_per_step, l.aisdk_ms_per_step)} |`);
+}
+const e1000 = r.loopback.find((l) => l.steps === 1000) ?? r.loopback.at(-1);
+if (e1000) add('', `Goal ≤ 0.9× at ${e1000.steps.toLocaleString('en')} steps: ${ratio(e1000.tabloop_ms_per_step, e1000.aisdk_ms_per_step)} ${mark(e1000.tabloop_ms_per_step <= 0.9 * e1000.aisdk_ms_per_step)}.`);
+
+add('', '## What reaches IndexedDB per step as the log grows', '');
+add('Counted in the page around `IDBObjectStore.put` and `IDBDatabase.transaction` (bytes = JSON length of');
+add('the values put: records, the sessions row with its digest, fold snapshots), tabloop harness run with');
+add('the non-idempotent tool, mean per step over each window of 10 steps (max = the largest single step).', '');
+add('| run | steps | bytes/step | max bytes in a step | puts/step | transactions/step | of them read-write |', '|---|---|---|---|---|---|---|');
+for (const h of r.harness) {
+  if (!h.idb) continue;
+  for (const w of [...h.idb.windows, { ...h.idb.whole, label: 'whole run' }]) {
+    add(`| ${h.steps.toLocaleString('en')} | ${w.label ?? `${w.from}–${w.to}`} | ${w.bytes.toFixed(0)} | ${w.max_bytes} | ${w.puts.toFixed(2)} | ${w.transactions.toFixed(2)} | ${w.writes.toFixed(2)} |`);
+  }
+}
+
+add('', '## Resume and list (sessions bench, `benches/browser/sessions.mjs`)', '');
+r.sessions ??= { open: [], list: [] };
+add('| session | open (`createAgent` resolved) | open, next task recorded |', '|---|---|---|');
+for (const o of r.sessions.open) add(`| ${o.events.toLocaleString('en')} events | ${ms(o.created_ms, 1)} | ${ms(o.ready_ms, 1)} |`);
+add('', '| sessions stored | `listSessions` first call on a page | second call |', '|---|---|---|');
+for (const l of r.sessions.list) add(`| ${l.sessions} | ${ms(l.first_ms, 1)} | ${ms(l.again_ms, 1)} |`);
+
+add('', '## Parsing: SSE + Chat Completions chunk assembly', '');
+add('A synthetic 400-delta reply with one streamed tool call (`src/runtime/synthetic_stream.rs`), fed in');
+add('network-sized pieces. MB/s = 10^6 bytes per second.', '');
+add('| where | piece | MB/s |', '|---|---|---|');
+if (r.native?.measured) {
+  for (const b of r.native.benches) add(`| native, criterion \`${b.id}\` | ${b.id.split('/').at(-1)} B | ${b.mb_s.toFixed(0)} |`);
+  if (r.native.cpu) add(`| native, per CPU-second (process CPU time, load-independent) | ${r.native.cpu.piece} B | ${r.native.cpu.mb_per_cpu_s.toFixed(0)} |`);
+  if (r.native.floor) add(`| floor: serde_json alone reading each chunk into \`IgnoredAny\`, per CPU-second | ${r.native.floor.piece} B | ${r.native.floor.mb_per_cpu_s.toFixed(0)} |`);
+} else {
+  add('| native | – | not measured in this run |');
+}
+for (const p of r.parse.wasm_mb_s) add(`| wasm, in the page (\`benchParseStream\`) | ${p.piece} B | ${p.mb_s.toFixed(0)} |`);
+const best = r.native?.measured ? Math.max(...r.native.benches.filter((b) => b.id.includes('sse_and_chunks')).map((b) => b.mb_s)) : null;
+add('', `Goal ≥ 500 MB/s natively: ${best == null ? 'not measured' : `${best.toFixed(0)} MB/s ${mark(best >= 500)}`}.`);
+
+add('', '## Bundle (gzip -9)', '');
+const b = r.bundle;
+add('| what | raw | gzipped |', '|---|---|---|');
+add(`| library wasm (\`pkg/tabloop_bg.wasm\`) | ${kb(b.library_wasm.raw)} | ${kb(b.library_wasm.gzip)} |`);
+add(`| library JS glue (index.js, tabloop.js, snippets: ${b.library_glue_js.files} files) | ${kb(b.library_glue_js.raw)} | ${kb(b.library_glue_js.gzip)} |`);
+add(`| **library wasm + glue** | | **${kb(b.library_wasm_plus_glue_gzip)}** |`);
+add(`| all of the package's JS (tools, sandbox, store, MCP client loaded on demand: ${b.library_all_js.files} files) | ${kb(b.library_all_js.raw)} | ${kb(b.library_all_js.gzip)} |`);
+if (b.site_wasm) add(`| site wasm with the playground UI (\`dist/\`) | ${kb(b.site_wasm.raw)} | ${kb(b.site_wasm.gzip)} |`);
+add(`| AI SDK + OpenAI provider, minified by Vite (\`benches/compare/aisdk_app.js\`) | ${kb(b.aisdk_bundle.raw)} | ${kb(b.aisdk_bundle.gzip)} |`);
+add('', `Goal ≤ 250 KB gzipped for the library an embedding page imports: ${kb(b.library_wasm_plus_glue_gzip)} ${mark(b.library_wasm_plus_glue_gzip <= 250_000)}.`);
+
+add('', '## Time to interactive (loopback, fresh browser context each time)', '');
+if (r.tti) add(`- Playground (\`dist/index.html\`): navigation start until the task form accepts input: **${ms(r.tti.playground_ms, 0)}** (median of ${r.tti.playground_samples.length}).`);
+if (r.tti) add(`- Library package on an embedding page: \`import\` + \`init()\`: **${ms(r.tti.library_init_ms, 0)}** (median of ${r.tti.library_init_samples.length}).`);
+
+add('', '## Local model (in the tab, beside native llama.cpp)', '');
+if (r.local?.length) {
+  add('From `scripts/bench-local.sh` (run by `scripts/bench.sh --local`, or its saved output).', '');
+  add('| model | prefill tok/s (tab) | native | generation tok/s under the tool grammar (tab) | native |', '|---|---|---|---|---|');
+  const f = (x) => (x == null ? '–' : Number(x).toFixed(1));
+  for (const row of r.local) add(`| ${row.model} | ${f(row.tab.prefill_tok_s)} | ${f(row.native.prefill_tok_s)} | ${f(row.tab.gen_grammar_tok_s)} | ${f(row.native.gen_grammar_tok_s)} |`);
+} else {
+  add('Not measured in this run: `scripts/bench.sh --local` runs `scripts/bench-local.sh` (slow: it loads the');
+  add('model in the tab and builds llama.cpp natively once).');
+}
+fs.writeFileSync(output, `${lines.join('\n')}\n`);
+console.log(`[bench] wrote ${output}`);

@@ -1,0 +1,224 @@
+// The side-by-side benchmark: tabloop and the Vercel AI SDK in ONE headless Chromium page, so
+// machine noise falls on both alike. Writes the figures as JSON; scripts/bench.sh turns them
+// into BENCHMARKS.md (benches/compare/report.mjs). Prints figures; asserts nothing, except
+// that each loop really ran the steps it was asked for (a bench that silently ran 1 step would
+// report nonsense).
+//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,sessions,tti]
+// Needs pkg/ (scripts/build-package.sh), dist/ (trunk build --release) and the AI SDK bundle
+// (node benches/compare/build.mjs target/bench/aisdk).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from '../../tests/e2e/support/server.mjs';
+import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
+import { measureSessions, median } from '../browser/sessions.mjs';
+import { loopbackMock } from './loopback.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const smoke = flag('--smoke');
+const outFile = path.resolve(option('--out', path.join(repo, 'target/bench/result.json')));
+const pkg = path.resolve(option('--pkg', path.join(repo, 'pkg')));
+const dist = path.resolve(option('--dist', path.join(repo, 'dist')));
+const aisdk = path.resolve(option('--aisdk', path.join(repo, 'target/bench/aisdk')));
+// --only harness,loopback (while working on one figure): skips the other sections and dist/.
+const only = option('--only', null)?.split(',') ?? null;
+const wanted = (section) => only === null || only.includes(section);
+
+// Steps per run and repetitions per size (the median is reported).
+// --max-steps N leaves out the longer runs (10,000 steps take minutes per loop on 2 cores).
+const maxSteps = Number(option('--max-steps', Infinity));
+const HARNESS = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 3], [10000, 1]]).filter(([n]) => n <= maxSteps);
+const LOOPBACK = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 1]]).filter(([n]) => n <= maxSteps);
+const SESSION_SIZES = smoke ? [1000] : [1000, 10000];
+const SESSION_SAMPLES = smoke ? 1 : 5;
+const TTI_SAMPLES = smoke ? 1 : 5;
+
+const needed = [['pkg/', pkg, 'tabloop_bg.wasm'], ['the AI SDK bundle', aisdk, 'aisdk.js'], ...(only ? [] : [['dist/', dist, 'tabloop_bg.wasm']])];
+for (const [what, dir, file] of needed) {
+  if (!fs.existsSync(path.join(dir, file))) throw new Error(`${what} is missing (${path.join(dir, file)}): run scripts/bench.sh, which builds it`);
+}
+
+const log = (...xs) => console.log('[bench]', ...xs);
+const gz = (file) => zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;
+const jsFiles = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => path.join(dir, f));
+
+function bundle() {
+  const glue = [path.join(pkg, 'index.js'), path.join(pkg, 'tabloop.js'), ...jsFiles(path.join(pkg, 'snippets'))];
+  const all = jsFiles(pkg);
+  const sum = (files, f) => files.reduce((n, file) => n + f(file), 0);
+  const size = (file) => fs.statSync(file).size;
+  const wasm = path.join(pkg, 'tabloop_bg.wasm');
+  const siteWasm = path.join(dist, 'tabloop_bg.wasm');
+  const site = fs.existsSync(siteWasm) ? { raw: size(siteWasm), gzip: gz(siteWasm) } : null;
+  return {
+    library_wasm: { raw: size(wasm), gzip: gz(wasm) },
+    library_glue_js: { raw: sum(glue, size), gzip: sum(glue, gz), files: glue.length },
+    library_all_js: { raw: sum(all, size), gzip: sum(all, gz), files: all.length },
+    library_wasm_plus_glue_gzip: gz(wasm) + sum(glue, gz),
+    site_wasm: site,
+    aisdk_bundle: { raw: size(path.join(aisdk, 'aisdk_app.js')), gzip: gz(path.join(aisdk, 'aisdk_app.js')) },
+  };
+}
+
+function siteRoot() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-compare-'));
+  fs.symlinkSync(pkg, path.join(root, 'tabloop'));
+  fs.symlinkSync(dist, path.join(root, 'site'));
+  fs.symlinkSync(aisdk, path.join(root, 'aisdk'));
+  for (const file of ['compare.html', 'compare_tabloop.js']) fs.copyFileSync(path.join(repo, 'benches/compare', file), path.join(root, file));
+  fs.copyFileSync(path.join(repo, 'benches/browser/sessions.html'), path.join(root, 'sessions.html'));
+  return root;
+}
+
+function check(name, result, steps) {
+  if (result.steps !== steps) throw new Error(`${name}: ran ${result.steps} steps, not ${steps} (${JSON.stringify({ ...result, perStep: undefined })})`);
+  if (result.text !== 'done') throw new Error(`${name}: final text ${JSON.stringify(result.text)}`);
+}
+
+// Per step figures of the IndexedDB counters: the mean over steps [from, to) of the run.
+function window(perStep, from, to) {
+  const slice = perStep.slice(from, to);
+  const mean = (key) => slice.reduce((n, s) => n + s[key], 0) / Math.max(1, slice.length);
+  return { from: from + 1, to: Math.min(to, perStep.length), bytes: mean('bytes'), puts: mean('puts'), transactions: mean('transactions'), writes: mean('writes'), max_bytes: Math.max(...slice.map((s) => s.bytes)) };
+}
+
+async function sideBySide(page, mock) {
+  const harness = [];
+  for (const [steps, reps] of wanted('harness') ? HARNESS : []) {
+    const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
+    let growth = null;
+    for (let r = 0; r < reps; r += 1) {
+      // Alternate who goes first, so neither always runs on a warmer page.
+      const order = r % 2 === 0 ? ['aisdk', 'tabloop', 'tabloop_idempotent'] : ['tabloop_idempotent', 'tabloop', 'aisdk'];
+      for (const who of order) {
+        const result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
+          ? window.aisdk.aiSdkHarness(steps)
+          : window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, r });
+        check(`${who} harness`, result, steps);
+        if (who !== 'aisdk' && result.persisted !== result.events) throw new Error(`${who}: ${result.events} events but ${result.persisted} persisted`);
+        runs[who].push(result.ms / steps);
+        if (who === 'tabloop' && r === 0) {
+          const p = result.perStep;
+          const marks = [0, 9, 99, 999, 9999].filter((m) => m < p.length);
+          growth = { events: result.events, windows: marks.map((m) => window(p, Math.max(0, m - 9), m + 1)), whole: window(p, 0, p.length) };
+        }
+      }
+    }
+    const row = { steps, tabloop_ms_per_step: median(runs.tabloop), tabloop_idempotent_ms_per_step: median(runs.tabloop_idempotent), aisdk_ms_per_step: median(runs.aisdk), samples: runs, idb: growth };
+    log(`harness ${steps} steps: tabloop ${row.tabloop_ms_per_step.toFixed(3)} ms/step (idempotent tool ${row.tabloop_idempotent_ms_per_step.toFixed(3)}), AI SDK ${row.aisdk_ms_per_step.toFixed(3)} ms/step`);
+    harness.push(row);
+  }
+  const loopback = [];
+  for (const [steps, reps] of wanted('loopback') ? LOOPBACK : []) {
+    const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
+    for (let r = 0; r < reps; r += 1) {
+      const order = r % 2 === 0 ? ['aisdk', 'tabloop', 'tabloop_idempotent'] : ['tabloop_idempotent', 'tabloop', 'aisdk'];
+      for (const who of order) {
+        const url = mock.urlFor(steps);
+        const result = await page.evaluate(({ who, steps, url, r }) => (who === 'aisdk'
+          ? window.aisdk.aiSdkLoopback(url, steps)
+          : window.tabloopLoopback(url, steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, url, r });
+        check(`${who} loopback`, result, steps);
+        runs[who].push(result.ms / steps);
+      }
+    }
+    const row = { steps, tabloop_ms_per_step: median(runs.tabloop), tabloop_idempotent_ms_per_step: median(runs.tabloop_idempotent), aisdk_ms_per_step: median(runs.aisdk), samples: runs };
+    log(`loopback ${steps} steps: tabloop ${row.tabloop_ms_per_step.toFixed(2)} ms/step (idempotent tool ${row.tabloop_idempotent_ms_per_step.toFixed(2)}), AI SDK ${row.aisdk_ms_per_step.toFixed(2)} ms/step`);
+    loopback.push(row);
+  }
+  // The network floor: a bare fetch round trip to the same server.
+  const fetchFloor = await page.evaluate(async (url) => {
+    const times = [];
+    for (let i = 0; i < (window.SMOKE ? 5 : 50); i += 1) {
+      const t0 = performance.now();
+      const res = await fetch(`${url}/chat/completions`, { method: 'POST', body: '{"messages":[]}', headers: { 'content-type': 'application/json' } });
+      await res.text();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)];
+  }, mock.urlFor(1));
+  log(`bare fetch round trip: ${fetchFloor.toFixed(2)} ms`);
+  const parse = await page.evaluate((smoke) => ({
+    wasm_mb_s: [1024, 16384].map((piece) => ({ piece, mb_s: tabloop.benchParseStream(400, piece, smoke ? 3 : 200) })),
+  }), smoke);
+  log(`parsing in wasm: ${parse.wasm_mb_s.map((p) => `${p.mb_s.toFixed(1)} MB/s (${p.piece} B pieces)`).join(', ')}`);
+  return { harness, loopback, fetch_floor_ms: fetchFloor, parse };
+}
+
+// Time to interactive of the served playground: navigation start until the task form accepts
+// input, on a fresh context (no cache) each time.
+async function timeToInteractive(browser, server) {
+  const site = [];
+  const embed = [];
+  for (let i = 0; i < TTI_SAMPLES; i += 1) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/site/index.html`);
+    await page.waitForSelector('[data-testid="task"]:not([disabled])', { timeout: 60_000 });
+    site.push(await page.evaluate(() => performance.now()));
+    await page.goto(`${server.url}/compare.html`);
+    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
+    embed.push(await page.evaluate(() => window.tabloopInitMs));
+    await context.close();
+  }
+  return { playground_ms: median(site), playground_samples: site, library_init_ms: median(embed), library_init_samples: embed };
+}
+
+const root = siteRoot();
+const server = await serveStatic(root, { isolated: true });
+const mock = await loopbackMock();
+const browser = await launchBrowser();
+const readJson = (file) => (file && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null);
+// scripts/bench-local.sh ends with one JSON line: {"local_model_bench": [...]}.
+const localFile = option('--local', null);
+const localLine = localFile && fs.existsSync(localFile) ? fs.readFileSync(localFile, 'utf8').split('\n').reverse().find((l) => l.startsWith('{"local_model_bench"')) : null;
+const versions = Object.fromEntries(['ai', '@ai-sdk/openai', 'playwright-core'].map((name) => [name, JSON.parse(fs.readFileSync(path.join(repo, 'node_modules', name, 'package.json'), 'utf8')).version]));
+const result = {
+  smoke,
+  when: new Date().toISOString(),
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memory_bytes: os.totalmem(), os: `${os.type()} ${os.release()}`, node: process.version, load_before: os.loadavg() },
+  versions,
+  native: readJson(option('--native', null)),
+  local: localLine ? JSON.parse(localLine).local_model_bench : null,
+};
+try {
+  result.bundle = bundle();
+  log(`bundle: library wasm ${result.bundle.library_wasm.gzip} B gzip + glue ${result.bundle.library_glue_js.gzip} B; AI SDK ${result.bundle.aisdk_bundle.gzip} B`);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(`${server.url}/compare.html`);
+  await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
+  if (smoke) await page.evaluate(() => (window.SMOKE = true));
+  result.browser = { version: browser.version(), userAgent: await page.evaluate(() => navigator.userAgent), cores: await page.evaluate(() => navigator.hardwareConcurrency) };
+  Object.assign(result, await sideBySide(page, mock));
+  await context.close();
+  if (wanted('sessions')) {
+  const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES });
+  result.sessions = {
+    open: sessions.open.map(({ events, created, ready }) => ({ events, created_ms: median(created), ready_ms: median(ready), created, ready })),
+    list: sessions.list.map(({ sessions: count, first, again }) => ({ sessions: count, first_ms: median(first), again_ms: median(again), first, again })),
+  };
+  for (const o of result.sessions.open) log(`open ${o.events}-event session: ${o.created_ms.toFixed(1)} ms (next task recorded ${o.ready_ms.toFixed(1)} ms)`);
+  for (const l of result.sessions.list) log(`listSessions with ${l.sessions} sessions: ${l.first_ms.toFixed(1)} ms (again ${l.again_ms.toFixed(1)} ms)`);
+  }
+  if (wanted('tti')) {
+  result.tti = await timeToInteractive(browser, server);
+  log(`time to interactive: playground ${result.tti.playground_ms.toFixed(0)} ms, library init ${result.tti.library_init_ms.toFixed(0)} ms`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+  await mock.close();
+  result.machine.load_after = os.loadavg();
+  // Written even when a section failed, so the figures measured so far are kept.
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${outFile}`);
+}
