@@ -55,7 +55,6 @@ pub fn request(with_tools: bool) -> ModelRequest {
     let tools = if with_tools {
         vec![
             ToolSpec {
-                local_parameters: None,
                 name: "read_file".into(),
                 description: "Read a file".into(),
                 parameters: serde_json::json!({
@@ -65,7 +64,6 @@ pub fn request(with_tools: bool) -> ModelRequest {
                 }),
             },
             ToolSpec {
-                local_parameters: None,
                 name: "list_dir".into(),
                 description: "List a directory".into(),
                 parameters: serde_json::json!({
