@@ -21,7 +21,6 @@ async function tabsOnce(browser, site, tabs) {
       const page = await openEmbed(context, site);
       await page.evaluate(async ({ options, first }) => {
         window.agent = await tabloop.createAgent(options);
-        window.done = new Promise((resolve) => window.agent.onStatus((s) => s.type === 'finished' && resolve(s.outcome)));
         if (first) window.agent.run('the one task');
       }, { options: { session, provider: mockProvider(mock), tools: [] }, first: i === 0 });
       pages.push(page);
@@ -66,12 +65,19 @@ async function tabsOnce(browser, site, tabs) {
       takeovers.push(Date.now() - closedAt);
       writer = next;
     }
-    const outcome = await pages[writer].evaluate(() => Promise.race([window.done, new Promise((r) => setTimeout(() => r(null), 15_000))]));
+    // The run may have ended before this tab took over (then it never saw a `finished` status),
+    // so the log decides: the last tab must hold a completed run_finished.
+    const ended = (events) => events.some((e) => e.type === 'run_finished' && e.outcome?.stop?.kind === 'completed');
+    const deadline = Date.now() + 15_000;
+    let events = await pages[writer].evaluate(() => window.agent.events());
+    while (!ended(events) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      events = await pages[writer].evaluate(() => window.agent.events());
+    }
     sampling = false;
     await sampler;
-    const events = await pages[writer].evaluate(() => window.agent.events());
     const applied = events.filter((e) => JSON.stringify(e).includes(FOLLOWER_TASK) || e.type === 'budget_extended' || (e.type === 'run_finished' && JSON.stringify(e).includes('cancelled'))).length;
-    return { maxWriters, takeovers, inputs, refused, applied, completed: outcome?.stopReason === 'completed', gaps: events.filter((e, i) => e.seq !== i).length };
+    return { maxWriters, takeovers, inputs, refused, applied, completed: ended(events), last: events.slice(-3).map((e) => e.type).join('/'), gaps: events.filter((e, i) => e.seq !== i).length };
   } finally {
     await context.close();
     await mock.close();
@@ -87,7 +93,7 @@ export async function tabsDrill({ site, figures, maxTabs }) {
     figures.add('tabs', 'max concurrent writers', Math.max(...all.map((r) => r.maxWriters)), { eq: 1 }, `2 to ${maxTabs} tabs`);
     figures.add('tabs', 'takeover ms (writer tab closed → a follower writes)', spread(all.flatMap((r) => r.takeovers)));
     figures.add('tabs', 'follower inputs applied', sum('applied') + (sum('inputs') - sum('refused')), { eq: 0 }, `${sum('inputs')} inputs tried, ${sum('refused')} refused with a clear error`);
-    figures.add('tabs', 'runs not completed by the last tab', all.filter((r) => !r.completed).length, { eq: 0 });
+    figures.add('tabs', 'runs not completed by the last tab', all.filter((r) => !r.completed).length, { eq: 0 }, all.filter((r) => !r.completed).map((r) => `log ends ${r.last}`).join('; '));
     figures.add('tabs', 'seq gaps', sum('gaps'), { eq: 0 });
   } finally {
     await browser.close();
