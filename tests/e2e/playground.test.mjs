@@ -1,32 +1,19 @@
 // The playground driven as a person would: pick a provider, type a task, approve a tool call,
 // watch the timeline, and see a reload wait for the API key (never stored) and then resume the
 // run. Model output is shown as text only.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
+import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 async function openPlayground(context) {
   const page = await context.newPage();
   page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${site.url}/tabloop/`);
+  await page.goto(`${suite.site.url}/tabloop/`);
   await page.waitForSelector('h1');
   return page;
 }
@@ -40,7 +27,7 @@ async function useMock(page, mock) {
 
 test('a task runs from the playground, with an approval, and the reply is text only', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     mock.script.push(
       { calls: [{ id: 'h1', name: 'http_fetch', args: { url: 'https://example.org/' } }] },
@@ -70,7 +57,7 @@ test('a task runs from the playground, with an approval, and the reply is text o
 
 test('after a reload a remote session waits for its key instead of calling without it', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     mock.script.push('hold');
     const page = await openPlayground(context);

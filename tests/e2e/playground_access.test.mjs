@@ -2,28 +2,15 @@
 // themes and at phone width: Ctrl+Enter sends, Esc stops the run, Tab reaches every control in
 // page order, axe-core finds no serious or critical violation on the main states, and a
 // follower tab is read-only. Screenshots of each state (files included) go to tests/e2e/out.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
+import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
-import { openPlayground, useMock, axeSerious } from './support/playground.mjs';
+import { openPlayground, useMock, axeSerious, usePlaygroundSuite } from './support/playground.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 // From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
 const shot = async (page, name) => {
@@ -46,9 +33,9 @@ async function assertAccessible(page, state) {
 
 test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main state', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ colorScheme: 'dark', viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     await assertAccessible(page, 'empty');
     await shot(page, 'state-empty');
 
@@ -133,9 +120,9 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
 
 test('the system light theme is followed, and the page works at 390 px', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext({ colorScheme: 'light', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const context = await suite.browser.newContext({ colorScheme: 'light', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(246, 247, 249)');
     assert.equal(await page.getAttribute('html', 'data-theme'), null, 'no choice stored: the system decides');
     await useMock(page, mock);
@@ -157,9 +144,9 @@ test('the system light theme is followed, and the page works at 390 px', async (
 
 test('a follower tab is read-only with a banner while the writer runs', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
-    const writer = await openPlayground(context, site);
+    const writer = await openPlayground(context, suite.site);
     await useMock(writer, mock);
     mock.script.push('hold');
     await writer.fill('[data-testid=task]', 'Run in the first tab');
@@ -168,7 +155,7 @@ test('a follower tab is read-only with a banner while the writer runs', async ()
     await writer.waitForSelector('[data-testid=session-item]');
     const session = await writer.getAttribute('[data-testid=session-item]', 'data-session');
 
-    const follower = await openPlayground(context, site);
+    const follower = await openPlayground(context, suite.site);
     // The second tab opens on the running session (following it, or asking for its key) with
     // its settings folded; wait for that before unfolding them.
     await follower.waitForSelector('[data-testid=follower-banner], [data-testid=key-needed]', { timeout: 20_000 });

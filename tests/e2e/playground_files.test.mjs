@@ -2,41 +2,28 @@
 // session's tree and opens as text (markup stays text), downloads under its name, uploads land
 // in the volume the `vfs` tool reads, delete asks first, the shared volume is separate, and a
 // name that would leave the root is refused by the tools' own path checks.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
+import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
-import { openPlayground, useMock } from './support/playground.mjs';
+import { openPlayground, useMock, usePlaygroundSuite } from './support/playground.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 const item = (p) => `[data-testid=file-item][data-path="${p}"]`;
 
 test('files: tree, view, download, upload and delete on the session and shared volumes', async () => {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
   try {
     mock.script.push(
       { calls: [{ id: 'w1', name: 'vfs', args: { op: 'write', path: '/notes/hello.md', content: '# Hello\n<img src=x onerror="window.pwned=1">\n' } }] },
       { calls: [{ id: 'w2', name: 'vfs', args: { op: 'write', path: '/top.txt', content: 'top level' } }] },
       { text: 'Wrote two files.' },
     );
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     await useMock(page, mock);
     await page.fill('[data-testid=task]', 'Write two files');
     await page.click('[data-testid=run]');

@@ -1,27 +1,14 @@
 // A long session in the playground: the bench's synthetic log (≥ 10,000 events, ~3,300
 // timeline items) opens with only the visible part of its timeline in the page, scrolls to
 // its start, and jumps to a step. Open time, DOM size and frame times are printed as figures.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
-import { openPlayground, importSynthetic } from './support/playground.mjs';
+import { outDir } from './support/site.mjs';
+import { openPlayground, importSynthetic, usePlaygroundSuite } from './support/playground.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 const frames = (page, n = 2) =>
   page.evaluate((n) => new Promise((r) => {
@@ -30,9 +17,9 @@ const frames = (page, n = 2) =>
   }), n);
 
 test('a 10,000-event session opens with a small page, scrolls, and jumps to a step', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     const session = await importSynthetic(page, 10_004);
     await page.reload();
     const row = `[data-testid=session-item][data-session="${session}"]`;

@@ -2,37 +2,24 @@
 // (tests/fixtures/hostile_markdown.json) is shown as model messages, the whole timeline is
 // scrolled through, and nothing executes, no element outside the renderer's own small set
 // appears, and no request leaves the page — until the user clicks an image placeholder.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
-import { openPlayground, importReplies, showImported } from './support/playground.mjs';
+import { outDir } from './support/site.mjs';
+import { openPlayground, importReplies, showImported, usePlaygroundSuite } from './support/playground.mjs';
 import { scanTimeline } from './support/markdown_check.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const corpus = JSON.parse(fs.readFileSync(path.join(here, '../fixtures/hostile_markdown.json'), 'utf8'));
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 test('a hundred and thirty hostile payloads: nothing runs, no foreign element, no request', async () => {
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     const session = await importReplies(page, 'hostile', corpus);
     const dialogs = [];
     page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
@@ -47,7 +34,7 @@ test('a hundred and thirty hostile payloads: nothing runs, no foreign element, n
     assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no payload ran');
     assert.deepEqual(dialogs, []);
     assert.equal(await page.locator('.md img, .md script, .md iframe, .md svg, .md style').count(), 0);
-    const outside = requests.filter((u) => !u.startsWith(site.url));
+    const outside = requests.filter((u) => !u.startsWith(suite.site.url));
     assert.deepEqual(outside, [], 'rendering made no request');
     assert.deepEqual(requests, [], 'showing the session made no request at all');
     await page.screenshot({ path: path.join(outDir, 'markdown-hostile.png') });
@@ -73,9 +60,9 @@ test('a hundred and thirty hostile payloads: nothing runs, no foreign element, n
 });
 
 test('ordinary markdown renders: a table, code, lists and a safe link', async () => {
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     const text = [
       '## Result',
       'The **totals** by *region*, see [the docs](https://example.org/docs):',

@@ -2,35 +2,22 @@
 // sessions index and survives a reload; Esc gives up; an empty name brings back the first
 // message), search by name, first message or id (every word), and delete only after a
 // confirmation.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
-import { openPlayground, importReplies } from './support/playground.mjs';
+import { outDir } from './support/site.mjs';
+import { openPlayground, importReplies, usePlaygroundSuite } from './support/playground.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 const row = (id) => `[data-testid=session-item][data-session="${id}"]`;
 const listed = (page) => page.$$eval('[data-testid=session-item]', (els) => els.map((e) => e.dataset.session).sort());
 const titleOf = (page, id) => page.textContent(`${row(id)} .session-title`);
 
 async function withSessions(fn) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     await importReplies(page, 'alpha-1', ['Plan the garden']);
     await importReplies(page, 'beta-2', ['Write the report']);
     await importReplies(page, 'gamma-3', ['Fix the bike']);

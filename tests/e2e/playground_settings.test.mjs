@@ -1,35 +1,22 @@
 // The settings form takes effect on a run: loop-guard thresholds stop a repeating run sooner,
 // the fetch allow-list lets http_fetch reach a host (and without it the request is never sent),
 // and a price typed for a model is that model's (kept across a reload), charged on its runs.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { launchBrowser } from './support/browser.mjs';
-import { serveSite, outDir } from './support/site.mjs';
+import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
-import { openPlayground, useMock } from './support/playground.mjs';
+import { openPlayground, useMock, usePlaygroundSuite } from './support/playground.mjs';
 
-let site;
-let browser;
-
-before(async () => {
-  site = await serveSite();
-  browser = await launchBrowser();
-  fs.mkdirSync(outDir, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const suite = usePlaygroundSuite();
 
 async function withPage(fn) {
   const mock = await scriptedOpenAi();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openPlayground(context, site);
+    const page = await openPlayground(context, suite.site);
     await useMock(page, mock);
     await page.click('details.run-settings > summary');
     await fn(page, mock);

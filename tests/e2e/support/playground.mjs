@@ -3,9 +3,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
+import { startEmbedSuite, stopEmbedSuite } from './embed.mjs';
+import { outDir } from './site.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const axeSource = fs.readFileSync(path.join(repo, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Registers the set-up every playground test file shares: the built site and one Chromium for the
+ * file, and the folder screenshots go to. Read `suite.site` and `suite.browser` inside tests.
+ */
+export function usePlaygroundSuite() {
+  const suite = {};
+  before(async () => {
+    Object.assign(suite, await startEmbedSuite());
+    fs.mkdirSync(outDir, { recursive: true });
+  });
+  after(() => stopEmbedSuite(suite));
+  return suite;
+}
 
 /** Opens the playground in a new page of `context` and waits for it to mount. */
 export async function openPlayground(context, site) {
