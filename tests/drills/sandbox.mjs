@@ -3,11 +3,10 @@
 // routes and a raw TCP canary; `while(true){}` and a memory bomb with the app page still alive;
 // the longest main-thread task the page saw during the whole drill.
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../e2e/support/server.mjs';
 import { launchBrowser } from '../e2e/support/browser.mjs';
-import { probeCode, startCanary } from '../e2e/support/sandbox_probes.mjs';
+import { probeCode, startCanary, watchRendererPeak } from '../e2e/support/sandbox_probes.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HARNESS = '/tests/e2e/pages/tools-harness.html';
@@ -139,15 +138,8 @@ export async function sandboxDrill({ figures }) {
     // Memory bomb in its own page: the page reports through /report, since Playwright marks a
     // page crashed when any of its frames' renderers dies.
     const bombPage = await openHarness(browser, server);
+    const stopWatch = watchRendererPeak();
     let peakKb = 0;
-    const sampler = setInterval(() => {
-      try {
-        const out = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' });
-        for (const line of out.split('\n')) if (line.includes('--type=renderer')) peakKb = Math.max(peakKb, parseInt(line, 10) || 0);
-      } catch {
-        /* ps unavailable */
-      }
-    }, 250);
     try {
       await bombPage.evaluate(() => {
         const sandbox = T.evalTool.createSandbox();
@@ -160,7 +152,7 @@ export async function sandboxDrill({ figures }) {
       });
       for (let i = 0; i < 160 && reports.length === 0; i += 1) await new Promise((r) => setTimeout(r, 250));
     } finally {
-      clearInterval(sampler);
+      peakKb = stopWatch();
       await bombPage.close().catch(() => {});
     }
     const [bomb] = reports;

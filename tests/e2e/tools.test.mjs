@@ -4,7 +4,6 @@
 // Figures named by the research anchors (D1, D3, D4, D5, D9, D10) are printed as JSON lines.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -15,7 +14,7 @@ import { resolvePath, isWithin, compileGlob } from '../../www/tools/vfs.js';
 import { checkUrl } from '../../www/tools/http_fetch.js';
 import { createRegistry, builtinTools, validateSpec } from '../../www/tools/registry.js';
 import { PATH_REJECT, PATH_ACCEPT, fuzzStrings, pathViolations } from './support/path_corpus.mjs';
-import { probeCode, startCanary } from './support/sandbox_probes.mjs';
+import { probeCode, startCanary, watchRendererPeak } from './support/sandbox_probes.mjs';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const HARNESS = '/tests/e2e/pages/tools-harness.html';
@@ -640,15 +639,8 @@ for (const mode of ['plain', 'isolated']) {
         // page reports its own state through the /report route instead of page.evaluate.
         const bombPage = await openHarness(server);
         reports.length = 0;
+        const stopWatch = watchRendererPeak();
         let peakKb = 0;
-        const sampler = setInterval(() => {
-          try {
-            const out = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' });
-            for (const line of out.split('\n')) if (line.includes('--type=renderer')) peakKb = Math.max(peakKb, parseInt(line, 10) || 0);
-          } catch {
-            /* ps unavailable */
-          }
-        }, 250);
         try {
           await bombPage.evaluate(() => {
             const sandbox = T.evalTool.createSandbox();
@@ -663,7 +655,7 @@ for (const mode of ['plain', 'isolated']) {
           });
           for (let i = 0; i < 120 && reports.length === 0; i += 1) await new Promise((r) => setTimeout(r, 250));
         } finally {
-          clearInterval(sampler);
+          peakKb = stopWatch();
           await bombPage.close().catch(() => {});
         }
         assert.equal(reports.length, 1, 'the app page survived and reported back');

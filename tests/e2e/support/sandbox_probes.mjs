@@ -1,6 +1,7 @@
 // Escape and egress probes for the eval sandbox, shared by the tools tests and the sandbox
 // drill, and the raw TCP canary that counts any connection a probe manages to open.
 import net from 'node:net';
+import { execFileSync } from 'node:child_process';
 
 // Escape and egress probes run inside the sandbox worker. Each resolves to 'ALLOWED' only if the
 // capability worked; everything else is recorded as blocked with its reason.
@@ -92,4 +93,24 @@ export function startCanary() {
       close: () => new Promise((done) => server.close(() => done())),
     }));
   });
+}
+
+/**
+ * Samples the largest resident size of Chromium's renderer processes every 250 ms, for a memory
+ * bomb's figure. `stop()` ends the sampling and returns the peak in kB (0 where `ps` is missing).
+ */
+export function watchRendererPeak() {
+  let peakKb = 0;
+  const timer = setInterval(() => {
+    try {
+      const out = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' });
+      for (const line of out.split('\n')) if (line.includes('--type=renderer')) peakKb = Math.max(peakKb, parseInt(line, 10) || 0);
+    } catch {
+      /* ps unavailable */
+    }
+  }, 250);
+  return () => {
+    clearInterval(timer);
+    return peakKb;
+  };
 }
