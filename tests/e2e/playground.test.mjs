@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
+import { usePlaygroundSuite } from './support/playground.mjs';
 
 const suite = usePlaygroundSuite();
 
