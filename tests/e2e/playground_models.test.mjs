@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openPlayground, usePlaygroundSuite } from './support/playground.mjs';
+import { axeSerious, openPlayground, usePlaygroundSuite } from './support/playground.mjs';
 import { serveModels } from './support/model_server.mjs';
 import { waitFor } from './support/embed.mjs';
 import { outDir } from './support/site.mjs';
@@ -147,6 +147,7 @@ test('the list, a custom URL with progress, cancel, refusals, remove and a remem
       assert.equal(await chosenUrl(page), '', 'the previous model stays chosen');
     }
     assert.equal(await page.evaluate(() => window.pwned), undefined);
+    assert.deepEqual(await axeSerious(page), [], 'the list with an error on screen passes axe');
 
     // A good URL: downloaded, stored, chosen, named in the summary, and kept after a reload.
     const custom = `${models.url}/m/custom-a.gguf`;
