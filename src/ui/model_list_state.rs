@@ -121,6 +121,10 @@ impl ModelList {
         self.notice.set(None);
         if row.needs_download() {
             self.download(row.url.clone(), true, ErrorAt::Row);
+        } else if row.source == ModelSource::PickedFile && row.stored.is_none() {
+            self.errors.update(|e| {
+                e.insert(row.url.clone(), row.status_text());
+            });
         } else {
             self.set_choice(&row.url);
         }
@@ -142,8 +146,11 @@ impl ModelList {
         let jobs = self.jobs;
         let key = key.to_string();
         Rc::new(move |loaded, total| {
+            // A report that comes after the job ended (cancelled) is dropped.
             jobs.update(|j| {
-                j.insert(key.clone(), JobBytes { loaded, total });
+                if let Some(bytes) = j.get_mut(&key) {
+                    *bytes = JobBytes { loaded, total };
+                }
             });
         })
     }

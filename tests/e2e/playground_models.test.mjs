@@ -197,6 +197,11 @@ test('a full disk refuses a download with a message and keeps the previous model
     assert.equal(await picked.getAttribute('data-chosen'), 'true');
     assert.equal(await picked.locator('[data-testid=model-status]').textContent(), 'used from the picked file until this page closes · 138.1 MiB');
     assert.deepEqual(await cacheKeys(page), []);
+    // Removing a chosen picked file chooses the bundled model again (the file cannot come back).
+    await picked.locator('[data-testid=model-remove]').click();
+    await picked.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await chosenUrl(page), '');
+    assert.equal(await page.textContent('[data-testid=model-notice]'), 'smollm2-135m-instruct-q8_0.gguf was removed; the bundled model is chosen again.');
   } finally {
     await context.close();
   }
