@@ -14,6 +14,7 @@ mod import_button;
 mod key_banner;
 mod markdown_text;
 mod model_progress;
+mod number_field;
 mod playground;
 mod price_settings;
 mod provider_banner;
