@@ -30,6 +30,45 @@ function raceAbort(promise, signal) {
   });
 }
 
+/** Freezes `value` and everything in it: messages and tools are shared by later requests. */
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+/** A client's copy of the messages and tools it last sent (see customRequest). */
+export function customTranscript() {
+  return { messages: [], tools: undefined };
+}
+
+/**
+ * The whole Chat Completions request, from the last one and a delta over it: the first `keep`
+ * messages of the last request, then the delta's; its tools, or the last ones when `sameTools`.
+ * Rust sends only what changed, so a long run does not re-send its whole history every step.
+ * Messages and tools are frozen (they are shared with later requests); `messages` itself is a
+ * fresh array each call.
+ * @param {{messages: object[], tools: object[]|undefined}} transcript from customTranscript
+ * @param {string} deltaJson the request with only the new messages (and tools)
+ * @param {number} keep how many messages of the last request open this one
+ * @param {boolean} sameTools the tools are the last request's
+ * @returns {object} the request
+ */
+export function customRequest(transcript, deltaJson, keep, sameTools) {
+  const request = JSON.parse(deltaJson);
+  if (keep > transcript.messages.length) {
+    throw new RangeError(`the request keeps ${keep} messages of ${transcript.messages.length}`);
+  }
+  transcript.messages.length = keep;
+  for (const message of request.messages) transcript.messages.push(deepFreeze(message));
+  request.messages = transcript.messages.slice();
+  if (sameTools) request.tools = transcript.tools;
+  else transcript.tools = request.tools === undefined ? undefined : deepFreeze(request.tools);
+  return request;
+}
+
 function json(value) {
   try {
     return JSON.stringify(value);
@@ -41,15 +80,14 @@ function json(value) {
 /**
  * Calls the page's provider.
  * @param {Function} complete the page's `complete(request, { signal })`
- * @param {string} requestJson the Chat Completions request as JSON text
+ * @param {object} request the Chat Completions request (from customRequest)
  * @param {AbortSignal} signal aborted when the run is cancelled or the call is dropped
  * @returns {Promise<object>} an opaque handle for customNext
  */
-export async function customOpen(complete, requestJson, signal) {
+export async function customOpen(complete, request, signal) {
   if (typeof complete !== 'function') {
     throw new TypeError('the custom provider has no complete(request, { signal }) function');
   }
-  const request = JSON.parse(requestJson);
   const result = await raceAbort(
     Promise.resolve().then(() => complete(request, { signal })),
     signal,

@@ -39,7 +39,9 @@ export interface ChatTool {
 }
 
 /** What a custom provider's `complete` receives. tabloop always asks for a stream; returning
- *  one whole ChatCompletion is fine too. */
+ *  one whole ChatCompletion is fine too. Each call gets its own object and `messages` array,
+ *  but the message and tool objects in it are frozen: they are shared with later calls (copy
+ *  one before changing it). */
 export interface ChatCompletionRequest {
   model: string;
   messages: ChatMessage[];

@@ -3,12 +3,14 @@
 
 pub mod anthropic;
 pub mod chat_completion;
+pub mod custom_delta;
 pub mod http_error;
 pub mod local;
 pub mod local_prompt;
 pub mod message;
 pub mod model;
 pub mod openai;
+pub mod openai_body;
 mod openai_chunk;
 pub mod retry;
 pub mod sse;
@@ -16,6 +18,7 @@ pub mod stream;
 
 pub use anthropic::AnthropicStream;
 pub use chat_completion::{custom_request, CompletionAssembler};
+pub use custom_delta::{RequestDelta, SentTranscript};
 pub use http_error::{parse_error_body, should_retry_header};
 pub use local::{
     build_local_request, parse_local_output, LocalRequest, ResponseFormat,

@@ -63,7 +63,7 @@ pub fn headers(api_key: &str) -> Vec<(String, String)> {
 
 /// One transcript message in Chat Completions form. A failed tool result is prefixed with
 /// `Error: ` because the format has no error flag.
-fn message_json(message: &Message) -> Value {
+pub(super) fn message_json(message: &Message) -> Value {
     match message {
         Message::User { text } => json!({ "role": "user", "content": text }),
         Message::Assistant { text, tool_calls } => {

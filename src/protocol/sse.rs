@@ -115,7 +115,12 @@ impl SseParser {
             self.past_first_line = true;
             bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         }
-        let line = String::from_utf8_lossy(bytes);
+        // Valid UTF-8 (nearly every line) is checked by the fast validator and borrowed; only
+        // a line with bad bytes takes the slower replacing decoder.
+        let line = match std::str::from_utf8(bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
         if line.is_empty() {
             self.dispatch(events);
             return;

@@ -2,10 +2,13 @@
 //! (`{ kind: 'custom', model, complete }`), reached through `www/custom_bridge.js`. It sends the
 //! Chat Completions request the protocol layer builds and assembles what comes back — a
 //! `ChatCompletion` or an async iterable of `ChatCompletionChunk`s — with the same parser the
-//! OpenAI client uses. Dropping the future aborts the signal the page's function was given.
+//! OpenAI client uses. Each request crosses to JS as a [`RequestDelta`] over the previous one:
+//! the bridge keeps the messages it already holds, so a step costs the same at step 10 and at
+//! step 10,000. Dropping the future aborts the signal the page's function was given.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -14,20 +17,34 @@ use web_sys::AbortSignal;
 
 use crate::ports::ModelClient;
 use crate::protocol::{
-    custom_request, CompletionAssembler, ModelError, ModelErrorKind, ModelReply, ModelRequest,
-    StreamDelta,
+    CompletionAssembler, ModelError, ModelErrorKind, ModelReply, ModelRequest, RequestDelta,
+    SentTranscript, StreamDelta,
 };
 use crate::web::abort::AbortOnDrop;
 use crate::web::js_error::JsFailure;
 
 #[wasm_bindgen(module = "/www/custom_bridge.js")]
 extern "C" {
-    /// `customOpen(complete, requestJson, signal)`: calls the page's function; resolves to an
+    /// `customTranscript()`: the bridge's copy of the last request's messages and tools.
+    #[wasm_bindgen(js_name = customTranscript)]
+    fn custom_transcript() -> JsValue;
+
+    /// `customRequest(transcript, deltaJson, keep, sameTools)`: the whole request object, built
+    /// from the transcript and a delta (which it then holds).
+    #[wasm_bindgen(catch, js_name = customRequest)]
+    fn custom_request_object(
+        transcript: &JsValue,
+        delta_json: &str,
+        keep: u32,
+        same_tools: bool,
+    ) -> Result<JsValue, JsValue>;
+
+    /// `customOpen(complete, request, signal)`: calls the page's function; resolves to an
     /// opaque handle.
     #[wasm_bindgen(catch, js_name = customOpen)]
     fn custom_open(
         complete: &js_sys::Function,
-        request_json: &str,
+        request: &JsValue,
         signal: &AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 
@@ -43,6 +60,8 @@ pub struct CustomModel {
     complete: js_sys::Function,
     /// Sent as the request's `model`.
     model: String,
+    /// What was last handed to the bridge, and the bridge's copy of it (shared by clones).
+    sent: Rc<(RefCell<SentTranscript>, JsValue)>,
 }
 
 impl CustomModel {
@@ -51,7 +70,24 @@ impl CustomModel {
         CustomModel {
             complete,
             model: model.into(),
+            sent: Rc::new((RefCell::default(), custom_transcript())),
         }
+    }
+
+    /// The whole request object for `request`, built by the bridge from the delta over the
+    /// previous one. If the bridge refuses it, both sides start over with the whole request.
+    fn request_object(&self, request: &ModelRequest) -> Result<JsValue, ModelError> {
+        let (sent, transcript) = &*self.sent;
+        let RequestDelta {
+            keep,
+            same_tools,
+            body,
+        } = sent.borrow_mut().delta(request, &self.model);
+        let keep = u32::try_from(keep).unwrap_or(u32::MAX);
+        custom_request_object(transcript, &body.to_string(), keep, same_tools).map_err(|error| {
+            sent.borrow_mut().forget();
+            provider_failure(&error)
+        })
     }
 }
 
@@ -104,7 +140,7 @@ impl ModelClient for CustomModel {
         request: &ModelRequest,
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> Result<ModelReply, ModelError> {
-        let body = custom_request(request, &self.model).to_string();
+        let body = self.request_object(request)?;
         let abort = AbortOnDrop::new()?;
         let promise = custom_open(&self.complete, &body, &abort.signal())
             .map_err(|error| provider_failure(&error))?;

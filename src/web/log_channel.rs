@@ -1,7 +1,10 @@
 //! "The log advanced" hints between tabs over a BroadcastChannel. A hint is not a record: a
 //! follower that hears one re-reads the log from IndexedDB, which stays the source of truth.
+//! Hints are coalesced: the records stored in one turn of the event loop cost one message per
+//! session (the highest seq), not one per record.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -29,6 +32,8 @@ type Channel = (
 thread_local! {
     static CHANNEL_STATE: RefCell<Option<Channel>> = const { RefCell::new(None) };
     static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
+    /// Hints not posted yet: the highest seq per session since the last post.
+    static PENDING: RefCell<BTreeMap<String, u64>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
@@ -60,18 +65,33 @@ fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
     });
 }
 
-/// Tells other tabs that `session` now has records up to `seq`.
+/// Tells other tabs that `session` now has records up to `seq`, at the end of this turn of the
+/// event loop together with the other records stored in it.
 pub fn announce(session: &str, seq: u64) {
-    let Ok(text) = serde_json::to_string(&Advanced {
-        session: session.to_string(),
-        seq,
-    }) else {
-        return;
-    };
-    with_channel(|channel| {
-        // A tab that cannot post simply leaves its followers to catch up on takeover.
-        let _ = channel.post_message(&JsValue::from_str(&text));
+    let first = PENDING.with(|pending| {
+        let mut pending = pending.borrow_mut();
+        let first = pending.is_empty();
+        let highest = pending.entry(session.to_string()).or_insert(seq);
+        *highest = (*highest).max(seq);
+        first
     });
+    if first {
+        wasm_bindgen_futures::spawn_local(async { post_pending() });
+    }
+}
+
+/// Posts one hint per session with records announced since the last post.
+fn post_pending() {
+    let pending = PENDING.with(|pending| std::mem::take(&mut *pending.borrow_mut()));
+    for (session, seq) in pending {
+        let Ok(text) = serde_json::to_string(&Advanced { session, seq }) else {
+            continue;
+        };
+        with_channel(|channel| {
+            // A tab that cannot post simply leaves its followers to catch up on takeover.
+            let _ = channel.post_message(&JsValue::from_str(&text));
+        });
+    }
 }
 
 /// Calls `listener` for every hint from other tabs.

@@ -3,7 +3,7 @@
 //! it delegates to the pure protocol layer.
 
 use crate::protocol::anthropic;
-use crate::protocol::openai;
+use crate::protocol::{openai, openai_body};
 use crate::protocol::{
     AnthropicStream, ModelError, ModelReply, ModelRequest, OpenAiStream, SseEvent, StreamDelta,
 };
@@ -38,7 +38,7 @@ impl Provider {
     /// The streaming request body as JSON text.
     pub fn body(self, request: &ModelRequest, model: &str) -> String {
         match self {
-            Provider::OpenAi => openai::build_request(request, model).to_string(),
+            Provider::OpenAi => openai_body::request_body(request, model),
             Provider::Anthropic => anthropic::build_request(request, model).to_string(),
         }
     }

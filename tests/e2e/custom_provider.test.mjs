@@ -67,6 +67,55 @@ test('a streaming custom provider runs a tool loop with usage, cost and the Chat
   }
 });
 
+test('each call gets the whole history in a fresh messages array; a page cannot change later requests', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async () => {
+      const model = scriptedProvider([
+        { calls: [{ id: 'a1', name: 'vfs', args: { op: 'write', path: '/a.txt', content: 'one' } }] },
+        { calls: [{ id: 'a2', name: 'vfs', args: { op: 'write', path: '/b.txt', content: 'two' } }] },
+        { text: 'Wrote both.' },
+      ], { stream: true });
+      const refused = [];
+      const complete = function (request, options) {
+        'use strict';
+        const out = model.complete(request, options);
+        // What a careless page might do with the object it was handed.
+        request.messages.push({ role: 'user', content: 'injected by the page' });
+        try {
+          request.messages[0].content = 'changed by the page';
+        } catch (error) {
+          refused.push(error.name);
+        }
+        return out;
+      };
+      const agent = await tabloop.createAgent({
+        session: 'custom-history',
+        provider: { kind: 'custom', model: 'page-model', complete },
+        tools: ['vfs'],
+        permissions: { vfs: 'allow' },
+      });
+      const outcome = await agent.run('write two files');
+      return { outcome, requests: model.requests, refused };
+    });
+    assert.equal(result.outcome.finalText, 'Wrote both.');
+    assert.deepEqual(result.refused, ['TypeError', 'TypeError', 'TypeError']);
+    const shape = (messages) => messages.map((m) => [m.role, m.tool_call_id ?? m.tool_calls?.[0]?.id ?? m.content]);
+    const third = result.requests[2].request.messages;
+    assert.deepEqual(shape(third.filter((m) => m.role !== 'system')), [
+      ['user', 'write two files'],
+      ['assistant', 'a1'],
+      ['tool', 'a1'],
+      ['assistant', 'a2'],
+      ['tool', 'a2'],
+    ]);
+    assert.deepEqual(result.requests[1].request.messages, third.slice(0, result.requests[1].request.messages.length));
+  } finally {
+    await context.close();
+  }
+});
+
 test('a custom provider may answer with one ChatCompletion; bad tool arguments become an is_error observation', async () => {
   const context = await browser.newContext();
   try {
