@@ -124,6 +124,16 @@ async function transaction(name, stores, mode, options) {
   }
 }
 
+// The result of a read request as soon as it succeeds: a read-only transaction's later
+// `complete` event costs one more round trip to the browser's storage process and adds nothing.
+function read(tx, request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+    tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+  });
+}
+
 // Settles when the transaction completes; rejects with `failure()` (a reason chosen by the
 // caller) or the transaction's own error when it aborts.
 function settle(tx, failure) {
@@ -245,9 +255,8 @@ export function warm(db) {
 export async function load(db, session) {
   const tx = await transaction(db, [RECORDS], 'readonly');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
-  const request = tx.objectStore(RECORDS).getAll(range);
-  await settle(tx, () => null);
-  return request.result.map((row) => row.json);
+  const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
+  return result.map((row) => row.json);
 }
 
 /** Records `from` (inclusive) to `to` (exclusive; null = the end) as json strings, by seq. */
@@ -255,18 +264,16 @@ export async function loadRange(db, session, from, to) {
   const tx = await transaction(db, [RECORDS], 'readonly');
   const upper = to == null ? [session, Infinity] : [session, to];
   const range = IDBKeyRange.bound([session, from], upper, false, to != null);
-  const request = tx.objectStore(RECORDS).getAll(range);
-  await settle(tx, () => null);
-  return request.result.map((row) => row.json);
+  const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
+  return result.map((row) => row.json);
 }
 
 /** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */
 export async function sessions(db) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
-  const request = tx.objectStore(SESSIONS).getAll();
-  await settle(tx, () => null);
+  const result = await read(tx, tx.objectStore(SESSIONS).getAll());
   return JSON.stringify(
-    request.result.map((row) => ({ session: row.session, records: row.records, updated_at: row.updated_at })),
+    result.map((row) => ({ session: row.session, records: row.records, updated_at: row.updated_at })),
   );
 }
 
@@ -279,9 +286,8 @@ export async function sessions(db) {
  */
 export async function index(db) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
-  const request = tx.objectStore(SESSIONS).getAll();
-  await settle(tx, () => null);
-  return new TextEncoder().encode(JSON.stringify(request.result.map(indexShape)));
+  const result = await read(tx, tx.objectStore(SESSIONS).getAll());
+  return new TextEncoder().encode(JSON.stringify(result.map(indexShape)));
 }
 
 function indexShape(row) {
@@ -298,10 +304,8 @@ function indexShape(row) {
 /** The sessions row of one session (or null), as `index` shapes it. */
 export async function indexRow(db, session) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
-  const request = tx.objectStore(SESSIONS).get(session);
-  await settle(tx, () => null);
-  const row = request.result;
-  return row === undefined ? null : indexShape(row);
+  const result = await read(tx, tx.objectStore(SESSIONS).get(session));
+  return result === undefined ? null : indexShape(result);
 }
 
 /**
@@ -348,10 +352,8 @@ export async function putDigest(db, session, records, digest, schema) {
 /** The fold snapshot of a session as {records, json}, or null. */
 export async function snapshot(db, session) {
   const tx = await transaction(db, [SNAPSHOTS], 'readonly');
-  const request = tx.objectStore(SNAPSHOTS).get(session);
-  await settle(tx, () => null);
-  const row = request.result;
-  return row === undefined ? null : { records: row.records, json: row.json };
+  const result = await read(tx, tx.objectStore(SNAPSHOTS).get(session));
+  return result === undefined ? null : { records: result.records, json: result.json };
 }
 
 /** Replaces the fold snapshot of a session (derived data: relaxed durability). */
