@@ -1,5 +1,6 @@
-//! The local-model protocol: prompt-described tools, the JSON Schema constraint, and lenient
+//! The local-model protocol: prompt-described tools, the grammar constraint, and lenient
 //! parsing of what the model produced.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -10,6 +11,7 @@ use tabloop::protocol::{
 
 fn read_file() -> ToolSpec {
     ToolSpec {
+        local_parameters: None,
         name: "read_file".to_string(),
         description: "Read a file from the workspace.".to_string(),
         parameters: json!({
@@ -22,6 +24,7 @@ fn read_file() -> ToolSpec {
 
 fn write_file() -> ToolSpec {
     ToolSpec {
+        local_parameters: None,
         name: "write_file".to_string(),
         description: "Write a file.".to_string(),
         parameters: json!({
@@ -78,50 +81,26 @@ fn request(tools: Vec<ToolSpec>) -> ModelRequest {
 }
 
 #[test]
-fn the_schema_for_two_tools_is_one_of_each_call_shape_and_a_final_answer() {
+fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_whitespace() {
     let built = build_local_request(&request(vec![read_file(), write_file()]));
-    let format = built.response_format.map(|f| f.to_value());
+    let grammar = built.grammar.unwrap();
+    let (own, base) = grammar.split_at(grammar.find("string ::=").unwrap());
     assert_eq!(
-        format,
-        Some(json!({
-            "type": "json_schema",
-            "json_schema": { "schema": { "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {
-                        "tool": { "const": "read_file" },
-                        "arguments": read_file().parameters,
-                    },
-                    "required": ["tool", "arguments"],
-                    "additionalProperties": false,
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "tool": { "const": "write_file" },
-                        "arguments": write_file().parameters,
-                    },
-                    "required": ["tool", "arguments"],
-                    "additionalProperties": false,
-                },
-                {
-                    "type": "object",
-                    "properties": { "final": { "type": "string" } },
-                    "required": ["final"],
-                    "additionalProperties": false,
-                },
-            ] } },
-        }))
+        own,
+        concat!(
+            "root ::= call0 | call1 | final\n",
+            "final ::= \"{\\\"final\\\":\" string \"}\"\n",
+            "r0 ::= \"{\" \"\\\"path\\\":\" string \"}\"\n",
+            "call0 ::= \"{\\\"tool\\\":\\\"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
+            "r1 ::= \"{\" \"\\\"path\\\":\" string \",\" \"\\\"content\\\":\" string \"}\"\n",
+            "call1 ::= \"{\\\"tool\\\":\\\"write_file\\\",\\\"arguments\\\":\" r1 \"}\"\n",
+        )
     );
-}
-
-#[test]
-fn the_serialised_schema_names_the_tool_before_its_arguments() {
-    let built = build_local_request(&request(vec![read_file()]));
-    let text = serde_json::to_string(&built).unwrap();
-    let tool_at = text.find("\"tool\":{\"const\"").unwrap();
-    let arguments_at = text.find("\"arguments\":{").unwrap();
-    assert!(tool_at < arguments_at, "{text}");
+    assert!(base.starts_with("string ::= "), "{base}");
+    assert!(
+        !grammar.contains(" space"),
+        "no optional whitespace: {grammar}"
+    );
 }
 
 #[test]
@@ -143,7 +122,7 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
             json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}" }),
             json!({ "role": "user", "content": "Result of read_file:\nhello" }),
-            json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"content\":\"hello\",\"path\":\"b.txt\"}}" }),
+            json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"path\":\"b.txt\",\"content\":\"hello\"}}" }),
             json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
             json!({ "role": "assistant", "content": "{\"final\":\"I could not write b.txt.\"}" }),
         ]
@@ -169,6 +148,7 @@ fn a_todo_list_appended_to_the_system_text_leaves_the_tool_prompt_in_front_uncha
 #[test]
 fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentence() {
     let vfs = ToolSpec {
+        local_parameters: None,
         name: "vfs".to_string(),
         description: "Virtual filesystem stored in the browser. One tool, several operations selected by `op`: read, write and more.".to_string(),
         parameters: json!({
@@ -183,6 +163,7 @@ fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentenc
         }),
     };
     let todo = ToolSpec {
+        local_parameters: None,
         name: "todo".to_string(),
         description: "Replace your task list.".to_string(),
         parameters: json!({
@@ -228,7 +209,7 @@ fn without_tools_the_request_is_free_text() {
                 json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
                 json!({ "role": "assistant", "content": "Sure." }),
             ],
-            response_format: None,
+            grammar: None,
             max_tokens: 512,
             temperature: 0.0,
         }
@@ -378,5 +359,64 @@ fn the_default_tools_prompt_stays_small_for_a_small_model() {
         prompt.chars().count() <= 1_800,
         "{} chars:\n{prompt}",
         prompt.chars().count()
+    );
+}
+
+/// The default tools' vfs, with its per-operation schema for local models.
+fn vfs_tool() -> ToolSpec {
+    default_tools()
+        .into_iter()
+        .find(|tool| tool.name == "vfs")
+        .unwrap()
+}
+
+#[test]
+fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
+    let grammar = tabloop::protocol::local_grammar::reply_grammar(&[vfs_tool()]);
+    let write = grammar
+        .lines()
+        .find(|line| line.contains(r#""\"write\"""#))
+        .unwrap();
+    assert_eq!(
+        write.split_once(" ::= ").unwrap().1,
+        r#""{" "\"op\":" "\"write\"" "," "\"path\":" string "," "\"content\":" string "}""#
+    );
+}
+
+#[test]
+fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
+    // The KV cache holds the model's own tokens; the next prompt matches it only if the turn is
+    // rendered back byte for byte (key order of the grammar, no whitespace).
+    let outputs = [
+        r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"hello \"you\"\n"}}"#,
+        r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
+        r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
+        r#"{"final":"Paris"}"#,
+    ];
+    for output in outputs {
+        let reply = parse_local_output(output, true, usage(), "c1".to_string());
+        let mut req = ModelRequest {
+            system: None,
+            messages: vec![Message::User {
+                text: "task".to_string(),
+            }],
+            tools: default_tools(),
+            max_output_tokens: 100,
+        };
+        req.messages.push(Message::Assistant {
+            text: reply.text.clone(),
+            tool_calls: reply.tool_calls.clone(),
+        });
+        let built = build_local_request(&req);
+        assert_eq!(built.messages[2]["content"], json!(output));
+    }
+}
+
+#[test]
+fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_arguments() {
+    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs_tool()]);
+    assert!(
+        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
+        "{prompt}"
     );
 }

@@ -141,7 +141,7 @@ impl ModelClient for LocalModel {
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> Result<ModelReply, ModelError> {
         let local = build_local_request(request);
-        let tools_offered = local.response_format.is_some();
+        let tools_offered = local.grammar.is_some();
         let json = serde_json::to_string(&local).map_err(|error| ModelError {
             kind: ModelErrorKind::LocalModel,
             message: format!("cannot encode the local request: {error}"),

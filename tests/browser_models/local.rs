@@ -50,7 +50,7 @@ export async function loadLocalModel({ url, onProgress, signal }) {
         }
         return { text, finish: 'stop', usage: { input_tokens: 3, output_tokens: 400 } };
       }
-      const pieces = request.response_format
+      const pieces = request.grammar
         ? ['{"tool":"read_file",', '"arguments":{"path":"notes.txt"}}']
         : ['Hi ', 'there.'];
       for (const piece of pieces) onDelta(piece);
@@ -131,7 +131,7 @@ async fn local_model_loads_with_progress_and_streams_text() {
 }
 
 #[wasm_bindgen_test]
-async fn local_model_maps_constrained_output_to_a_tool_call_with_the_schema_in_order() {
+async fn local_model_maps_constrained_output_to_a_tool_call_with_the_grammar_in_order() {
     let (model, _) = load_fake().await;
     let run = call(&model, &request(true)).await;
     let reply = run.result.unwrap();
@@ -156,10 +156,13 @@ async fn local_model_maps_constrained_output_to_a_tool_call_with_the_schema_in_o
         .iter()
         .all(|d| matches!(d, StreamDelta::Thinking(_))));
     let sent = global("__fakeRequest").as_string().unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&sent).unwrap();
+    let grammar = sent["grammar"].as_str().unwrap_or_default();
     assert!(
-        sent.contains(r#""properties":{"tool":{"const":"read_file"},"arguments":"#),
-        "the schema must name the tool before its arguments: {sent}"
+        grammar.contains(r#""{\"tool\":\"read_file\",\"arguments\":""#),
+        "the grammar must name the tool before its arguments: {grammar}"
     );
+    assert!(sent.get("response_format").is_none(), "{sent}");
 }
 
 #[wasm_bindgen_test]
