@@ -89,7 +89,7 @@ fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_white
         own,
         concat!(
             "root ::= call0 | call1 | final\n",
-            "final ::= \"{\\\"final\\\":\" string \"}\"\n",
+            "final ::= \"{\\\"tool\\\":\\\"answer\\\",\\\"arguments\\\":{\\\"text\\\":\" string \"}}\"\n",
             "r0 ::= \"{\" \"\\\"path\\\":\" string \"}\"\n",
             "call0 ::= \"{\\\"tool\\\":\\\"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
             "r1 ::= \"{\" \"\\\"path\\\":\" string \",\" \"\\\"content\\\":\" string \"}\"\n",
@@ -108,11 +108,11 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
     let built = build_local_request(&request(vec![read_file(), write_file()]));
     let system = "Reply with one JSON object only.\n\
         To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
-        To answer the user: {\"final\":\"<answer>\"}\n\
         Call one tool at a time; its result comes back to you.\n\
         Tools:\n\
         - read_file: Read a file from the workspace. Arguments: path*\n\
         - write_file: Write a file. Arguments: path*, content*\n\
+        - answer: Reply to the user. Arguments: text*\n\
         (* = required)\n\n\
         You are tabloop.";
     assert_eq!(
@@ -124,7 +124,7 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
             json!({ "role": "user", "content": "Result of read_file:\nhello" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"path\":\"b.txt\",\"content\":\"hello\"}}" }),
             json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
-            json!({ "role": "assistant", "content": "{\"final\":\"I could not write b.txt.\"}" }),
+            json!({ "role": "assistant", "content": "{\"tool\":\"answer\",\"arguments\":{\"text\":\"I could not write b.txt.\"}}" }),
         ]
     );
     assert_eq!(built.max_tokens, LOCAL_TOOL_REPLY_MAX_TOKENS);
@@ -216,6 +216,11 @@ fn without_tools_the_request_is_free_text() {
     );
 }
 
+/// The tools a parsed reply was offered.
+fn offered() -> Vec<ToolSpec> {
+    vec![read_file(), write_file()]
+}
+
 fn usage() -> Usage {
     Usage {
         input_tokens: 300,
@@ -239,7 +244,7 @@ fn reply(text: &str, tool_calls: Vec<ToolCall>, finish: FinishReason) -> ModelRe
 fn a_tool_object_becomes_one_tool_call() {
     let output = r#"{"tool": "read_file", "arguments": {"path": "notes/a.md"}}"#;
     assert_eq!(
-        parse_local_output(output, true, usage(), "local-1".to_string()),
+        parse_local_output(output, &offered(), usage(), "local-1".to_string()),
         reply(
             "",
             vec![ToolCall {
@@ -257,7 +262,7 @@ fn a_final_object_becomes_the_answer_text() {
     assert_eq!(
         parse_local_output(
             r#" {"final": "Done: b.txt written."} "#,
-            true,
+            &offered(),
             usage(),
             "x".to_string()
         ),
@@ -276,7 +281,7 @@ fn prose_or_a_wrong_shape_is_a_malformed_reply_never_a_final_answer() {
         "42",
     ] {
         assert_eq!(
-            parse_local_output(output, true, usage(), "x".to_string()),
+            parse_local_output(output, &offered(), usage(), "x".to_string()),
             reply(output, vec![], FinishReason::Malformed),
             "{output}"
         );
@@ -292,11 +297,16 @@ fn a_call_with_arguments_that_are_not_an_object_keeps_them_for_the_schema_check(
         arguments: arguments.to_string(),
     };
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply("", vec![call(r#""a.txt""#)], FinishReason::ToolUse)
     );
     assert_eq!(
-        parse_local_output(r#"{"tool": "read_file"}"#, true, usage(), "x".to_string()),
+        parse_local_output(
+            r#"{"tool": "read_file"}"#,
+            &offered(),
+            usage(),
+            "x".to_string()
+        ),
         reply("", vec![call("null")], FinishReason::ToolUse)
     );
 }
@@ -305,7 +315,7 @@ fn a_call_with_arguments_that_are_not_an_object_keeps_them_for_the_schema_check(
 fn cut_json_is_the_raw_text_with_max_tokens() {
     let output = r#"{"tool": "write_file", "arguments": {"path": "b.txt", "content": "hel"#;
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply(output, vec![], FinishReason::MaxTokens)
     );
 }
@@ -314,7 +324,7 @@ fn cut_json_is_the_raw_text_with_max_tokens() {
 fn without_tools_even_json_is_plain_text() {
     let output = r#"{"final": "hi"}"#;
     assert_eq!(
-        parse_local_output(output, false, usage(), "x".to_string()),
+        parse_local_output(output, &[], usage(), "x".to_string()),
         reply(output, vec![], FinishReason::EndTurn)
     );
 }
@@ -323,7 +333,7 @@ fn without_tools_even_json_is_plain_text() {
 fn a_call_wrapped_in_a_code_fence_is_still_understood() {
     let output = "```json\n{\"final\": \"ok\"}\n```";
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply("ok", vec![], FinishReason::EndTurn)
     );
 }
@@ -391,10 +401,10 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
         r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"hello \"you\"\n"}}"#,
         r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
         r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
-        r#"{"final":"Paris"}"#,
+        r#"{"tool":"answer","arguments":{"text":"Paris"}}"#,
     ];
     for output in outputs {
-        let reply = parse_local_output(output, true, usage(), "c1".to_string());
+        let reply = parse_local_output(output, &default_tools(), usage(), "c1".to_string());
         let mut req = ModelRequest {
             system: None,
             messages: vec![Message::User {
@@ -419,4 +429,37 @@ fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_argument
         prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
         "{prompt}"
     );
+}
+
+#[test]
+fn a_call_to_the_answer_pseudo_tool_is_the_answer_text() {
+    let output = r#"{"tool":"answer","arguments":{"text":"Paris"}}"#;
+    assert_eq!(
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
+        reply("Paris", vec![], FinishReason::EndTurn)
+    );
+    // Any other argument makes it a call (to a tool that does not exist: the core refuses it).
+    let other = r#"{"tool":"answer","arguments":{"text":"Paris","extra":1}}"#;
+    assert_eq!(
+        parse_local_output(other, &offered(), usage(), "x".to_string()).finish,
+        FinishReason::ToolUse
+    );
+}
+
+#[test]
+fn a_real_tool_named_answer_takes_the_name_and_the_answer_shape_is_not_offered() {
+    let answer_tool = ToolSpec {
+        name: "answer".to_string(),
+        ..read_file()
+    };
+    let built = build_local_request(&request(vec![answer_tool.clone()]));
+    let grammar = built.grammar.unwrap();
+    assert!(grammar.starts_with("root ::= call0\n"), "{grammar}");
+    assert!(!grammar.contains("final ::="), "{grammar}");
+    let system = built.messages[0]["content"].as_str().unwrap();
+    assert!(!system.contains("Reply to the user"), "{system}");
+    let output = r#"{"tool":"answer","arguments":{"text":"Paris"}}"#;
+    let parsed = parse_local_output(output, &[answer_tool], usage(), "x".to_string());
+    assert_eq!(parsed.finish, FinishReason::ToolUse);
+    assert_eq!(parsed.tool_calls[0].name, "answer");
 }

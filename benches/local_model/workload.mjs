@@ -2,13 +2,13 @@
 // native.py through llama-cpp-python), so their figures compare the same work.
 export const PREFILL_TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river bank. '.repeat(20) + 'Say ok.';
 export const GEN_PROMPT = 'Write a short story about a cat.';
-export const TOOL_SYSTEM = 'Reply with one JSON object only.\nTo call a tool: {"tool":"<name>","arguments":{...}}\nTo answer the user: {"final":"<answer>"}\nTools:\n- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | list (path)\n(* = required)';
+export const TOOL_SYSTEM = 'Reply with one JSON object only.\nTo call a tool: {"tool":"<name>","arguments":{...}}\nTo answer the user: {"tool":"answer","arguments":{"text":"<answer>"}}\nTools:\n- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | list (path)\n(* = required)';
 export const TOOL_TASK = 'Use the vfs tool to write the text hello into the file /notes.txt.';
 // The grammar in the shape src/protocol/local_grammar.rs builds for local models: one call shape
 // per operation (a write needs its content), no whitespace, keys in a fixed order.
 export const TOOL_GRAMMAR = [
   'root ::= call0 | final',
-  'final ::= "{\\"final\\":" string "}"',
+  'final ::= "{\\"tool\\":\\"answer\\",\\"arguments\\":{\\"text\\":" string "}}"',
   'r0 ::= "{" "\\"op\\":" "\\"read\\"" "," "\\"path\\":" string "}"',
   'r1 ::= "{" "\\"op\\":" "\\"write\\"" "," "\\"path\\":" string "," "\\"content\\":" string "}"',
   'r2 ::= "{" "\\"op\\":" "\\"list\\"" "," "\\"path\\":" string "}"',

@@ -1,15 +1,19 @@
 //! Requests to and replies from a small local model (SmolLM2 through llama.cpp / wllama) whose
 //! chat template has no tool calling. Tools are described in the system prompt, and a GBNF
-//! grammar built from their schemas (one `{tool, arguments}` shape per tool, plus `{final}`)
-//! admits only well-formed calls. Replies are parsed back strictly: output that is neither a
-//! call nor a final answer is a malformed reply (an error the model is shown), never a final
-//! answer. Earlier turns are rendered exactly as the grammar had the model write them, so the
-//! runtime's KV cache still holds them at the next step.
+//! grammar built from their schemas (one `{tool, arguments}` shape per tool, the answer being a
+//! call to the `answer` pseudo-tool) admits only well-formed calls. Replies are parsed back
+//! strictly: output that is neither a call nor an answer is a malformed reply (an error the
+//! model is shown), never a final answer. Earlier turns are rendered exactly as the grammar had
+//! the model write them (the same text; the KV cache still stops there when the tokenizer
+//! splits that text otherwise than the model's tokens did).
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::local_grammar::{grammar_schema, render_call, render_final, reply_grammar};
+use super::local_grammar::{
+    answer_offered, grammar_schema, render_call, render_final, reply_grammar, ANSWER_KEY,
+    ANSWER_TOOL,
+};
 use super::local_prompt::compact_tool_prompt;
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelReply, ModelRequest, Usage};
@@ -122,15 +126,17 @@ fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> 
     lines.join("\n")
 }
 
-/// Parses what the local model produced. When tools were offered, `{"tool": .., "arguments":
-/// {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
+/// Parses what the local model produced. When tools were offered (`offered` is not empty), a
+/// call to the answer pseudo-tool (`{"tool":"answer","arguments":{"text":".."}}`, see
+/// [`ANSWER_TOOL`]) or `{"final": ".."}` is the answer text (`EndTurn`); any other `{"tool": ..,
+/// "arguments": {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
 /// whose arguments are not an object keeps them as they are, so the core rejects it against the
-/// tool's schema) and `{"final": ".."}` the answer text (`EndTurn`). A JSON object cut short
+/// tool's schema). A JSON object cut short
 /// (the model hit its token limit) is returned as raw text with `MaxTokens`; anything else is the
 /// raw text with `Malformed`. Without tools the text is the answer. This never fails.
 pub fn parse_local_output(
     text: &str,
-    tools_were_offered: bool,
+    offered: &[ToolSpec],
     usage: Usage,
     call_id: String,
 ) -> ModelReply {
@@ -141,7 +147,7 @@ pub fn parse_local_output(
         usage,
         model: String::new(),
     };
-    if !tools_were_offered {
+    if offered.is_empty() {
         return reply;
     }
     let candidate = strip_code_fence(text.trim());
@@ -149,6 +155,12 @@ pub fn parse_local_output(
         Ok(Value::Object(object)) => {
             let tool = object.get("tool").and_then(Value::as_str);
             let arguments = object.get("arguments").filter(|a| a.is_object());
+            if let (Some(ANSWER_TOOL), Some(text)) = (tool, answer_text(arguments)) {
+                if answer_offered(offered) && object.len() == 2 {
+                    text.clone_into(&mut reply.text);
+                    return reply;
+                }
+            }
             let answer = object.get("final").and_then(Value::as_str);
             match (tool, arguments, answer) {
                 (Some(name), Some(arguments), None) => {
@@ -188,6 +200,15 @@ pub fn parse_local_output(
         }
     }
     reply
+}
+
+/// The text of an answer's arguments, `{"text": ".."}` and nothing else.
+fn answer_text(arguments: Option<&Value>) -> Option<&str> {
+    let arguments = arguments?.as_object()?;
+    if arguments.len() != 1 {
+        return None;
+    }
+    arguments.get(ANSWER_KEY)?.as_str()
 }
 
 /// The inside of a Markdown code fence (```` ```json ... ``` ````), or the text unchanged.

@@ -2,8 +2,16 @@
 //! answer, and the canonical text of such a reply. Both are compact and deterministic: no
 //! whitespace anywhere, object keys in one fixed order (a schema's `required` order, then its
 //! other properties by name). So a reply the model wrote, parsed and rendered back by
-//! [`render_call`], is the very text it produced, and the next step's prompt matches the KV
-//! cache through the model's own turn.
+//! [`render_call`], is the very text it produced (what the next step's prompt needs to match
+//! the KV cache through the model's own turn, though not all: the tokenizer may split that
+//! text otherwise than the model did, `{"` for the model's `{` `"`).
+//!
+//! A final answer has the shape of a call too, to a reserved pseudo-tool ([`ANSWER_TOOL`]):
+//! `{"tool":"answer","arguments":{"text":"…"}}`. Why: with a separate `{"final":…}` shape the
+//! choice between calling and answering fell on the one token after `{"`, where SmolLM2-135M
+//! rates `final` and `tool` about evenly (0.13 against 0.11 on the read-a-note task), so a
+//! request that asked for a tool call got a made-up answer. With one shape the model picks a
+//! name from the tool list after `{"tool":"`, where the tool the task names is the likely one.
 //!
 //! Schemas are read for the parts a grammar can use (`const`, `enum`, `oneOf`/`anyOf`, `type`,
 //! `properties`, `required`, `items`); anything else (`$ref`, `allOf`, patterns) becomes "any
@@ -29,9 +37,20 @@ object ::= "{" (string ":" value ("," string ":" value)*)? "}"
 array ::= "[" (value ("," value)*)? "]"
 "#;
 
+/// The pseudo-tool a local model "calls" to answer the user; never executed.
+pub const ANSWER_TOOL: &str = "answer";
+/// The answer's one argument.
+pub const ANSWER_KEY: &str = "text";
+
+/// Whether a local model may answer through [`ANSWER_TOOL`]: not when a real tool has that
+/// name (a call to it is then that tool's call).
+pub fn answer_offered(tools: &[ToolSpec]) -> bool {
+    !tools.iter().any(|tool| tool.name == ANSWER_TOOL)
+}
+
 /// The grammar for a reply to a request offering `tools`: `{"tool":"<name>","arguments":{..}}`
 /// for one of them (arguments shaped by the tool's `local_parameters`, else its `parameters`),
-/// or `{"final":"<text>"}`.
+/// or the answer, `{"tool":"answer","arguments":{"text":"<text>"}}` ([`answer_offered`]).
 pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     let mut builder = Builder::default();
     let mut alternatives = Vec::with_capacity(tools.len() + 1);
@@ -44,12 +63,19 @@ pub fn reply_grammar(tools: &[ToolSpec]) -> String {
         ));
         alternatives.push(format!("call{index}"));
     }
-    alternatives.push("final".to_string());
+    let answer = answer_offered(tools);
+    if answer {
+        alternatives.push("final".to_string());
+    }
     let mut out = format!("root ::= {}\n", alternatives.join(" | "));
-    out.push_str(&format!(
-        "final ::= {} string \"}}\"\n",
-        literal("{\"final\":")
-    ));
+    if answer {
+        let head = format!(
+            "{{\"tool\":{},\"arguments\":{{{}:",
+            json_text(ANSWER_TOOL),
+            json_text(ANSWER_KEY)
+        );
+        out.push_str(&format!("final ::= {} string \"}}}}\"\n", literal(&head)));
+    }
     for rule in &builder.rules {
         out.push_str(rule);
         out.push('\n');
@@ -73,9 +99,14 @@ pub fn render_call(name: &str, arguments: &Value, schema: Option<&Value>) -> Str
     out
 }
 
-/// `{"final":<text>}`, as the grammar has the model write it.
+/// The answer `text` as the grammar has the model write it (a call to [`ANSWER_TOOL`]).
 pub fn render_final(text: &str) -> String {
-    format!("{{\"final\":{}}}", json_text(text))
+    format!(
+        "{{\"tool\":{},\"arguments\":{{{}:{}}}}}",
+        json_text(ANSWER_TOOL),
+        json_text(ANSWER_KEY),
+        json_text(text)
+    )
 }
 
 /// Collects the named rules of one grammar.

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::local_grammar::{answer_offered, ANSWER_KEY, ANSWER_TOOL};
 use super::message::{Message, ToolSpec};
 use super::model::ModelRequest;
 
@@ -23,16 +24,16 @@ const COMMON_ARGUMENTS: [&str; 2] = ["path", "content"];
 /// ```text
 /// Reply with one JSON object only.
 /// To call a tool: {"tool":"<name>","arguments":{...}}
-/// To answer the user: {"final":"<answer>"}
+/// Call one tool at a time; its result comes back to you.
 /// Tools:
 /// - vfs: Virtual filesystem stored in the browser. Arguments: op* (read|write|…), path, content
+/// - answer: Reply to the user. Arguments: text*
 /// (* = required)
 /// ```
 pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
     let mut out = String::from(
         "Reply with one JSON object only.\n\
          To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
-         To answer the user: {\"final\":\"<answer>\"}\n\
          Call one tool at a time; its result comes back to you.\n\
          Tools:\n",
     );
@@ -52,6 +53,14 @@ pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
             }
         }
         out.push('\n');
+    }
+    if answer_offered(tools) {
+        // The answer is listed as one more tool (measured on SmolLM2-135M: a separate "To
+        // answer the user: …" line made it answer tasks that asked for a call, or write
+        // `17 * 23 = 4217` as the code of an eval).
+        out.push_str(&format!(
+            "- {ANSWER_TOOL}: Reply to the user. Arguments: {ANSWER_KEY}*\n"
+        ));
     }
     out.push_str("(* = required)");
     out

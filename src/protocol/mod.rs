@@ -7,6 +7,7 @@ pub mod http_error;
 pub mod local;
 pub mod local_grammar;
 pub mod local_prompt;
+pub mod local_repeat;
 pub mod message;
 pub mod model;
 pub mod openai;

@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
+use crate::protocol::local_repeat::end_on_repeat;
 use crate::protocol::{
     build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
     ModelRequest, StreamDelta, Usage,
@@ -215,7 +216,8 @@ impl ModelClient for LocalModel {
             output_tokens: output.output_tokens,
             ..Usage::default()
         };
-        let mut reply = parse_local_output(&output.text, tools_offered, usage, self.next_call_id());
+        let reply = parse_local_output(&output.text, &request.tools, usage, self.next_call_id());
+        let mut reply = end_on_repeat(request, reply);
         reply.model = self.name.clone();
         match output.finish {
             BridgeFinish::Stop => {}
