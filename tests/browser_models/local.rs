@@ -166,6 +166,45 @@ async fn local_model_maps_constrained_output_to_a_tool_call_with_the_grammar_in_
 }
 
 #[wasm_bindgen_test]
+async fn a_repeat_of_the_last_successful_call_comes_back_as_the_answer_that_ends_the_run() {
+    // The fake writes read_file(notes.txt) whenever it is given a grammar, as SmolLM2-135M does
+    // after that call succeeded.
+    let (model, _) = load_fake().await;
+    let mut req = request(true);
+    req.messages.extend([
+        Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"notes.txt"}"#.into(),
+            }],
+        },
+        Message::Tool {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            content: "buy milk".into(),
+            is_error: false,
+        },
+    ]);
+    let reply = call(&model, &req).await.result.unwrap();
+    assert_eq!(reply.finish, FinishReason::EndTurn);
+    assert!(reply.tool_calls.is_empty(), "{reply:?}");
+    assert!(
+        reply.text.starts_with("The read_file call succeeded;")
+            && reply.text.ends_with("\nbuy milk"),
+        "{}",
+        reply.text
+    );
+    // After a failed call the same call is a retry, and is run.
+    if let Some(Message::Tool { is_error, .. }) = req.messages.last_mut() {
+        *is_error = true;
+    }
+    let retry = call(&model, &req).await.result.unwrap();
+    assert_eq!(retry.finish, FinishReason::ToolUse);
+}
+
+#[wasm_bindgen_test]
 async fn local_model_reports_the_token_limit() {
     let (model, _) = load_fake().await;
     let mut req = request(false);
