@@ -12,12 +12,20 @@ use wasm_bindgen::JsCast;
 
 use crate::runtime::SessionService;
 #[cfg(feature = "playground")]
-use crate::ui::{ModelProgressFeed, Playground, ProgressContext, ServiceContext};
+use crate::ui::{
+    ByteProgressFn, LibraryContext, ModelLibrary, ModelProgressFeed, Playground, ProgressContext,
+    ServiceContext,
+};
 #[cfg(feature = "playground")]
-use crate::view::DownloadProgress;
+use crate::view::{DownloadProgress, PickedModel, StoredModel};
+#[cfg(feature = "playground")]
+use futures::future::{FutureExt, LocalBoxFuture};
+
 use crate::web::idb_store::IdbStore;
 #[cfg(feature = "playground")]
 use crate::web::local_shared::on_progress;
+#[cfg(feature = "playground")]
+use crate::web::model_library;
 use crate::web::session_handle::TabPlatform;
 use crate::web::vfs_files::VfsFiles;
 
@@ -55,6 +63,45 @@ pub fn provide_services() {
     });
     let progress: ProgressContext = StoredValue::new_local(progress);
     provide_context(progress);
+    let library: LibraryContext = StoredValue::new_local(Rc::new(TabModelLibrary));
+    provide_context(library);
+}
+
+/// The model list's storage: the browser's, through `web::model_library`.
+#[cfg(feature = "playground")]
+struct TabModelLibrary;
+
+#[cfg(feature = "playground")]
+impl ModelLibrary for TabModelLibrary {
+    fn stored(&self) -> LocalBoxFuture<'static, Result<Vec<StoredModel>, String>> {
+        model_library::stored_models().boxed_local()
+    }
+
+    fn download(
+        &self,
+        url: String,
+        on_progress: ByteProgressFn,
+    ) -> LocalBoxFuture<'static, Result<StoredModel, String>> {
+        async move {
+            model_library::download_model(&url, move |p| on_progress(p.loaded, p.total)).await
+        }
+        .boxed_local()
+    }
+
+    fn store_file(
+        &self,
+        file: web_sys::File,
+        on_progress: ByteProgressFn,
+    ) -> LocalBoxFuture<'static, Result<PickedModel, String>> {
+        async move {
+            model_library::store_model_file(&file, move |p| on_progress(p.loaded, p.total)).await
+        }
+        .boxed_local()
+    }
+
+    fn remove(&self, url: String) -> LocalBoxFuture<'static, Result<(), String>> {
+        async move { model_library::remove_model(&url).await }.boxed_local()
+    }
 }
 
 /// Hands the session service to the JS API and, in the playground build, mounts the
@@ -83,9 +130,10 @@ fn mount_playground() {
         })
         .forget();
         // A model already in browser storage reads the default prompt prefix while the task is
-        // typed (the playground starts on the local model).
-        leptos::task::spawn_local(async {
-            crate::web::local_warm::warm_cached_model(None).await;
+        // typed (the playground starts on the local model, the one chosen last time).
+        let chosen = Some(crate::ui::stored_model_choice()).filter(|url| !url.is_empty());
+        leptos::task::spawn_local(async move {
+            crate::web::local_warm::warm_cached_model(chosen).await;
         });
     }
 }

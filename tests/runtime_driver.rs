@@ -256,9 +256,19 @@ fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
         .borrow()
         .contains(&Notice::Delta(StreamDelta::Text("done".into()))));
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
-    // Nothing irreversible followed any batch (an idempotent read, model calls): all relaxed.
-    let appends = store.appends();
-    assert!(appends.iter().all(|(_, d)| *d == Durability::Relaxed));
+    // The task's batch is strict; nothing irreversible followed any other batch (an
+    // idempotent read, model calls): all relaxed.
+    let task = log(&store)
+        .iter()
+        .position(|r| matches!(&r.event, Event::UserMessage { .. }))
+        .unwrap();
+    let mut end = 0;
+    for (len, durability) in store.appends() {
+        let start = end;
+        end += len;
+        let strict = durability == Durability::Strict;
+        assert_eq!(strict, (start..end).contains(&task), "batch {start}..{end}");
+    }
     assert_eq!(
         Agent::replay(&log(&store))
             .unwrap()
@@ -271,7 +281,7 @@ fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
 }
 
 #[test]
-fn the_batch_before_a_tool_that_is_not_idempotent_is_strict_and_only_that_one() {
+fn the_task_and_the_batch_before_a_tool_that_is_not_idempotent_are_strict_and_only_those() {
     let store = Rc::new(MemoryStore::default());
     let model = ScriptedModel::new(vec![
         reply_calls(vec![("c1", "read_file", "a.txt")]),
@@ -286,11 +296,15 @@ fn the_batch_before_a_tool_that_is_not_idempotent_is_strict_and_only_that_one() 
     });
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
     assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
-    // Which batch held the ToolCallStarted of c2: it alone was written strictly.
+    // Which batches held the task and the ToolCallStarted of c2: they alone were strict.
     let records = log(&store);
     let started_c2 = records
         .iter()
         .position(|r| matches!(&r.event, Event::ToolCallStarted { call, .. } if call == "c2"))
+        .unwrap();
+    let task = records
+        .iter()
+        .position(|r| matches!(&r.event, Event::UserMessage { .. }))
         .unwrap();
     let mut end = 0;
     let strict: Vec<bool> = store
@@ -301,13 +315,13 @@ fn the_batch_before_a_tool_that_is_not_idempotent_is_strict_and_only_that_one() 
             end += len;
             assert_eq!(
                 *durability == Durability::Strict,
-                (start..end).contains(&started_c2),
+                (start..end).contains(&started_c2) || (start..end).contains(&task),
                 "batch {start}..{end}"
             );
             *durability == Durability::Strict
         })
         .collect();
-    assert_eq!(strict.iter().filter(|s| **s).count(), 1);
+    assert_eq!(strict.iter().filter(|s| **s).count(), 2);
 }
 
 #[test]
@@ -496,13 +510,17 @@ fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_i
     let tools = Rc::new(FakeTools::default());
     let mut rig = start(store.clone(), model, tools.clone());
     let opened = store.inner.appends().len();
-    let before = futures::executor::block_on(store.load("s")).unwrap();
     store.closed.set(true);
     rig.send(Input::UserMessage {
         text: "go".into(),
         budget: None,
     });
-    // The first append is held, yet the model was called and the idempotent read ran...
+    // The task went out strictly (the gate holds relaxed appends only)...
+    let before = futures::executor::block_on(store.load("s")).unwrap();
+    assert!(before
+        .iter()
+        .any(|r| matches!(r.event, Event::UserMessage { .. })));
+    // ...the next append is held, yet the model was called and the idempotent read ran...
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     // ...but the run does not end, nor is anything announced, before its records are stored.
     assert_eq!(rig.outcome(), None);
@@ -513,10 +531,6 @@ fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_i
         .filter(|n| matches!(n, Notice::Persisted(_)))
         .count();
     assert_eq!(announced, before.len());
-    assert_eq!(
-        futures::executor::block_on(store.load("s")).unwrap(),
-        before
-    );
     store.open_gate();
     rig.pool.run_until_stalled();
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
@@ -531,6 +545,7 @@ fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_i
         })
         .collect();
     assert_eq!(persisted, stored, "every record stored, announced in order");
-    // What gathered while the first append was held went out together: two appends in all.
-    assert_eq!(store.inner.appends().len(), opened + 2);
+    // The task, then what gathered while the held append waited went out together: three
+    // appends in all.
+    assert_eq!(store.inner.appends().len(), opened + 3);
 }

@@ -412,10 +412,12 @@ where
     }
 }
 
-/// Records of a human decision (asked or given) are written with strict durability.
+/// Records of a human's input (a task given, an approval asked or decided) are written with
+/// strict durability before anything follows: a tab killed once the model was called must not
+/// take the person's task with it (a model call is re-sent on resume; a task cannot be).
 fn is_decision(event: &Event) -> bool {
     matches!(
         event,
-        Event::ApprovalRequested { .. } | Event::ApprovalDecided { .. }
+        Event::UserMessage { .. } | Event::ApprovalRequested { .. } | Event::ApprovalDecided { .. }
     )
 }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::number_field::{number_field, FieldText};
 use crate::view::{check_guard, parse_allow_hosts, GuardField, Settings};
 
 /// Hooks: one per threshold (`guard-repeat-diagnose`, …), `guard-error`, `allow-hosts`.
@@ -52,29 +53,16 @@ pub fn GuardSettingsForm(
 }
 
 fn guard_input(settings: RwSignal<Settings>, field: GuardField) -> impl IntoView {
-    let error = RwSignal::new(None::<String>);
-    view! {
-        <label for=field.id()>{field.label()}</label>
-        <div class="field">
-            <input
-                id=field.id()
-                data-testid=field.id()
-                type="text"
-                inputmode="numeric"
-                placeholder=field.default_value().to_string()
-                on:input=move |ev| {
-                    let text = event_target_value(&ev);
-                    let mut guard = settings.with_untracked(|s| s.run.guard.clone());
-                    match field.apply(&mut guard, &text) {
-                        Ok(()) => {
-                            error.set(None);
-                            settings.update(|s| s.run.guard = guard);
-                        }
-                        Err(e) => error.set(Some(e)),
-                    }
-                }
-            />
-            {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
-        </div>
-    }
+    let text = FieldText {
+        id: field.id(),
+        label: field.label(),
+        inputmode: "numeric",
+        placeholder: field.default_value().to_string(),
+    };
+    number_field(text, move |typed| {
+        let mut guard = settings.with_untracked(|s| s.run.guard.clone());
+        field.apply(&mut guard, typed)?;
+        settings.update(|s| s.run.guard = guard);
+        Ok(())
+    })
 }

@@ -35,7 +35,7 @@ pub fn Playground() -> impl IntoView {
                 <SessionList app/>
             </aside>
             <div class="main-column">
-                <SettingsPanel settings=app.settings open=app.settings_open/>
+                <SettingsPanel settings=app.settings open=app.settings_open progress=app.progress/>
                 <ErrorAlert error=app.error/>
                 <SessionView app/>
                 <FileBrowser app/>

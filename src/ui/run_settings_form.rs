@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use super::guard_settings_form::GuardSettingsForm;
+use super::number_field::{number_field, FieldText};
 use super::price_settings::PriceSettings;
 use crate::view::{
     permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
@@ -88,29 +89,16 @@ pub fn RunSettingsForm(
 }
 
 fn budget_input(settings: RwSignal<Settings>, field: BudgetField) -> impl IntoView {
-    let error = RwSignal::new(None::<String>);
-    view! {
-        <label for=field.id()>{field.label()}</label>
-        <div class="field">
-            <input
-                id=field.id()
-                data-testid=field.id()
-                type="text"
-                inputmode="decimal"
-                placeholder="no limit set"
-                on:input=move |ev| {
-                    let text = event_target_value(&ev);
-                    let mut budget = settings.with_untracked(|s| s.run.budget.clone());
-                    match field.apply(&mut budget, &text) {
-                        Ok(()) => {
-                            error.set(None);
-                            settings.update(|s| s.run.budget = budget);
-                        }
-                        Err(e) => error.set(Some(e)),
-                    }
-                }
-            />
-            {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
-        </div>
-    }
+    let text = FieldText {
+        id: field.id(),
+        label: field.label(),
+        inputmode: "decimal",
+        placeholder: "no limit set".to_string(),
+    };
+    number_field(text, move |typed| {
+        let mut budget = settings.with_untracked(|s| s.run.budget.clone());
+        field.apply(&mut budget, typed)?;
+        settings.update(|s| s.run.budget = budget);
+        Ok(())
+    })
 }

@@ -2,26 +2,34 @@
 
 use leptos::prelude::*;
 
+use super::model_chooser::ModelChooser;
 use super::run_settings_form::RunSettingsForm;
 use crate::runtime::options::ProviderKind;
-use crate::view::{parse_max_steps, provider_from_value, provider_value, Settings};
+use crate::view::{
+    model_title, parse_max_steps, provider_from_value, provider_value, DownloadProgress, Settings,
+};
 
 /// Provider kind, base URL, API key (`type="password"`, never stored), model name, max steps,
-/// and for the local model an optional GGUF URL. Hooks: `provider-kind`, `base-url`,
-/// `api-key`, `model-name`, `gguf-url`, `max-steps`.
+/// and for the local model the model chooser ([`ModelChooser`]). Hooks: `provider-kind`,
+/// `base-url`, `api-key`, `model-name`, `max-steps`.
 #[component]
 pub fn SettingsPanel(
     /// The settings being edited.
     settings: RwSignal<Settings>,
     /// Whether the panel is unfolded.
     open: RwSignal<bool>,
+    /// The in-tab model's progress (the chooser notices a model a run stored).
+    #[prop(into)]
+    progress: Signal<Option<DownloadProgress>>,
 ) -> impl IntoView {
     let steps_text = RwSignal::new(String::new());
     let steps_error = RwSignal::new(None::<String>);
     let is_local = move || settings.with(|s| s.provider == ProviderKind::Local);
     let summary = move || {
         settings.with(|s| match s.provider {
-            ProviderKind::Local => "Local model, in this tab".to_string(),
+            ProviderKind::Local => {
+                format!("Local model, in this tab · {}", model_title(&s.gguf_url))
+            }
             ProviderKind::Custom => "The embedding page's model".to_string(),
             ProviderKind::Openai | ProviderKind::Anthropic => {
                 let name = if s.provider == ProviderKind::Openai {
@@ -94,8 +102,8 @@ pub fn SettingsPanel(
                         }
                     }
                 >
-                    <label for="gguf-url">"GGUF URL"</label>
-                    {text_field("gguf-url", |s| s.gguf_url.clone(), |s, v| s.gguf_url = v)}
+                    <span class="group-label model-label">"Model"</span>
+                    <ModelChooser settings progress/>
                 </Show>
                 <label for="max-steps">"Max steps"</label>
                 <div class="field">
@@ -125,8 +133,8 @@ pub fn SettingsPanel(
             <p class="hint">
                 {move || {
                     if is_local() {
-                        "The local model is downloaded once, then loaded from browser storage. \
-                         Leave the URL empty for the bundled model."
+                        "A model is downloaded once, then loaded from browser storage. The \
+                         chosen model is used by new sessions."
                     } else {
                         "Settings apply to new sessions. The key is used for requests only: \
                          it is never saved and never written to the log."

@@ -206,7 +206,10 @@ impl AppState {
     /// Fresh state: default settings, nothing shown.
     pub fn new() -> Self {
         Self {
-            settings: RwSignal::new(Settings::default()),
+            settings: RwSignal::new(Settings {
+                gguf_url: super::model_library::stored_model_choice(),
+                ..Settings::default()
+            }),
             sessions: RwSignal::new(Vec::new()),
             shown: ShownSession::new(),
             progress: RwSignal::new(None),

@@ -84,7 +84,8 @@ pub fn step_spend_text(before: &LedgerSummary, after: Option<&LedgerSummary>) ->
 /// generated and their rate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DownloadProgress {
-    /// `download`, `cache`, `init`, `prompt` or `writing`.
+    /// `download`, `cache`, `init`, `prompt` or `writing`; `stopped` or `failed` when a load
+    /// ended without a model.
     pub phase: String,
     /// Bytes loaded, prompt tokens read, or pieces written so far.
     pub loaded: u64,
@@ -125,6 +126,20 @@ impl DownloadProgress {
                     None => "Reading the prompt…".to_string(),
                 }
             }
+            ("stopped", _) => {
+                return match (self.loaded, self.total) {
+                    (0, _) => "Model loading stopped".to_string(),
+                    (loaded, Some(total)) => format!(
+                        "Model loading stopped at {} of {}",
+                        format_bytes(loaded),
+                        format_bytes(total)
+                    ),
+                    (loaded, None) => {
+                        format!("Model loading stopped at {}", format_bytes(loaded))
+                    }
+                }
+            }
+            ("failed", _) => return "The model could not be loaded (see the error)".to_string(),
             ("writing", _) => {
                 let written = plural(self.loaded, "piece", "pieces");
                 return match self.per_second {

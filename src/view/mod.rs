@@ -10,6 +10,7 @@ mod guard_settings;
 mod labels;
 mod live;
 mod markdown;
+mod model_catalog;
 mod model_prices;
 pub mod public;
 mod run_meters;
@@ -34,6 +35,11 @@ pub use guard_settings::{check_guard, parse_allow_hosts, GuardField};
 pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
 pub use live::LiveState;
 pub use markdown::{render_markdown, safe_url};
+pub use model_catalog::{
+    check_model_url, local_file_name, model_rows, model_source, model_title, CatalogModel,
+    ModelRow, ModelSource, PickedModel, StoreKind, StoredModel, BUNDLED_BYTES, BUNDLED_NAME,
+    LOCAL_FILE_PATH, RECOMMENDED,
+};
 pub use model_prices::{builtin_price_hint, ModelPrice, ModelPrices};
 pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
 pub use run_settings::{

@@ -65,7 +65,7 @@ pub struct IndexArg {
     pub folded: SessionDigest,
 }
 
-/// A sessions row as the JS `index` returns it.
+/// A sessions row as the JS `index` returns it (`indexRow` returns one as an object).
 #[derive(Debug, Deserialize)]
 struct IndexRow {
     session: String,
@@ -124,10 +124,11 @@ impl IdbStore {
 
     /// Every session with its digest; rebuilds (and stores) the digests that are not current.
     pub(super) async fn read_index(&self) -> Result<Vec<IndexedSession>, StoreError> {
-        let rows = js_index(self.db_name())
+        let bytes = js_index(self.db_name())
             .await
             .map_err(|e| to_store_error(&e))?;
-        let rows: Vec<IndexRow> = serde_wasm_bindgen::from_value(rows)
+        let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
+        let rows: Vec<IndexRow> = serde_json::from_slice(&bytes)
             .map_err(|e| StoreError::Corrupt(format!("sessions index: {e}")))?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {

@@ -117,6 +117,12 @@ impl LocalModel {
 
     /// Stops the model and frees its memory (after a running call ends).
     pub async fn unload(self) -> Result<(), ModelError> {
+        self.release().await
+    }
+
+    /// [`LocalModel::unload`] for a shared model: later calls on it fail with "the local model
+    /// was unloaded" (used when another model replaces it).
+    pub async fn release(&self) -> Result<(), ModelError> {
         let promise = bridge_unload(&self.handle).map_err(|error| local_failure(&error))?;
         JsFuture::from(promise)
             .await

@@ -17,6 +17,7 @@ pub mod local_warm;
 pub mod locks;
 pub mod log_channel;
 pub mod mcp_api;
+pub mod model_library;
 pub mod provider;
 pub mod remote_client;
 pub mod session_handle;

@@ -182,7 +182,7 @@ export async function killOnce(site, pointName, seed) {
     return {
       point: pointName, seed, lost, gaps, duplicated, seenBeforeKill: seen.size, effectsAtKill,
       effects: mock.sideEffects.length, resumeMs: resumed.resumeMs, interrupted,
-      finished: resumed.outcome?.stopReason ?? 'not finished', lastBeforeKill: JSON.parse([...seen.values()].at(-1) ?? '{"type":"none seen yet"}').type,
+      finished: resumed.outcome?.stopReason ?? 'not finished', logEnds: resumed.events.slice(-3).map((e) => e.type).join('/'), lastBeforeKill: JSON.parse([...seen.values()].at(-1) ?? '{"type":"none seen yet"}').type,
     };
   } finally {
     await killChromium(first);
@@ -214,7 +214,9 @@ export async function killDrill({ site, figures, seeds }) {
   figures.add('kill', 'events_lost', ok.reduce((n, r) => n + r.lost, 0), { eq: 0 }, `of ${ok.reduce((n, r) => n + r.seenBeforeKill, 0)} records the page had reported as persisted before the kills`);
   figures.add('kill', 'seq gaps', ok.reduce((n, r) => n + r.gaps, 0), { eq: 0 });
   figures.add('kill', 'side effects duplicated (non-idempotent tool)', ok.reduce((n, r) => n + r.duplicated, 0), { eq: 0 });
-  figures.add('kill', 'runs not completed after resume', ok.filter((r) => r.finished !== 'completed').length, { eq: 0 });
+  const unfinished = ok.filter((r) => r.finished !== 'completed');
+  figures.add('kill', 'runs not completed after resume', unfinished.length, { eq: 0 },
+    unfinished.map((r) => `${r.point}/${r.seed}: ${r.finished}, log ends ${r.logEnds}`).join('; '));
   figures.add('kill', 'resume ms (createAgent on the relaunched profile)', spread(ok.map((r) => r.resumeMs)));
   for (const pointName of Object.keys(POINTS)) {
     const at = ok.filter((r) => r.point === pointName);

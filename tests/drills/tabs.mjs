@@ -11,18 +11,26 @@ const FOLLOWER_TASK = 'FOLLOWER-INPUT';
 
 async function tabsOnce(browser, site, tabs) {
   const session = `tabs-${tabs}`;
-  // The writer's model call is held; every takeover resends it, and the last one is answered.
-  let answered = 0;
-  const mock = await scriptedOpenAi({ respond: () => (answered++ < tabs - 1 ? 'hold' : { text: 'finished by the last tab' }) });
+  // The writer's model call is held; a tab that takes over resends it (unless it is closed
+  // first). Calls wait until the last writer is known; only that tab's call is answered. Each
+  // tab has its own key, so the server tells the tabs apart.
+  const pages = [];
+  const keyOf = (i) => `sk-drill-tab-${i}`;
+  let lastWriter;
+  const lastKnown = new Promise((resolve) => (lastWriter = resolve));
+  const mock = await scriptedOpenAi({
+    respond: (body, req) => ({
+      wait: lastKnown.then((last) => (req.headers.authorization === `Bearer ${keyOf(last)}` ? { text: 'finished by the last tab' } : 'hold')),
+    }),
+  });
   const context = await browser.newContext();
   try {
-    const pages = [];
     for (let i = 0; i < tabs; i += 1) {
       const page = await openEmbed(context, site);
       await page.evaluate(async ({ options, first }) => {
         window.agent = await tabloop.createAgent(options);
         if (first) window.agent.run('the one task');
-      }, { options: { session, provider: mockProvider(mock), tools: [] }, first: i === 0 });
+      }, { options: { session, provider: mockProvider(mock, keyOf(i)), tools: [] }, first: i === 0 });
       pages.push(page);
     }
     let maxWriters = 0;
@@ -65,6 +73,7 @@ async function tabsOnce(browser, site, tabs) {
       takeovers.push(Date.now() - closedAt);
       writer = next;
     }
+    lastWriter(writer);
     // The run may have ended before this tab took over (then it never saw a `finished` status),
     // so the log decides: the last tab must hold a completed run_finished.
     const ended = (events) => events.some((e) => e.type === 'run_finished' && e.outcome?.stop?.kind === 'completed');

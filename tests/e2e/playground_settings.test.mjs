@@ -1,4 +1,5 @@
-// The settings form takes effect on a run: loop-guard thresholds stop a repeating run sooner,
+// The settings form takes effect on a run: a refused value is named beside its field, budget
+// and loop-guard values stop a run at the chosen count,
 // the fetch allow-list lets http_fetch reach a host (and without it the request is never sent),
 // and a price typed for a model is that model's (kept across a reload), charged on its runs.
 import { test } from 'node:test';
@@ -67,6 +68,26 @@ test('loop-guard thresholds from the form stop a repeating run at the chosen cou
     assert.match(await page.textContent('[data-testid=stop-reason]'), /no.progress/i);
     // The default (stop at 5) would have called the model five times before stopping.
     assert.equal(mock.requests.length, 2, 'stopped after the second identical observation');
+  });
+});
+
+test('a refused budget or guard value is named beside its field and the last good one is used', async () => {
+  await withPage(async (page, mock) => {
+    const fieldError = (id) => page.locator(`[data-testid=${id}] + [role=alert]`);
+    await page.fill('[data-testid=budget-tool-calls]', 'two');
+    assert.match(await fieldError('budget-tool-calls').textContent(), /positive whole number, not "two"/);
+    await page.fill('[data-testid=guard-repeat-stop]', '-1');
+    assert.match(await fieldError('guard-repeat-stop').textContent(), /-1/);
+    await page.fill('[data-testid=guard-repeat-stop]', '');
+    assert.equal(await fieldError('guard-repeat-stop').count(), 0, 'an empty field means the default');
+    await page.fill('[data-testid=budget-tool-calls]', '1');
+    assert.equal(await fieldError('budget-tool-calls').count(), 0);
+    // The accepted cap holds the run to one tool call.
+    mock.script.push({ calls: [{ id: 'a', name: 'vfs', args: { op: 'list', path: '/' } }] });
+    mock.script.push({ calls: [{ id: 'b', name: 'vfs', args: { op: 'list', path: '/tmp' } }] });
+    mock.script.push({ text: 'unreachable' });
+    await run(page, 'List two folders');
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /budget/i);
   });
 });
 

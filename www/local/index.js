@@ -4,8 +4,10 @@
 // module's relative imports if the file is copied elsewhere as a snippet).
 import * as localModel from './local_model.js';
 import * as modelStore from './model_store.js';
+import * as modelFiles from './model_files.js';
 
 export * from './model_store.js';
 export * from './local_model.js';
+export * from './model_files.js';
 
-globalThis.tabloopLocal = Object.freeze({ ...modelStore, ...localModel });
+globalThis.tabloopLocal = Object.freeze({ ...modelStore, ...localModel, ...modelFiles });

@@ -210,9 +210,17 @@ function toResponseFormat(format) {
   throw new TypeError(`complete(): unknown response_format type ${format.type}`);
 }
 
+let liveModels = 0;
+
+/** How many models are started and not unloaded in this page (the playground keeps one). */
+export function liveLocalModels() {
+  return liveModels;
+}
+
 /** A started model. Create it with loadLocalModel(). */
 export class LocalModel {
   constructor(wllama, info) {
+    liveModels += 1;
     this._wllama = wllama;
     this._queue = Promise.resolve();
     this._unloaded = false;
@@ -398,6 +406,10 @@ export class LocalModel {
     if (this._unloaded) return;
     this._unloaded = true;
     await this._queue.catch(() => {});
-    await this._wllama.exit();
+    try {
+      await this._wllama.exit();
+    } finally {
+      liveModels -= 1;
+    }
   }
 }

@@ -11,10 +11,29 @@ export const DEFAULT_MODEL_URL = new URL(
   import.meta.url,
 ).href;
 
-/** Name of the Cache API cache and of the OPFS directory that hold models. */
-export const MODEL_CACHE_NAME = 'tabloop-models-v1';
 
-const EXPECTED_BYTES_HEADER = 'x-tabloop-expected-bytes';
+import {
+  MODEL_CACHE_NAME,
+  absoluteUrl,
+  abortError,
+  cacheRead,
+  cacheWrite,
+  hasCacheApi,
+  hasOpfs,
+  isAbort,
+  isLocalFileKey,
+  localFileName,
+  memoryModels,
+  opfsName,
+  opfsRead,
+  opfsRemove,
+  opfsWrite,
+  resolveStore,
+  storageError,
+} from './model_storage.js';
+
+export { MODEL_CACHE_NAME, isLocalFileKey, modelStorageKind } from './model_storage.js';
+
 const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
 const PROGRESS_INTERVAL_MS = 100;
 
@@ -27,137 +46,6 @@ export class ModelDownloadError extends Error {
     this.loaded = loaded;
     this.total = total;
   }
-}
-
-function absoluteUrl(url) {
-  return new URL(url, globalThis.location?.href).href;
-}
-
-function isAbort(err) {
-  return err?.name === 'AbortError';
-}
-
-function abortError() {
-  return new DOMException('The model download was aborted', 'AbortError');
-}
-
-function hasCacheApi() {
-  return typeof globalThis.caches?.open === 'function';
-}
-
-function hasOpfs() {
-  return (
-    typeof globalThis.navigator?.storage?.getDirectory === 'function' &&
-    typeof globalThis.FileSystemFileHandle === 'function' &&
-    'createWritable' in globalThis.FileSystemFileHandle.prototype
-  );
-}
-
-/**
- * Which storage `store: 'auto'` uses in this page: 'cache', 'opfs' or 'none'.
- * @returns {'cache'|'opfs'|'none'}
- */
-export function modelStorageKind() {
-  if (hasCacheApi()) return 'cache';
-  if (hasOpfs()) return 'opfs';
-  return 'none';
-}
-
-function resolveStore(store = 'auto') {
-  if (store === 'auto') return modelStorageKind();
-  if (store === 'cache' && !hasCacheApi()) throw new Error('the Cache API is not available here');
-  if (store === 'opfs' && !hasOpfs()) throw new Error('OPFS is not available here');
-  if (!['cache', 'opfs', 'none'].includes(store)) throw new Error(`unknown model store: ${store}`);
-  return store;
-}
-
-// ---- Cache API --------------------------------------------------------------------------------
-
-async function cacheRead(key) {
-  const cache = await caches.open(MODEL_CACHE_NAME);
-  const hit = await cache.match(key);
-  if (!hit) return null;
-  const blob = await hit.blob();
-  const expected = Number(hit.headers.get(EXPECTED_BYTES_HEADER) ?? NaN);
-  if (blob.size === 0 || (Number.isFinite(expected) && blob.size !== expected)) {
-    await cache.delete(key); // a damaged entry: drop it and download again
-    return null;
-  }
-  return blob;
-}
-
-async function cacheWrite(key, stream, expected) {
-  const cache = await caches.open(MODEL_CACHE_NAME);
-  const headers = { 'content-type': 'application/octet-stream' };
-  if (expected != null) headers[EXPECTED_BYTES_HEADER] = String(expected);
-  try {
-    // put() reads the whole body before it commits; if the body errors nothing is stored.
-    await cache.put(key, new Response(stream, { headers }));
-  } catch (err) {
-    await cache.delete(key).catch(() => {});
-    throw err;
-  }
-  const blob = await cacheRead(key);
-  if (!blob) throw new Error('the model was stored in the Cache API but could not be read back');
-  return blob;
-}
-
-// ---- OPFS -------------------------------------------------------------------------------------
-
-async function opfsName(key) {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-async function opfsDir() {
-  const root = await navigator.storage.getDirectory();
-  return root.getDirectoryHandle(MODEL_CACHE_NAME, { create: true });
-}
-
-async function opfsRemove(dir, name) {
-  for (const entry of [`${name}.gguf`, `${name}.json`]) {
-    await dir.removeEntry(entry).catch(() => {});
-  }
-}
-
-async function opfsRead(key) {
-  const dir = await opfsDir();
-  const name = await opfsName(key);
-  let meta;
-  let file;
-  try {
-    const metaFile = await (await dir.getFileHandle(`${name}.json`)).getFile();
-    meta = JSON.parse(await metaFile.text());
-    file = await (await dir.getFileHandle(`${name}.gguf`)).getFile();
-  } catch {
-    return null;
-  }
-  if (meta?.url !== key || file.size === 0 || file.size !== meta.bytes) {
-    await opfsRemove(dir, name);
-    return null;
-  }
-  return file;
-}
-
-async function opfsWrite(key, stream) {
-  const dir = await opfsDir();
-  const name = await opfsName(key);
-  await opfsRemove(dir, name);
-  const handle = await dir.getFileHandle(`${name}.gguf`, { create: true });
-  const writable = await handle.createWritable();
-  try {
-    // pipeTo() aborts the writable when the source errors; an aborted writable is discarded.
-    await stream.pipeTo(writable);
-  } catch (err) {
-    await opfsRemove(dir, name);
-    throw err;
-  }
-  const file = await handle.getFile();
-  // The metadata file is written last: an entry without it is never trusted.
-  const metaWritable = await (await dir.getFileHandle(`${name}.json`, { create: true })).createWritable();
-  await metaWritable.write(JSON.stringify({ url: key, bytes: file.size }));
-  await metaWritable.close();
-  return file;
 }
 
 // ---- download ---------------------------------------------------------------------------------
@@ -290,9 +178,11 @@ async function downloadToMemory(url, options) {
  *   call has loaded === total
  * @param {AbortSignal} [options.signal] aborts the download (rejects with an AbortError)
  * @param {'auto'|'cache'|'opfs'|'none'} [options.store] where to keep the file (default 'auto')
+ * @param {boolean} [options.fallback] when storing fails (quota...), keep the download in memory
+ *   (default true); false rejects with a ModelDownloadError that says why
  * @returns {Promise<{blob: Blob, url: string, bytes: number, from_cache: boolean, store: string, ms: number}>}
  */
-export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, store = 'auto' } = {}) {
+export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, store = 'auto', fallback = true } = {}) {
   const started = performance.now();
   const key = absoluteUrl(url);
   const kind = resolveStore(store);
@@ -306,6 +196,11 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
     ms: Math.round(performance.now() - started),
   });
 
+  const held = memoryModels.get(key);
+  if (held) {
+    onProgress?.({ phase: 'cache', loaded: held.size, total: held.size, from_cache: true });
+    return done(held, true, 'memory');
+  }
   let cached = null;
   try {
     if (kind === 'cache') cached = await cacheRead(key);
@@ -316,6 +211,12 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
   if (cached) {
     onProgress?.({ phase: 'cache', loaded: cached.size, total: cached.size, from_cache: true });
     return done(cached, true, kind);
+  }
+  if (isLocalFileKey(key)) {
+    throw new ModelDownloadError(
+      `the model file ${localFileName(key)} is no longer in browser storage: pick the file again`,
+      { url: key },
+    );
   }
 
   if (kind !== 'none') {
@@ -328,6 +229,9 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
       if (state.error) throw state.error;
       if (isAbort(err) || signal?.aborted) throw abortError();
       stream.cancel().catch(() => {}); // storage failed before reading it (a locked stream stays as is)
+      if (!fallback) {
+        throw new ModelDownloadError(`the model from ${key} was not stored: ${storageError(err)}`, { url: key, cause: err });
+      }
       // The download was fine but storing it failed (quota, private mode...): keep it in memory.
       console.warn(`[tabloop] could not store the model (${kind}); keeping it in memory only`, err);
     }
@@ -345,6 +249,7 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
 export async function isModelCached(url = DEFAULT_MODEL_URL, { store = 'auto' } = {}) {
   const key = absoluteUrl(url);
   const kind = resolveStore(store);
+  if (memoryModels.has(key)) return true;
   try {
     if (kind === 'cache') return (await cacheRead(key)) != null;
     if (kind === 'opfs') return (await opfsRead(key)) != null;
@@ -362,6 +267,12 @@ export async function isModelCached(url = DEFAULT_MODEL_URL, { store = 'auto' } 
 export async function clearModelCache(url) {
   let removed = 0;
   const key = url == null ? null : absoluteUrl(url);
+  if (key == null) {
+    removed += memoryModels.size;
+    memoryModels.clear();
+  } else if (memoryModels.delete(key)) {
+    removed += 1;
+  }
   if (hasCacheApi()) {
     if (key == null) {
       if (await caches.delete(MODEL_CACHE_NAME)) removed += 1;

@@ -1,6 +1,6 @@
 // A scripted OpenAI-compatible Chat Completions server on loopback for end-to-end tests and
 // drills: each request takes the next scripted reply, or asks `respond(body)` when given. A reply
-// is text, tool calls, 'hold' (never answer), 'cut' (some text, then the connection drops), or a
+// is text, tool calls, 'hold' (never answer), { wait: Promise<reply> } (answer later), 'cut' (some text, then the connection drops), or a
 // fault: an HTTP status, an SSE error event, a stream dropped at a named phase, or a stream that
 // stalls after its first chunk. CORS-enabled; side effects of tools are counted on /side-effect.
 import http from 'node:http';
@@ -109,6 +109,9 @@ export async function scriptedOpenAi(options = {}) {
       res.writeHead(500, CORS).end('{"error":{"message":"script exhausted"}}');
     } else if (next === 'hold') {
       held.push(res);
+    } else if (next.wait !== undefined) {
+      // Answered once the test decides: `wait` resolves to the reply.
+      next.wait.then((reply) => answer(req, res, reply, parsed));
     } else if (next === 'cut' || next.cut !== undefined) {
       // Some text, then the connection drops: no finish reason, no [DONE].
       res.writeHead(200, SSE_HEAD);

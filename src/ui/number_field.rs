@@ -1,0 +1,40 @@
+//! One labelled number field of the settings form: each edit is applied through the caller's
+//! parser, or the reason it was refused is shown beside the field (the settings keep their last
+//! good value).
+
+use leptos::prelude::*;
+
+/// What a number field shows: its id (also its `data-testid`), label, soft-keyboard hint
+/// (`numeric` or `decimal`) and placeholder.
+pub struct FieldText {
+    /// Element id and test hook.
+    pub id: &'static str,
+    /// The label's text.
+    pub label: &'static str,
+    /// The `inputmode` attribute.
+    pub inputmode: &'static str,
+    /// Shown while the field is empty.
+    pub placeholder: String,
+}
+
+/// The label and field; `apply` stores a parsed value or says why the text was refused.
+pub fn number_field(
+    text: FieldText,
+    apply: impl Fn(&str) -> Result<(), String> + 'static,
+) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    view! {
+        <label for=text.id>{text.label}</label>
+        <div class="field">
+            <input
+                id=text.id
+                data-testid=text.id
+                type="text"
+                inputmode=text.inputmode
+                placeholder=text.placeholder
+                on:input=move |ev| error.set(apply(&event_target_value(&ev)).err())
+            />
+            {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+        </div>
+    }
+}

@@ -1,0 +1,119 @@
+//! The models kept in the browser, for the playground's model list: what is stored, a download
+//! into storage, a picked file stored, a model removed. Reached through
+//! `www/model_library_bridge.js`; dropping a download's or a store's future aborts it.
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortSignal;
+
+use crate::view::{PickedModel, StoredModel};
+use crate::web::abort::AbortOnDrop;
+use crate::web::js_error::JsFailure;
+
+#[wasm_bindgen(module = "/www/model_library_bridge.js")]
+extern "C" {
+    /// `libraryStored()`: every stored model (the bundled one as `""`).
+    #[wasm_bindgen(catch, js_name = libraryStored)]
+    fn library_stored() -> Result<js_sys::Promise, JsValue>;
+
+    /// `libraryDownload(url, onProgress, signal)`: downloads a model into storage.
+    #[wasm_bindgen(catch, js_name = libraryDownload)]
+    fn library_download(
+        url: &str,
+        on_progress: &js_sys::Function,
+        signal: &AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    /// `libraryStoreFile(file, onProgress, signal)`: checks and stores a picked GGUF file.
+    #[wasm_bindgen(catch, js_name = libraryStoreFile)]
+    fn library_store_file(
+        file: &web_sys::File,
+        on_progress: &js_sys::Function,
+        signal: &AbortSignal,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    /// `libraryRemove(url)`: removes a model from storage.
+    #[wasm_bindgen(catch, js_name = libraryRemove)]
+    fn library_remove(url: &str) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// Bytes done of a download or a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct ByteProgress {
+    /// Bytes so far.
+    pub loaded: u64,
+    /// All bytes, when known.
+    pub total: Option<u64>,
+}
+
+/// Why an operation failed, in words; `"stopped"` for an abort.
+fn failure(error: &JsValue) -> String {
+    let failure = JsFailure::from_js(error);
+    if failure.is_abort() {
+        "stopped".to_string()
+    } else {
+        failure.message
+    }
+}
+
+async fn settle<T: for<'de> Deserialize<'de>>(
+    promise: Result<js_sys::Promise, JsValue>,
+) -> Result<T, String> {
+    let value = JsFuture::from(promise.map_err(|e| failure(&e))?)
+        .await
+        .map_err(|e| failure(&e))?;
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| format!("unexpected answer from the model files module: {e}"))
+}
+
+fn progress_callback(
+    mut on_progress: impl FnMut(ByteProgress) + 'static,
+) -> Closure<dyn FnMut(JsValue)> {
+    Closure::new(move |value: JsValue| {
+        // A malformed report is only progress: skip it.
+        if let Ok(report) = serde_wasm_bindgen::from_value::<ByteProgress>(value) {
+            on_progress(report);
+        }
+    })
+}
+
+/// Every model in browser storage.
+pub async fn stored_models() -> Result<Vec<StoredModel>, String> {
+    settle(library_stored()).await
+}
+
+/// Downloads the model at `url` (`""`: the bundled one) into browser storage. Fails with a
+/// reason for a 404, a file that is not GGUF, a cut download or a full disk; nothing is kept
+/// then, nor when the future is dropped (which aborts it).
+pub async fn download_model(
+    url: &str,
+    on_progress: impl FnMut(ByteProgress) + 'static,
+) -> Result<StoredModel, String> {
+    let callback = progress_callback(on_progress);
+    let abort = AbortOnDrop::new().map_err(|e| e.message)?;
+    let promise = library_download(url, callback.as_ref().unchecked_ref(), &abort.signal());
+    let result = settle(promise).await;
+    drop(abort);
+    drop(callback);
+    result
+}
+
+/// Checks that `file` is a GGUF model and stores it; dropping the future aborts.
+pub async fn store_model_file(
+    file: &web_sys::File,
+    on_progress: impl FnMut(ByteProgress) + 'static,
+) -> Result<PickedModel, String> {
+    let callback = progress_callback(on_progress);
+    let abort = AbortOnDrop::new().map_err(|e| e.message)?;
+    let promise = library_store_file(file, callback.as_ref().unchecked_ref(), &abort.signal());
+    let result = settle(promise).await;
+    drop(abort);
+    drop(callback);
+    result
+}
+
+/// Removes the model at `url` (`""`: the bundled one) from browser storage.
+pub async fn remove_model(url: &str) -> Result<(), String> {
+    settle::<u32>(library_remove(url)).await.map(|_| ())
+}
