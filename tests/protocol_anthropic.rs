@@ -289,6 +289,7 @@ fn the_request_merges_consecutive_tool_results_into_one_user_message() {
             },
         ],
         tools: vec![ToolSpec {
+            local_parameters: None,
             name: "get_weather".to_string(),
             description: "Current weather for a city.".to_string(),
             parameters: json!({

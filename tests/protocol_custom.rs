@@ -14,6 +14,7 @@ fn request() -> ModelRequest {
         system: Some("be brief".into()),
         messages: vec![Message::User { text: "hi".into() }],
         tools: vec![ToolSpec {
+            local_parameters: None,
             name: "vfs".into(),
             description: "files".into(),
             parameters: json!({"type": "object"}),

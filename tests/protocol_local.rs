@@ -1,5 +1,6 @@
-//! The local-model protocol: prompt-described tools, the JSON Schema constraint, and lenient
+//! The local-model protocol: prompt-described tools, the grammar constraint, and lenient
 //! parsing of what the model produced.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -10,6 +11,7 @@ use tabloop::protocol::{
 
 fn read_file() -> ToolSpec {
     ToolSpec {
+        local_parameters: None,
         name: "read_file".to_string(),
         description: "Read a file from the workspace.".to_string(),
         parameters: json!({
@@ -22,6 +24,7 @@ fn read_file() -> ToolSpec {
 
 fn write_file() -> ToolSpec {
     ToolSpec {
+        local_parameters: None,
         name: "write_file".to_string(),
         description: "Write a file.".to_string(),
         parameters: json!({
@@ -78,50 +81,26 @@ fn request(tools: Vec<ToolSpec>) -> ModelRequest {
 }
 
 #[test]
-fn the_schema_for_two_tools_is_one_of_each_call_shape_and_a_final_answer() {
+fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_whitespace() {
     let built = build_local_request(&request(vec![read_file(), write_file()]));
-    let format = built.response_format.map(|f| f.to_value());
+    let grammar = built.grammar.unwrap();
+    let (own, base) = grammar.split_at(grammar.find("string ::=").unwrap());
     assert_eq!(
-        format,
-        Some(json!({
-            "type": "json_schema",
-            "json_schema": { "schema": { "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {
-                        "tool": { "const": "read_file" },
-                        "arguments": read_file().parameters,
-                    },
-                    "required": ["tool", "arguments"],
-                    "additionalProperties": false,
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "tool": { "const": "write_file" },
-                        "arguments": write_file().parameters,
-                    },
-                    "required": ["tool", "arguments"],
-                    "additionalProperties": false,
-                },
-                {
-                    "type": "object",
-                    "properties": { "final": { "type": "string" } },
-                    "required": ["final"],
-                    "additionalProperties": false,
-                },
-            ] } },
-        }))
+        own,
+        concat!(
+            "root ::= call0 | call1 | final\n",
+            "final ::= \"{\\\"tool\\\":\\\"answer\\\",\\\"arguments\\\":{\\\"text\\\":\" string \"}}\"\n",
+            "r0 ::= \"{\" \"\\\"path\\\":\" string \"}\"\n",
+            "call0 ::= \"{\\\"tool\\\":\\\"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
+            "r1 ::= \"{\" \"\\\"path\\\":\" string \",\" \"\\\"content\\\":\" string \"}\"\n",
+            "call1 ::= \"{\\\"tool\\\":\\\"write_file\\\",\\\"arguments\\\":\" r1 \"}\"\n",
+        )
     );
-}
-
-#[test]
-fn the_serialised_schema_names_the_tool_before_its_arguments() {
-    let built = build_local_request(&request(vec![read_file()]));
-    let text = serde_json::to_string(&built).unwrap();
-    let tool_at = text.find("\"tool\":{\"const\"").unwrap();
-    let arguments_at = text.find("\"arguments\":{").unwrap();
-    assert!(tool_at < arguments_at, "{text}");
+    assert!(base.starts_with("string ::= "), "{base}");
+    assert!(
+        !grammar.contains(" space"),
+        "no optional whitespace: {grammar}"
+    );
 }
 
 #[test]
@@ -129,11 +108,11 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
     let built = build_local_request(&request(vec![read_file(), write_file()]));
     let system = "Reply with one JSON object only.\n\
         To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
-        To answer the user: {\"final\":\"<answer>\"}\n\
         Call one tool at a time; its result comes back to you.\n\
         Tools:\n\
         - read_file: Read a file from the workspace. Arguments: path*\n\
         - write_file: Write a file. Arguments: path*, content*\n\
+        - answer: Reply to the user. Arguments: text*\n\
         (* = required)\n\n\
         You are tabloop.";
     assert_eq!(
@@ -143,9 +122,9 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
             json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}" }),
             json!({ "role": "user", "content": "Result of read_file:\nhello" }),
-            json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"content\":\"hello\",\"path\":\"b.txt\"}}" }),
+            json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"path\":\"b.txt\",\"content\":\"hello\"}}" }),
             json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
-            json!({ "role": "assistant", "content": "{\"final\":\"I could not write b.txt.\"}" }),
+            json!({ "role": "assistant", "content": "{\"tool\":\"answer\",\"arguments\":{\"text\":\"I could not write b.txt.\"}}" }),
         ]
     );
     assert_eq!(built.max_tokens, LOCAL_TOOL_REPLY_MAX_TOKENS);
@@ -169,6 +148,7 @@ fn a_todo_list_appended_to_the_system_text_leaves_the_tool_prompt_in_front_uncha
 #[test]
 fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentence() {
     let vfs = ToolSpec {
+        local_parameters: None,
         name: "vfs".to_string(),
         description: "Virtual filesystem stored in the browser. One tool, several operations selected by `op`: read, write and more.".to_string(),
         parameters: json!({
@@ -183,6 +163,7 @@ fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentenc
         }),
     };
     let todo = ToolSpec {
+        local_parameters: None,
         name: "todo".to_string(),
         description: "Replace your task list.".to_string(),
         parameters: json!({
@@ -228,11 +209,16 @@ fn without_tools_the_request_is_free_text() {
                 json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
                 json!({ "role": "assistant", "content": "Sure." }),
             ],
-            response_format: None,
+            grammar: None,
             max_tokens: 512,
             temperature: 0.0,
         }
     );
+}
+
+/// The tools a parsed reply was offered.
+fn offered() -> Vec<ToolSpec> {
+    vec![read_file(), write_file()]
 }
 
 fn usage() -> Usage {
@@ -258,7 +244,7 @@ fn reply(text: &str, tool_calls: Vec<ToolCall>, finish: FinishReason) -> ModelRe
 fn a_tool_object_becomes_one_tool_call() {
     let output = r#"{"tool": "read_file", "arguments": {"path": "notes/a.md"}}"#;
     assert_eq!(
-        parse_local_output(output, true, usage(), "local-1".to_string()),
+        parse_local_output(output, &offered(), usage(), "local-1".to_string()),
         reply(
             "",
             vec![ToolCall {
@@ -276,7 +262,7 @@ fn a_final_object_becomes_the_answer_text() {
     assert_eq!(
         parse_local_output(
             r#" {"final": "Done: b.txt written."} "#,
-            true,
+            &offered(),
             usage(),
             "x".to_string()
         ),
@@ -295,7 +281,7 @@ fn prose_or_a_wrong_shape_is_a_malformed_reply_never_a_final_answer() {
         "42",
     ] {
         assert_eq!(
-            parse_local_output(output, true, usage(), "x".to_string()),
+            parse_local_output(output, &offered(), usage(), "x".to_string()),
             reply(output, vec![], FinishReason::Malformed),
             "{output}"
         );
@@ -311,11 +297,16 @@ fn a_call_with_arguments_that_are_not_an_object_keeps_them_for_the_schema_check(
         arguments: arguments.to_string(),
     };
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply("", vec![call(r#""a.txt""#)], FinishReason::ToolUse)
     );
     assert_eq!(
-        parse_local_output(r#"{"tool": "read_file"}"#, true, usage(), "x".to_string()),
+        parse_local_output(
+            r#"{"tool": "read_file"}"#,
+            &offered(),
+            usage(),
+            "x".to_string()
+        ),
         reply("", vec![call("null")], FinishReason::ToolUse)
     );
 }
@@ -324,7 +315,7 @@ fn a_call_with_arguments_that_are_not_an_object_keeps_them_for_the_schema_check(
 fn cut_json_is_the_raw_text_with_max_tokens() {
     let output = r#"{"tool": "write_file", "arguments": {"path": "b.txt", "content": "hel"#;
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply(output, vec![], FinishReason::MaxTokens)
     );
 }
@@ -333,7 +324,7 @@ fn cut_json_is_the_raw_text_with_max_tokens() {
 fn without_tools_even_json_is_plain_text() {
     let output = r#"{"final": "hi"}"#;
     assert_eq!(
-        parse_local_output(output, false, usage(), "x".to_string()),
+        parse_local_output(output, &[], usage(), "x".to_string()),
         reply(output, vec![], FinishReason::EndTurn)
     );
 }
@@ -342,7 +333,7 @@ fn without_tools_even_json_is_plain_text() {
 fn a_call_wrapped_in_a_code_fence_is_still_understood() {
     let output = "```json\n{\"final\": \"ok\"}\n```";
     assert_eq!(
-        parse_local_output(output, true, usage(), "x".to_string()),
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply("ok", vec![], FinishReason::EndTurn)
     );
 }
@@ -379,4 +370,96 @@ fn the_default_tools_prompt_stays_small_for_a_small_model() {
         "{} chars:\n{prompt}",
         prompt.chars().count()
     );
+}
+
+/// The default tools' vfs, with its per-operation schema for local models.
+fn vfs_tool() -> ToolSpec {
+    default_tools()
+        .into_iter()
+        .find(|tool| tool.name == "vfs")
+        .unwrap()
+}
+
+#[test]
+fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
+    let grammar = tabloop::protocol::local_grammar::reply_grammar(&[vfs_tool()]);
+    let write = grammar
+        .lines()
+        .find(|line| line.contains(r#""\"write\"""#))
+        .unwrap();
+    assert_eq!(
+        write.split_once(" ::= ").unwrap().1,
+        r#""{" "\"op\":" "\"write\"" "," "\"path\":" string "," "\"content\":" string "}""#
+    );
+}
+
+#[test]
+fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
+    // The KV cache holds the model's own tokens; the next prompt matches it only if the turn is
+    // rendered back byte for byte (key order of the grammar, no whitespace).
+    let outputs = [
+        r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"hello \"you\"\n"}}"#,
+        r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
+        r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
+        r#"{"tool":"answer","arguments":{"text":"Paris"}}"#,
+    ];
+    for output in outputs {
+        let reply = parse_local_output(output, &default_tools(), usage(), "c1".to_string());
+        let mut req = ModelRequest {
+            system: None,
+            messages: vec![Message::User {
+                text: "task".to_string(),
+            }],
+            tools: default_tools(),
+            max_output_tokens: 100,
+        };
+        req.messages.push(Message::Assistant {
+            text: reply.text.clone(),
+            tool_calls: reply.tool_calls.clone(),
+        });
+        let built = build_local_request(&req);
+        assert_eq!(built.messages[2]["content"], json!(output));
+    }
+}
+
+#[test]
+fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_arguments() {
+    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs_tool()]);
+    assert!(
+        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_call_to_the_answer_pseudo_tool_is_the_answer_text() {
+    let output = r#"{"tool":"answer","arguments":{"text":"Paris"}}"#;
+    assert_eq!(
+        parse_local_output(output, &offered(), usage(), "x".to_string()),
+        reply("Paris", vec![], FinishReason::EndTurn)
+    );
+    // Any other argument makes it a call (to a tool that does not exist: the core refuses it).
+    let other = r#"{"tool":"answer","arguments":{"text":"Paris","extra":1}}"#;
+    assert_eq!(
+        parse_local_output(other, &offered(), usage(), "x".to_string()).finish,
+        FinishReason::ToolUse
+    );
+}
+
+#[test]
+fn a_real_tool_named_answer_takes_the_name_and_the_answer_shape_is_not_offered() {
+    let answer_tool = ToolSpec {
+        name: "answer".to_string(),
+        ..read_file()
+    };
+    let built = build_local_request(&request(vec![answer_tool.clone()]));
+    let grammar = built.grammar.unwrap();
+    assert!(grammar.starts_with("root ::= call0\n"), "{grammar}");
+    assert!(!grammar.contains("final ::="), "{grammar}");
+    let system = built.messages[0]["content"].as_str().unwrap();
+    assert!(!system.contains("Reply to the user"), "{system}");
+    let output = r#"{"tool":"answer","arguments":{"text":"Paris"}}"#;
+    let parsed = parse_local_output(output, &[answer_tool], usage(), "x".to_string());
+    assert_eq!(parsed.finish, FinishReason::ToolUse);
+    assert_eq!(parsed.tool_calls[0].name, "answer");
 }

@@ -33,10 +33,7 @@ fn the_warm_up_prompt_is_the_first_steps_prompt_up_to_the_task() {
     );
     assert_eq!(warm.messages[1]["role"], "user");
     assert_eq!(first.messages[1]["role"], "user");
-    assert_eq!(
-        warm.response_format, first.response_format,
-        "and so is the grammar"
-    );
+    assert_eq!(warm.grammar, first.grammar, "and so is the grammar");
     assert!(
         first.messages[0]["content"]
             .as_str()

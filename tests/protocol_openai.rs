@@ -323,6 +323,7 @@ fn sample_request() -> ModelRequest {
             },
         ],
         tools: vec![ToolSpec {
+            local_parameters: None,
             name: "read_file".to_string(),
             description: "Read a file from the workspace.".to_string(),
             parameters: json!({

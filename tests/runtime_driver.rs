@@ -111,6 +111,7 @@ impl Clock for ManualClock {
 fn config() -> AgentConfig {
     let tool = |name: &str, permission, idempotent| ToolDecl {
         spec: ToolSpec {
+            local_parameters: None,
             name: name.into(),
             description: name.into(),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),

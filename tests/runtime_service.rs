@@ -93,6 +93,7 @@ impl Platform for TestPlatform {
                 name: "write".into(),
                 description: "writes".into(),
                 parameters: json!({"type": "object"}),
+                local_parameters: None,
                 permission: Permission::Ask,
                 idempotent: false,
                 parallel_safe: false,

@@ -70,8 +70,8 @@ function rate(value) {
 /**
  * Runs one completion.
  * @param {object} model handle from bridgeLoad
- * @param {string} requestJson `{messages, response_format?, max_tokens}` as JSON text
- *   (parsed here so that the schema's property order survives)
+ * @param {string} requestJson `{messages, grammar?, max_tokens}` as JSON text
+ *   (the grammar is GBNF text built by the Rust side)
  * @param {(text: string) => void} onDelta called with each generated piece of text
  * @param {AbortSignal} signal aborts the generation
  * @returns {Promise<{text: string, finish: string, input_tokens: number, output_tokens: number}>}

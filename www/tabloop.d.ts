@@ -212,6 +212,12 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the arguments; calls that do not match it are never executed. */
   parameters: object;
+  /**
+   * Optional narrower schema for small in-tab models, whose replies are constrained by a grammar
+   * built from it (e.g. a `oneOf` by operation, each with its required arguments). Whatever it
+   * admits must also satisfy `parameters`; remote providers never see it.
+   */
+  localParameters?: object | null;
   /** A thrown error (or rejection) is a failed call the model sees as an error. */
   execute: (args: any, ctx: ToolContext) => Promise<unknown> | unknown;
   permission?: Permission;
@@ -326,6 +332,7 @@ export interface ToolDescription {
   name: string;
   description: string;
   parameters: object;
+  localParameters?: object;
   permission: Permission;
   idempotent: boolean;
   parallelSafe: boolean;

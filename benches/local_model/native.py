@@ -42,7 +42,7 @@ def main():
         return len(out) / (time.perf_counter() - started), llm.detokenize(out).decode("utf8", "replace")
 
     free_tok_s, _ = generate(chat([{"role": "user", "content": work["GEN_PROMPT"]}]), 64)
-    grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(work["TOOL_SCHEMA"]), verbose=False)
+    grammar = llama_cpp.LlamaGrammar.from_string(work["TOOL_GRAMMAR"], verbose=False)
     tool_prompt = chat([{"role": "system", "content": work["TOOL_SYSTEM"]},
                         {"role": "user", "content": work["TOOL_TASK"]}])
     llm.reset()

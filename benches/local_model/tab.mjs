@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../../tests/e2e/support/server.mjs';
 import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
-import { PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
+import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WWW = path.resolve(HERE, '../../www');
@@ -38,20 +38,20 @@ try {
   await page.goto(`${server.url}/bench.html`);
   await page.waitForFunction(() => window.ready === true);
   const figures = await page.evaluate(
-    async ({ modelPath, threads, PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK }) => {
+    async ({ modelPath, threads, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
       const model = await L.loadLocalModel({ url: modelPath, store: 'none', ...(threads ? { threads } : {}) });
       const run = (request) => model.complete({ temperature: 0, ...request });
       // A fresh number in front makes the prompt unlike any cached one.
       const prefill = await run({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 });
       const free = await run({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 });
-      const format = { type: 'json_schema', json_schema: { schema: TOOL_SCHEMA } };
       const messages = [{ role: 'system', content: TOOL_SYSTEM }, { role: 'user', content: TOOL_TASK }];
-      const call = await run({ messages, response_format: format, max_tokens: 96 });
-      // The next step: same prefix, plus the call and its result.
+      const call = await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96 });
+      // The next step: same prefix, plus the call (the app renders it back as the very text the
+      // grammar had the model write) and its result.
       const next = await run({
-        messages: [...messages, { role: 'assistant', content: call.text }, { role: 'user', content: 'Result of vfs (call 1):\nwrote 5 characters to /notes.txt' }],
-        response_format: format,
+        messages: [...messages, { role: 'assistant', content: call.text }, { role: 'user', content: TOOL_RESULT }],
+        grammar: TOOL_GRAMMAR,
         max_tokens: 96,
       });
       const t = (r) => r.timings;
@@ -72,7 +72,7 @@ try {
       await model.unload();
       return out;
     },
-    { modelPath, threads: Number(threadsArg) || 0, PREFILL_TEXT, GEN_PROMPT, TOOL_SCHEMA, TOOL_SYSTEM, TOOL_TASK },
+    { modelPath, threads: Number(threadsArg) || 0, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
   );
   console.log(JSON.stringify(figures));
 } finally {

@@ -242,7 +242,8 @@ impl Agent {
 /// What the model is told when its reply was neither a tool call nor a final answer.
 const MALFORMED_MESSAGE: &str = "Error: your reply was neither a tool call nor a final answer in \
 the required format, so nothing was run. Answer with exactly one JSON object: {\"tool\": \
-\"<tool name>\", \"arguments\": {...}} to call a tool, or {\"final\": \"<answer>\"} to answer.";
+\"<tool name>\", \"arguments\": {...}} to call a tool, or {\"tool\": \"answer\", \"arguments\": \
+{\"text\": \"<answer>\"}} to answer.";
 
 /// The result of a `finish` call when no verifier is registered.
 const UNVERIFIED_FINISH: &str =

@@ -10,6 +10,7 @@ use crate::protocol::ToolSpec;
 pub fn todo_tool() -> ToolDecl {
     ToolDecl {
         spec: ToolSpec {
+            local_parameters: None,
             name: "todo".into(),
             description: "Keep your task list. Send the whole list each time; items with status \
                           \"open\" must be done before the task can be finished."
@@ -47,6 +48,7 @@ pub fn todo_tool() -> ToolDecl {
 pub fn finish_tool() -> ToolDecl {
     ToolDecl {
         spec: ToolSpec {
+            local_parameters: None,
             name: "finish".into(),
             description: "Call when the task is done, with a summary of the result. A verifier \
                           checks it; if it fails you get the reason and must fix it."

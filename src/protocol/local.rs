@@ -1,156 +1,37 @@
 //! Requests to and replies from a small local model (SmolLM2 through llama.cpp / wllama) whose
-//! chat template has no tool calling. Tools are described in the system prompt, and a JSON
-//! Schema `response_format` (one `{tool, arguments}` shape per tool, plus `{final}`) makes
-//! llama.cpp's grammar admit only well-formed calls. Replies are parsed back strictly: output
-//! that is neither a call nor a final answer is a malformed reply (an error the model is shown),
-//! never a final answer.
+//! chat template has no tool calling. Tools are described in the system prompt, and a GBNF
+//! grammar built from their schemas (one `{tool, arguments}` shape per tool, the answer being a
+//! call to the `answer` pseudo-tool) admits only well-formed calls. Replies are parsed back
+//! strictly: output that is neither a call nor an answer is a malformed reply (an error the
+//! model is shown), never a final answer. Earlier turns are rendered exactly as the grammar had
+//! the model write them (the same text; the KV cache still stops there when the tokenizer
+//! splits that text otherwise than the model's tokens did).
 
 use serde::Serialize;
 use serde_json::Value;
 
+use super::local_grammar::{
+    answer_offered, grammar_schema, render_call, render_final, reply_grammar, ANSWER_KEY,
+    ANSWER_TOOL,
+};
 use super::local_prompt::compact_tool_prompt;
-use super::message::{Message, ToolCall};
+use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelReply, ModelRequest, Usage};
 
-/// A chat request for the local runtime. Serialise it directly (e.g. `serde_json::to_string`
-/// or `serde_wasm_bindgen`), not through `serde_json::Value`: see [`ResponseFormat`].
+/// A chat request for the local runtime.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LocalRequest {
     /// OpenAI-style `{role, content}` messages with plain-text content (`system`, `user`,
     /// `assistant` only).
     pub messages: Vec<Value>,
-    /// The JSON Schema constraint; `None` (free text) when no tools are offered.
+    /// The GBNF grammar admitting one tool call or a final answer ([`reply_grammar`]); `None`
+    /// (free text) when no tools are offered.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub response_format: Option<ResponseFormat>,
+    pub grammar: Option<String>,
     /// Upper bound on generated tokens.
     pub max_tokens: u32,
     /// Sampling temperature: 0 (greedy), so a small model's tool calls are reproducible.
     pub temperature: f32,
-}
-
-/// The `response_format` constraining the reply to one tool call or a final answer:
-/// `{type: "json_schema", json_schema: {schema: {oneOf: [...]}}}` with, per tool,
-/// `{tool: {const: name}, arguments: <its parameters schema>}` (both required, no other keys)
-/// and `{final: string}`.
-///
-/// It serialises with `tool` before `arguments`. llama.cpp builds its grammar in the schema's
-/// property order, so this order makes the model name the tool before writing arguments. A
-/// `serde_json::Value` would sort the keys (`arguments` first), which is why this is a type of
-/// its own; [`ResponseFormat::to_value`] gives the order-insensitive value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResponseFormat {
-    /// `(tool name, parameters JSON Schema)` for each offered tool, in order.
-    pub tools: Vec<(String, Value)>,
-}
-
-impl ResponseFormat {
-    /// The format as a JSON value (object keys sorted; for comparison and inspection).
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-}
-
-impl Serialize for ResponseFormat {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut one_of: Vec<Shape<'_>> = self
-            .tools
-            .iter()
-            .map(|(name, parameters)| {
-                Shape::Tool(Object {
-                    kind: "object",
-                    properties: ToolProperties {
-                        tool: Const { value: name },
-                        arguments: parameters,
-                    },
-                    required: &["tool", "arguments"],
-                    additional_properties: false,
-                })
-            })
-            .collect();
-        one_of.push(Shape::Final(Object {
-            kind: "object",
-            properties: FinalProperties {
-                answer: TypeOnly { kind: "string" },
-            },
-            required: &["final"],
-            additional_properties: false,
-        }));
-        Wire {
-            kind: "json_schema",
-            json_schema: SchemaHolder {
-                schema: OneOf { one_of },
-            },
-        }
-        .serialize(serializer)
-    }
-}
-
-/// `{type, json_schema}`.
-#[derive(Serialize)]
-struct Wire<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    json_schema: SchemaHolder<'a>,
-}
-
-/// `{schema}`.
-#[derive(Serialize)]
-struct SchemaHolder<'a> {
-    schema: OneOf<'a>,
-}
-
-/// `{oneOf}`.
-#[derive(Serialize)]
-struct OneOf<'a> {
-    #[serde(rename = "oneOf")]
-    one_of: Vec<Shape<'a>>,
-}
-
-/// One alternative reply shape.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Shape<'a> {
-    Tool(Object<ToolProperties<'a>>),
-    Final(Object<FinalProperties>),
-}
-
-/// A closed object schema with required properties.
-#[derive(Serialize)]
-struct Object<P> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    properties: P,
-    required: &'static [&'static str],
-    #[serde(rename = "additionalProperties")]
-    additional_properties: bool,
-}
-
-/// `{tool, arguments}`, in this order.
-#[derive(Serialize)]
-struct ToolProperties<'a> {
-    tool: Const<'a>,
-    arguments: &'a Value,
-}
-
-/// `{final}`.
-#[derive(Serialize)]
-struct FinalProperties {
-    #[serde(rename = "final")]
-    answer: TypeOnly,
-}
-
-/// `{const}`.
-#[derive(Serialize)]
-struct Const<'a> {
-    #[serde(rename = "const")]
-    value: &'a str,
-}
-
-/// `{type}`.
-#[derive(Serialize)]
-struct TypeOnly {
-    #[serde(rename = "type")]
-    kind: &'static str,
 }
 
 /// Most tokens a reply may take when tools are offered: a tool call or a short answer fits, and
@@ -184,10 +65,9 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     for message in &req.messages {
         let (role, content) = match message {
             Message::User { text } => ("user", text.clone()),
-            Message::Assistant { text, tool_calls } => (
-                "assistant",
-                render_assistant(text, tool_calls, tools_offered),
-            ),
+            Message::Assistant { text, tool_calls } => {
+                ("assistant", render_assistant(text, tool_calls, &req.tools))
+            }
             Message::Tool {
                 call_id: _,
                 name,
@@ -204,13 +84,7 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     }
     LocalRequest {
         messages,
-        response_format: tools_offered.then(|| ResponseFormat {
-            tools: req
-                .tools
-                .iter()
-                .map(|tool| (tool.name.clone(), tool.parameters.clone()))
-                .collect(),
-        }),
+        grammar: tools_offered.then(|| reply_grammar(&req.tools)),
         max_tokens: if tools_offered {
             req.max_output_tokens.min(LOCAL_TOOL_REPLY_MAX_TOKENS)
         } else {
@@ -227,45 +101,42 @@ fn text_message(role: &str, content: String) -> Value {
 
 /// An assistant turn as the model would have written it: one `{"tool", "arguments"}` object per
 /// call (after any text), else `{"final": text}` when tools are offered, else the plain text.
-fn render_assistant(text: &str, tool_calls: &[ToolCall], tools_offered: bool) -> String {
+fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> String {
     if tool_calls.is_empty() {
-        return if tools_offered {
-            serde_json::json!({ "final": text }).to_string()
-        } else {
+        return if tools.is_empty() {
             text.to_string()
+        } else {
+            render_final(text)
         };
     }
     let mut lines: Vec<String> = Vec::with_capacity(tool_calls.len() + 1);
     if !text.is_empty() {
         lines.push(text.to_string());
     }
-    lines.extend(tool_calls.iter().map(render_call));
+    lines.extend(tool_calls.iter().map(|call| {
+        // Arguments that are not valid JSON are embedded as a string.
+        let arguments = serde_json::from_str::<Value>(&call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+        let schema = tools
+            .iter()
+            .find(|tool| tool.name == call.name)
+            .map(grammar_schema);
+        render_call(&call.name, &arguments, schema)
+    }));
     lines.join("\n")
 }
 
-/// `{"tool":<name>,"arguments":<arguments>}`, `tool` first; arguments that are not valid JSON
-/// are embedded as a string.
-fn render_call(call: &ToolCall) -> String {
-    let arguments = match serde_json::from_str::<Value>(&call.arguments) {
-        Ok(value) => value,
-        Err(_) => Value::String(call.arguments.clone()),
-    };
-    format!(
-        "{{\"tool\":{},\"arguments\":{}}}",
-        Value::String(call.name.clone()),
-        arguments
-    )
-}
-
-/// Parses what the local model produced. When tools were offered, `{"tool": .., "arguments":
-/// {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
+/// Parses what the local model produced. When tools were offered (`offered` is not empty), a
+/// call to the answer pseudo-tool (`{"tool":"answer","arguments":{"text":".."}}`, see
+/// [`ANSWER_TOOL`]) or `{"final": ".."}` is the answer text (`EndTurn`); any other `{"tool": ..,
+/// "arguments": {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
 /// whose arguments are not an object keeps them as they are, so the core rejects it against the
-/// tool's schema) and `{"final": ".."}` the answer text (`EndTurn`). A JSON object cut short
+/// tool's schema). A JSON object cut short
 /// (the model hit its token limit) is returned as raw text with `MaxTokens`; anything else is the
 /// raw text with `Malformed`. Without tools the text is the answer. This never fails.
 pub fn parse_local_output(
     text: &str,
-    tools_were_offered: bool,
+    offered: &[ToolSpec],
     usage: Usage,
     call_id: String,
 ) -> ModelReply {
@@ -276,7 +147,7 @@ pub fn parse_local_output(
         usage,
         model: String::new(),
     };
-    if !tools_were_offered {
+    if offered.is_empty() {
         return reply;
     }
     let candidate = strip_code_fence(text.trim());
@@ -284,6 +155,12 @@ pub fn parse_local_output(
         Ok(Value::Object(object)) => {
             let tool = object.get("tool").and_then(Value::as_str);
             let arguments = object.get("arguments").filter(|a| a.is_object());
+            if let (Some(ANSWER_TOOL), Some(text)) = (tool, answer_text(arguments)) {
+                if answer_offered(offered) && object.len() == 2 {
+                    text.clone_into(&mut reply.text);
+                    return reply;
+                }
+            }
             let answer = object.get("final").and_then(Value::as_str);
             match (tool, arguments, answer) {
                 (Some(name), Some(arguments), None) => {
@@ -323,6 +200,15 @@ pub fn parse_local_output(
         }
     }
     reply
+}
+
+/// The text of an answer's arguments, `{"text": ".."}` and nothing else.
+fn answer_text(arguments: Option<&Value>) -> Option<&str> {
+    let arguments = arguments?.as_object()?;
+    if arguments.len() != 1 {
+        return None;
+    }
+    arguments.get(ANSWER_KEY)?.as_str()
 }
 
 /// The inside of a Markdown code fence (```` ```json ... ``` ````), or the text unchanged.

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::local_grammar::{answer_offered, ANSWER_KEY, ANSWER_TOOL};
 use super::message::{Message, ToolSpec};
 use super::model::ModelRequest;
 
@@ -23,16 +24,16 @@ const COMMON_ARGUMENTS: [&str; 2] = ["path", "content"];
 /// ```text
 /// Reply with one JSON object only.
 /// To call a tool: {"tool":"<name>","arguments":{...}}
-/// To answer the user: {"final":"<answer>"}
+/// Call one tool at a time; its result comes back to you.
 /// Tools:
 /// - vfs: Virtual filesystem stored in the browser. Arguments: op* (read|write|…), path, content
+/// - answer: Reply to the user. Arguments: text*
 /// (* = required)
 /// ```
 pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
     let mut out = String::from(
         "Reply with one JSON object only.\n\
          To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
-         To answer the user: {\"final\":\"<answer>\"}\n\
          Call one tool at a time; its result comes back to you.\n\
          Tools:\n",
     );
@@ -42,11 +43,24 @@ pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
             tool.name,
             short_description(&tool.description)
         ));
-        let arguments = argument_list(&tool.parameters);
-        if !arguments.is_empty() {
-            out.push_str(&format!(" Arguments: {arguments}"));
+        match tool.local_parameters.as_ref().and_then(branch_list) {
+            Some(branches) => out.push_str(&format!(" Arguments: {branches}")),
+            None => {
+                let arguments = argument_list(&tool.parameters);
+                if !arguments.is_empty() {
+                    out.push_str(&format!(" Arguments: {arguments}"));
+                }
+            }
         }
         out.push('\n');
+    }
+    if answer_offered(tools) {
+        // The answer is listed as one more tool (measured on SmolLM2-135M: a separate "To
+        // answer the user: …" line made it answer tasks that asked for a call, or write
+        // `17 * 23 = 4217` as the code of an eval).
+        out.push_str(&format!(
+            "- {ANSWER_TOOL}: Reply to the user. Arguments: {ANSWER_KEY}*\n"
+        ));
     }
     out.push_str("(* = required)");
     out
@@ -74,6 +88,40 @@ fn short_description(description: &str) -> String {
     }
     cut.push('…');
     cut
+}
+
+/// For a `oneOf` whose branches each fix one argument with `const` (the operation), that argument
+/// and each branch's value with its other required arguments:
+/// `op* = read (path) | write (path, content)`. `None` for any other schema.
+fn branch_list(schema: &Value) -> Option<String> {
+    let branches = schema.get("oneOf").and_then(Value::as_array)?;
+    let mut key: Option<&str> = None;
+    let mut shown = Vec::with_capacity(branches.len());
+    for branch in branches {
+        let properties = branch.get("properties").and_then(Value::as_object)?;
+        let (name, constant) = properties
+            .iter()
+            .find_map(|(name, p)| p.get("const").map(|c| (name.as_str(), c)))?;
+        if key.is_some_and(|k| k != name) {
+            return None;
+        }
+        key = Some(name);
+        let value = constant
+            .as_str()
+            .map_or_else(|| constant.to_string(), str::to_string);
+        let (required, _) = super::local_grammar::key_order(branch);
+        let rest: Vec<&str> = required
+            .iter()
+            .map(String::as_str)
+            .filter(|k| *k != name)
+            .collect();
+        shown.push(if rest.is_empty() {
+            value
+        } else {
+            format!("{value} ({})", rest.join(", "))
+        });
+    }
+    Some(format!("{}* = {}", key?, shown.join(" | ")))
 }
 
 /// `op* (read|write), path, content, limit (integer)`: required first (in `required` order),

@@ -74,4 +74,14 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of the arguments object.
     pub parameters: serde_json::Value,
+    /// A narrower schema for grammar-constrained small local models, when the tool has one:
+    /// e.g. a `oneOf` by operation with each operation's required arguments, which `parameters`
+    /// cannot say in a shape every remote provider accepts. Whatever it admits must also satisfy
+    /// `parameters` (the core checks calls against that). Remote providers never see it.
+    #[serde(
+        default,
+        alias = "localParameters",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub local_parameters: Option<serde_json::Value>,
 }

@@ -6,7 +6,9 @@ pub mod chat_completion;
 pub mod custom_delta;
 pub mod http_error;
 pub mod local;
+pub mod local_grammar;
 pub mod local_prompt;
+pub mod local_repeat;
 pub mod message;
 pub mod model;
 pub mod openai;
@@ -21,8 +23,7 @@ pub use chat_completion::{custom_request, CompletionAssembler};
 pub use custom_delta::{RequestDelta, SentTranscript};
 pub use http_error::{parse_error_body, should_retry_header};
 pub use local::{
-    build_local_request, parse_local_output, LocalRequest, ResponseFormat,
-    LOCAL_TOOL_REPLY_MAX_TOKENS,
+    build_local_request, parse_local_output, LocalRequest, LOCAL_TOOL_REPLY_MAX_TOKENS,
 };
 pub use message::{Message, ToolCall, ToolSpec};
 pub use model::{FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, Usage};

@@ -196,6 +196,9 @@ pub struct HostToolSpec {
     /// JSON Schema of its arguments.
     #[serde(default = "empty_object_schema")]
     pub parameters: Value,
+    /// A narrower schema for small local models (see [`ToolSpec::local_parameters`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_parameters: Option<Value>,
     /// Default permission.
     #[serde(default = "default_permission")]
     pub permission: Permission,
@@ -405,6 +408,7 @@ fn host_decl(spec: &HostToolSpec) -> ToolDecl {
             name: spec.name.clone(),
             description: spec.description.clone(),
             parameters: spec.parameters.clone(),
+            local_parameters: spec.local_parameters.clone(),
         },
         permission: spec.permission,
         idempotent: spec.idempotent,

@@ -182,6 +182,7 @@ fn config() -> AgentConfig {
     AgentConfig {
         tools: vec![ToolDecl {
             spec: ToolSpec {
+                local_parameters: None,
                 name: "read_file".into(),
                 description: "read".into(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),

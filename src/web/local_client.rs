@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
+use crate::protocol::local_repeat::end_on_repeat;
 use crate::protocol::{
     build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
     ModelRequest, StreamDelta, Usage,
@@ -147,7 +148,7 @@ impl ModelClient for LocalModel {
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> Result<ModelReply, ModelError> {
         let local = build_local_request(request);
-        let tools_offered = local.response_format.is_some();
+        let tools_offered = local.grammar.is_some();
         let json = serde_json::to_string(&local).map_err(|error| ModelError {
             kind: ModelErrorKind::LocalModel,
             message: format!("cannot encode the local request: {error}"),
@@ -221,7 +222,8 @@ impl ModelClient for LocalModel {
             output_tokens: output.output_tokens,
             ..Usage::default()
         };
-        let mut reply = parse_local_output(&output.text, tools_offered, usage, self.next_call_id());
+        let reply = parse_local_output(&output.text, &request.tools, usage, self.next_call_id());
+        let mut reply = end_on_repeat(request, reply);
         reply.model = self.name.clone();
         match output.finish {
             BridgeFinish::Stop => {}

@@ -50,7 +50,7 @@ export async function loadLocalModel({ url, onProgress, signal }) {
         }
         return { text, finish: 'stop', usage: { input_tokens: 3, output_tokens: 400 } };
       }
-      const pieces = request.response_format
+      const pieces = request.grammar
         ? ['{"tool":"read_file",', '"arguments":{"path":"notes.txt"}}']
         : ['Hi ', 'there.'];
       for (const piece of pieces) onDelta(piece);
@@ -131,7 +131,7 @@ async fn local_model_loads_with_progress_and_streams_text() {
 }
 
 #[wasm_bindgen_test]
-async fn local_model_maps_constrained_output_to_a_tool_call_with_the_schema_in_order() {
+async fn local_model_maps_constrained_output_to_a_tool_call_with_the_grammar_in_order() {
     let (model, _) = load_fake().await;
     let run = call(&model, &request(true)).await;
     let reply = run.result.unwrap();
@@ -156,10 +156,52 @@ async fn local_model_maps_constrained_output_to_a_tool_call_with_the_schema_in_o
         .iter()
         .all(|d| matches!(d, StreamDelta::Thinking(_))));
     let sent = global("__fakeRequest").as_string().unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&sent).unwrap();
+    let grammar = sent["grammar"].as_str().unwrap_or_default();
     assert!(
-        sent.contains(r#""properties":{"tool":{"const":"read_file"},"arguments":"#),
-        "the schema must name the tool before its arguments: {sent}"
+        grammar.contains(r#""{\"tool\":\"read_file\",\"arguments\":""#),
+        "the grammar must name the tool before its arguments: {grammar}"
     );
+    assert!(sent.get("response_format").is_none(), "{sent}");
+}
+
+#[wasm_bindgen_test]
+async fn a_repeat_of_the_last_successful_call_comes_back_as_the_answer_that_ends_the_run() {
+    // The fake writes read_file(notes.txt) whenever it is given a grammar, as SmolLM2-135M does
+    // after that call succeeded.
+    let (model, _) = load_fake().await;
+    let mut req = request(true);
+    req.messages.extend([
+        Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"notes.txt"}"#.into(),
+            }],
+        },
+        Message::Tool {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            content: "buy milk".into(),
+            is_error: false,
+        },
+    ]);
+    let reply = call(&model, &req).await.result.unwrap();
+    assert_eq!(reply.finish, FinishReason::EndTurn);
+    assert!(reply.tool_calls.is_empty(), "{reply:?}");
+    assert!(
+        reply.text.starts_with("The read_file call succeeded;")
+            && reply.text.ends_with("\nbuy milk"),
+        "{}",
+        reply.text
+    );
+    // After a failed call the same call is a retry, and is run.
+    if let Some(Message::Tool { is_error, .. }) = req.messages.last_mut() {
+        *is_error = true;
+    }
+    let retry = call(&model, &req).await.result.unwrap();
+    assert_eq!(retry.finish, FinishReason::ToolUse);
 }
 
 #[wasm_bindgen_test]

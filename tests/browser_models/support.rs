@@ -55,6 +55,7 @@ pub fn request(with_tools: bool) -> ModelRequest {
     let tools = if with_tools {
         vec![
             ToolSpec {
+                local_parameters: None,
                 name: "read_file".into(),
                 description: "Read a file".into(),
                 parameters: serde_json::json!({
@@ -64,6 +65,7 @@ pub fn request(with_tools: bool) -> ModelRequest {
                 }),
             },
             ToolSpec {
+                local_parameters: None,
                 name: "list_dir".into(),
                 description: "List a directory".into(),
                 parameters: serde_json::json!({

@@ -40,6 +40,7 @@ pub fn host_tool(
         .collect();
     ToolDecl {
         spec: ToolSpec {
+            local_parameters: None,
             name: name.into(),
             description: format!("{name} tool"),
             parameters: json!({"type": "object", "properties": properties, "required": props, "additionalProperties": false}),

@@ -1,6 +1,7 @@
 // End-to-end tests of the in-tab local model (www/local/*.js + wllama + SmolLM2-135M) in headless
 // Chromium: download with progress, browser-storage cache across a reload, streamed text,
-// JSON-Schema-constrained tool calls, abort, and both thread modes (cross-origin isolated or not).
+// JSON-Schema- and GBNF-constrained tool calls, abort (while writing and while reading the prompt),
+// and both thread modes (cross-origin isolated or not).
 // Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -184,6 +185,36 @@ function abortInPage(page) {
   });
 }
 
+// Aborts as soon as the first batch of a long prompt has been read (n of N tokens, n < N).
+function abortWhileReadingInPage(page) {
+  return page.evaluate(async () => {
+    const controller = new AbortController();
+    const reports = [];
+    let abortedAt = 0;
+    let deltas = 0;
+    const filler = Array.from({ length: 60 }, (_, i) => `Line ${i}: the keeper climbed the stairs and lit the lamp again.`).join('\n');
+    const out = await window.model.complete(
+      { messages: [{ role: 'user', content: `${filler}\nSummarise this.` }], max_tokens: 32 },
+      {
+        signal: controller.signal,
+        onDelta: () => {
+          deltas += 1;
+        },
+        onProgress: (p) => {
+          reports.push(p);
+          if (p.phase === 'prompt' && p.loaded > 0 && p.loaded < p.total && !controller.signal.aborted) {
+            abortedAt = performance.now();
+            controller.abort();
+          }
+        },
+      },
+    );
+    const returnMs = Math.round(performance.now() - abortedAt);
+    const next = await window.model.complete({ messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 3 });
+    return { out, reports, deltas, returnMs, next };
+  });
+}
+
 function checkFreeText(result) {
   assert.ok(result.deltas.length >= 2, `expected at least 2 streamed deltas, got ${result.deltas.length}`);
   assert.ok(result.text.trim().length > 0, 'expected a non-empty answer');
@@ -274,6 +305,19 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
     f.abort_return_ms = returnMs;
   });
 
+  test('cancel while the model is reading the prompt stops it before any output', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { out, reports, deltas, returnMs, next } = await abortWhileReadingInPage(page);
+    const prompt = reports.filter((p) => p.phase === 'prompt' && p.total != null);
+    assert.ok(prompt.length > 0, `no prompt progress: ${JSON.stringify(reports.slice(0, 4))}`);
+    assert.ok(prompt.at(-1).loaded < prompt.at(-1).total, `the whole prompt was read: ${JSON.stringify(prompt.at(-1))}`);
+    assert.equal(out.finish, 'abort');
+    assert.equal(out.text, '');
+    assert.equal(deltas, 0, 'nothing was written');
+    assert.equal(reports.filter((p) => p.phase === 'writing').length, 0);
+    assert.ok(next.text.length > 0 && next.finish !== 'abort', 'the model should work after the cancel');
+    Object.assign(f, { cancel_while_reading_return_ms: returnMs, cancel_at_tokens: `${prompt.at(-1).loaded} of ${prompt.at(-1).total}` });
+  });
+
   test('a reload gets the model from browser storage, not the server', { timeout: TEST_TIMEOUT_MS }, async () => {
     await page.reload();
     await page.waitForFunction(() => window.tabloopLocalReady === true);
@@ -330,6 +374,19 @@ describe('local model, not isolated (single thread)', () => {
       json_branch: branch,
       abort_return_ms: returnMs,
     });
+  });
+
+  test('a GBNF grammar shapes the output exactly (no whitespace, keys in order)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const grammar = [
+      'root ::= call | final',
+      'call ::= "{\\"tool\\":\\"read_file\\",\\"arguments\\":{\\"path\\":" string "}}"',
+      'final ::= "{\\"final\\":" string "}"',
+      'string ::= "\\"" [^"\\\\\\x00-\\x1F]* "\\""',
+    ].join('\n');
+    const result = await streamInPage(page, { messages: TOOL_MESSAGES, grammar, max_tokens: 48, temperature: 0 });
+    assert.match(result.text, /^(\{"tool":"read_file","arguments":\{"path":"[^"]*"\}\}|\{"final":"[^"]*"\})$/, result.text);
+    f.grammar_output = result.text;
+    f.grammar_call_ms = result.timings.total_ms;
   });
 });
 

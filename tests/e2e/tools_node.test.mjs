@@ -112,6 +112,24 @@ describe('registry (node)', () => {
     assert.deepEqual(builtinTools().map((s) => s.name), ['vfs', 'eval', 'http_fetch']);
   });
 
+  test('a narrower schema for local models is checked and listed with the tool', () => {
+    const reg = createRegistry();
+    assert.throws(() => reg.registerTool(tool({ localParameters: [1] })), /localParameters/);
+    const local = { oneOf: [{ type: 'object', properties: { op: { const: 'a' } }, required: ['op'] }] };
+    reg.registerTool(tool({ localParameters: local }));
+    reg.registerTool(tool({ name: 'plain' }));
+    const [listed, plain] = reg.listTools();
+    assert.deepEqual(listed.localParameters, local);
+    assert.equal('localParameters' in plain, false);
+    // vfs's: one shape per operation, a write needing its content
+    const vfs = validateSpec(builtinTools()[0]);
+    const write = vfs.localParameters.oneOf.find((s) => s.properties.op.const === 'write');
+    assert.deepEqual(write.required, ['op', 'path', 'content']);
+    for (const shape of vfs.localParameters.oneOf) {
+      for (const key of Object.keys(shape.properties)) assert.ok(key === 'op' || key in vfs.parameters.properties, key);
+    }
+  });
+
   test('callTool normalises results and never throws', async () => {
     const reg = createRegistry();
     reg.registerTool(tool({ name: 'ok', execute: async (args, ctx) => ({ got: args.x, session: ctx.session, when: new Date(0) }) }));

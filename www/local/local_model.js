@@ -233,9 +233,10 @@ export class LocalModel {
   /**
    * Runs one chat completion, streaming the text as it is generated.
    *
-   * @param {{messages: {role: string, content: string}[], response_format?: object, max_tokens?: number, temperature?: number}} request
-   *   `response_format`: `{type: 'json_schema', json_schema: {schema}}` constrains the output to
-   *   JSON matching `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
+   * @param {{messages: {role: string, content: string}[], grammar?: string, response_format?: object, max_tokens?: number, temperature?: number}} request
+   *   `grammar`: GBNF text the output must match; or `response_format`:
+   *   `{type: 'json_schema', json_schema: {schema}}` constrains the output to JSON matching
+   *   `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
    * @param {{onDelta?: (text: string) => void, onProgress?: (p: {phase: 'prompt'|'writing', loaded: number, total: number|null, per_second?: number|null}) => void, signal?: AbortSignal}} [options]
    *   `onProgress`: 'prompt' while the prompt is read (`loaded` of `total` tokens, cached ones
    *   included), then 'writing' per generated piece (`loaded` pieces, `per_second` their rate)
@@ -292,6 +293,11 @@ export class LocalModel {
       return_progress: true,
     };
     if (request?.temperature != null) params.temperature = request.temperature;
+    if (request?.grammar != null) {
+      if (typeof request.grammar !== 'string') throw new TypeError('complete(): grammar must be GBNF text');
+      if (request.response_format != null) throw new TypeError('complete(): give grammar or response_format, not both');
+      params.grammar = request.grammar;
+    }
     const format = toResponseFormat(request?.response_format);
     if (format) params.response_format = format;
 

@@ -32,6 +32,17 @@ export function validateSpec(spec) {
   } catch (error) {
     throw new TypeError(`tool ${name}: parameters must be JSON-serialisable (${error.message})`);
   }
+  const localParameters = spec.localParameters ?? null;
+  if (localParameters !== null) {
+    if (typeof localParameters !== 'object' || Array.isArray(localParameters)) {
+      throw new TypeError(`tool ${name}: localParameters must be a JSON Schema object`);
+    }
+    try {
+      JSON.stringify(localParameters);
+    } catch (error) {
+      throw new TypeError(`tool ${name}: localParameters must be JSON-serialisable (${error.message})`);
+    }
+  }
   if (typeof execute !== 'function') throw new TypeError(`tool ${name}: execute must be a function`);
   const permission = spec.permission ?? 'ask';
   if (!PERMISSIONS.includes(permission)) throw new TypeError(`tool ${name}: permission must be one of ${PERMISSIONS.join(', ')}`);
@@ -48,6 +59,7 @@ export function validateSpec(spec) {
     name,
     description,
     parameters: structuredClone(parameters),
+    localParameters: localParameters && structuredClone(localParameters),
     execute,
     permission,
     idempotent: spec.idempotent ?? false,
@@ -58,8 +70,10 @@ export function validateSpec(spec) {
 }
 
 function describeSpec(spec) {
-  const { name, description, parameters, permission, idempotent, parallelSafe, timeoutMs, approvalScope } = spec;
-  return { name, description, parameters: structuredClone(parameters), permission, idempotent, parallelSafe, timeoutMs, approvalScope };
+  const { name, description, parameters, localParameters, permission, idempotent, parallelSafe, timeoutMs, approvalScope } = spec;
+  const described = { name, description, parameters: structuredClone(parameters), permission, idempotent, parallelSafe, timeoutMs, approvalScope };
+  if (localParameters) described.localParameters = structuredClone(localParameters);
+  return described;
 }
 
 function errorText(error) {

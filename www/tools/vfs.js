@@ -45,6 +45,29 @@ const PARAMETERS = {
   additionalProperties: false,
 };
 
+// For small in-tab models: one shape per operation, each with the arguments it needs, so a
+// grammar built from it cannot leave out `content` on a write. Required ones are listed in the
+// order the model writes them; `volume` is left to the default.
+const opShape = (op, required, optional = []) => ({
+  type: 'object',
+  properties: Object.fromEntries([['op', { const: op }], ...[...required, ...optional].map((key) => [key, PARAMETERS.properties[key]])]),
+  required: ['op', ...required],
+  additionalProperties: false,
+});
+const LOCAL_PARAMETERS = {
+  oneOf: [
+    opShape('read', ['path'], ['offset', 'limit']),
+    opShape('write', ['path', 'content']),
+    opShape('edit', ['path', 'old_string', 'new_string'], ['replace_all']),
+    opShape('list', ['path']),
+    opShape('glob', ['pattern'], ['path']),
+    opShape('grep', ['pattern'], ['path', 'regex', 'ignore_case', 'include']),
+    opShape('delete', ['path'], ['recursive']),
+    opShape('move', ['path', 'to'], ['overwrite']),
+    opShape('stat', ['path']),
+  ],
+};
+
 const DESCRIPTION = [
   'Virtual filesystem stored in the browser. One tool, several operations selected by `op`:',
   'read {path, offset?, limit?} shows numbered lines; write {path, content} creates or replaces a file;',
@@ -414,6 +437,7 @@ export function vfsTool(options = {}) {
     name: 'vfs',
     description: DESCRIPTION,
     parameters: PARAMETERS,
+    localParameters: LOCAL_PARAMETERS,
     permission: options.permission ?? 'allow',
     idempotent: false,
     parallelSafe: false,

@@ -1,0 +1,353 @@
+//! The GBNF grammar that constrains a small local model's reply to one tool call or a final
+//! answer, and the canonical text of such a reply. Both are compact and deterministic: no
+//! whitespace anywhere, object keys in one fixed order (a schema's `required` order, then its
+//! other properties by name). So a reply the model wrote, parsed and rendered back by
+//! [`render_call`], is the very text it produced (what the next step's prompt needs to match
+//! the KV cache through the model's own turn, though not all: the tokenizer may split that
+//! text otherwise than the model did, `{"` for the model's `{` `"`).
+//!
+//! A final answer has the shape of a call too, to a reserved pseudo-tool ([`ANSWER_TOOL`]):
+//! `{"tool":"answer","arguments":{"text":"…"}}`. Why: with a separate `{"final":…}` shape the
+//! choice between calling and answering fell on the one token after `{"`, where SmolLM2-135M
+//! rates `final` and `tool` about evenly (0.13 against 0.11 on the read-a-note task), so a
+//! request that asked for a tool call got a made-up answer. With one shape the model picks a
+//! name from the tool list after `{"tool":"`, where the tool the task names is the likely one.
+//!
+//! Schemas are read for the parts a grammar can use (`const`, `enum`, `oneOf`/`anyOf`, `type`,
+//! `properties`, `required`, `items`); anything else (`$ref`, `allOf`, patterns) becomes "any
+//! JSON value" there: the core still checks every call against the tool's schema.
+
+use serde_json::Value;
+
+use super::message::ToolSpec;
+
+/// Deepest schema nesting turned into rules; below it a value is any JSON.
+const MAX_DEPTH: usize = 8;
+
+/// Rules every grammar shares (JSON scalars, strings with the escapes serde_json writes, and any
+/// value for schemas the grammar does not follow).
+const BASE_RULES: &str = r#"string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\bfnrt]
+integer ::= "-"? ("0" | [1-9] [0-9]{0,15})
+number ::= integer ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
+boolean ::= "true" | "false"
+null ::= "null"
+value ::= object | array | string | number | boolean | null
+object ::= "{" (string ":" value ("," string ":" value)*)? "}"
+array ::= "[" (value ("," value)*)? "]"
+"#;
+
+/// The pseudo-tool a local model "calls" to answer the user; never executed.
+pub const ANSWER_TOOL: &str = "answer";
+/// The answer's one argument.
+pub const ANSWER_KEY: &str = "text";
+
+/// Whether a local model may answer through [`ANSWER_TOOL`]: not when a real tool has that
+/// name (a call to it is then that tool's call).
+pub fn answer_offered(tools: &[ToolSpec]) -> bool {
+    !tools.iter().any(|tool| tool.name == ANSWER_TOOL)
+}
+
+/// The grammar for a reply to a request offering `tools`: `{"tool":"<name>","arguments":{..}}`
+/// for one of them (arguments shaped by the tool's `local_parameters`, else its `parameters`),
+/// or the answer, `{"tool":"answer","arguments":{"text":"<text>"}}` ([`answer_offered`]).
+pub fn reply_grammar(tools: &[ToolSpec]) -> String {
+    let mut builder = Builder::default();
+    let mut alternatives = Vec::with_capacity(tools.len() + 1);
+    for (index, tool) in tools.iter().enumerate() {
+        let arguments = builder.expression(grammar_schema(tool), 0);
+        let head = format!("{{\"tool\":{},\"arguments\":", json_text(&tool.name));
+        builder.rules.push(format!(
+            "call{index} ::= {} {arguments} \"}}\"",
+            literal(&head)
+        ));
+        alternatives.push(format!("call{index}"));
+    }
+    let answer = answer_offered(tools);
+    if answer {
+        alternatives.push("final".to_string());
+    }
+    let mut out = format!("root ::= {}\n", alternatives.join(" | "));
+    if answer {
+        let head = format!(
+            "{{\"tool\":{},\"arguments\":{{{}:",
+            json_text(ANSWER_TOOL),
+            json_text(ANSWER_KEY)
+        );
+        out.push_str(&format!("final ::= {} string \"}}}}\"\n", literal(&head)));
+    }
+    for rule in &builder.rules {
+        out.push_str(rule);
+        out.push('\n');
+    }
+    out.push_str(BASE_RULES);
+    out
+}
+
+/// The schema the grammar follows for `tool`'s arguments.
+pub fn grammar_schema(tool: &ToolSpec) -> &Value {
+    tool.local_parameters.as_ref().unwrap_or(&tool.parameters)
+}
+
+/// `{"tool":<name>,"arguments":<arguments>}` exactly as the grammar has the model write it:
+/// arguments' keys in the schema's order, no whitespace. `schema` is the tool's grammar schema
+/// (`None` for a tool no longer offered: keys then come sorted).
+pub fn render_call(name: &str, arguments: &Value, schema: Option<&Value>) -> String {
+    let mut out = format!("{{\"tool\":{},\"arguments\":", json_text(name));
+    write_value(&mut out, arguments, schema.unwrap_or(&Value::Null));
+    out.push('}');
+    out
+}
+
+/// The answer `text` as the grammar has the model write it (a call to [`ANSWER_TOOL`]).
+pub fn render_final(text: &str) -> String {
+    format!(
+        "{{\"tool\":{},\"arguments\":{{{}:{}}}}}",
+        json_text(ANSWER_TOOL),
+        json_text(ANSWER_KEY),
+        json_text(text)
+    )
+}
+
+/// Collects the named rules of one grammar.
+#[derive(Default)]
+struct Builder {
+    rules: Vec<String>,
+    /// Schema rules named so far (`r0`, `r1`, …).
+    named: usize,
+}
+
+impl Builder {
+    /// A grammar expression for values matching `schema` (a rule name, a literal or a group).
+    fn expression(&mut self, schema: &Value, depth: usize) -> String {
+        if depth > MAX_DEPTH {
+            return "value".into();
+        }
+        if let Some(constant) = schema.get("const") {
+            return literal(&constant.to_string());
+        }
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            if !values.is_empty() {
+                let shown: Vec<String> = values.iter().map(|v| literal(&v.to_string())).collect();
+                return format!("({})", shown.join(" | "));
+            }
+        }
+        if let Some(branches) = alternatives(schema) {
+            let shown: Vec<String> = branches
+                .iter()
+                .map(|branch| self.expression(branch, depth + 1))
+                .collect();
+            return self.rule(format!("({})", shown.join(" | ")));
+        }
+        match schema.get("type") {
+            Some(Value::String(kind)) => self.typed(kind, schema, depth),
+            Some(Value::Array(kinds)) => {
+                let shown: Vec<String> = kinds
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|kind| self.typed(kind, schema, depth))
+                    .collect();
+                if shown.is_empty() {
+                    "value".into()
+                } else {
+                    format!("({})", shown.join(" | "))
+                }
+            }
+            Some(_) | None if schema.get("properties").is_some() => {
+                self.typed("object", schema, depth)
+            }
+            Some(_) | None => "value".into(),
+        }
+    }
+
+    /// The expression for one JSON type.
+    fn typed(&mut self, kind: &str, schema: &Value, depth: usize) -> String {
+        match kind {
+            "string" | "integer" | "number" | "boolean" | "null" => kind.to_string(),
+            "object" => self.object(schema, depth),
+            "array" => match schema.get("items") {
+                Some(items) if items.is_object() => {
+                    let item = self.expression(items, depth + 1);
+                    self.rule(format!("\"[\" ({item} (\",\" {item})*)? \"]\""))
+                }
+                Some(_) | None => "array".into(),
+            },
+            _ => "value".into(),
+        }
+    }
+
+    /// A closed object in [`key_order`]: the required keys, then each optional one or not.
+    fn object(&mut self, schema: &Value, depth: usize) -> String {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return "object".into();
+        };
+        if properties.is_empty() {
+            return "object".into();
+        }
+        let (required, optional) = key_order(schema);
+        let pair = |builder: &mut Builder, key: &str| {
+            let value = properties
+                .get(key)
+                .map_or_else(|| "value".to_string(), |s| builder.expression(s, depth + 1));
+            format!("{} {value}", literal(&format!("{}:", json_text(key))))
+        };
+        let required: Vec<String> = required.iter().map(|key| pair(self, key)).collect();
+        let optional: Vec<String> = optional.iter().map(|key| pair(self, key)).collect();
+        let body = if required.is_empty() {
+            // Any in-order subset: the first one present, then each later one or not.
+            let starts: Vec<String> = (0..optional.len())
+                .map(|first| {
+                    let mut parts = vec![optional[first].clone()];
+                    parts.extend(
+                        optional[first + 1..]
+                            .iter()
+                            .map(|p| format!("(\",\" {p})?")),
+                    );
+                    parts.join(" ")
+                })
+                .collect();
+            format!("\"{{\" ({})? \"}}\"", starts.join(" | "))
+        } else {
+            let mut parts = vec![required.join(" \",\" ")];
+            parts.extend(optional.iter().map(|p| format!("(\",\" {p})?")));
+            format!("\"{{\" {} \"}}\"", parts.join(" "))
+        };
+        self.rule(body)
+    }
+
+    /// Adds `body` as a new rule and returns its name.
+    fn rule(&mut self, body: String) -> String {
+        let name = format!("r{}", self.named);
+        self.named += 1;
+        self.rules.push(format!("{name} ::= {body}"));
+        name
+    }
+}
+
+/// The branches of a `oneOf` or `anyOf`, when the schema has some.
+fn alternatives(schema: &Value) -> Option<&Vec<Value>> {
+    ["oneOf", "anyOf"]
+        .iter()
+        .find_map(|key| schema.get(*key).and_then(Value::as_array))
+        .filter(|branches| !branches.is_empty())
+}
+
+/// An object schema's keys in the order replies write them: the `required` ones in that order,
+/// and the other properties by name.
+pub fn key_order(schema: &Value) -> (Vec<String>, Vec<String>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut required: Vec<String> = Vec::new();
+    for key in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if properties.contains_key(key) && !required.iter().any(|k| k == key) {
+            required.push(key.to_string());
+        }
+    }
+    let optional = properties
+        .keys()
+        .filter(|key| !required.contains(key))
+        .cloned()
+        .collect();
+    (required, optional)
+}
+
+/// Writes `value` compactly, object keys in `schema`'s order (a `oneOf` branch is chosen by the
+/// `const` properties the value matches).
+fn write_value(out: &mut String, value: &Value, schema: &Value) {
+    let schema = match alternatives(schema) {
+        Some(branches) => branches
+            .iter()
+            .find(|branch| consts_match(value, branch))
+            .unwrap_or(&Value::Null),
+        None => schema,
+    };
+    match value {
+        Value::Object(object) => {
+            let (required, optional) = key_order(schema);
+            let mut keys: Vec<&String> = required
+                .iter()
+                .chain(optional.iter())
+                .filter_map(|key| object.get_key_value(key).map(|(k, _)| k))
+                .collect();
+            let mut rest: Vec<&String> = object.keys().filter(|k| !keys.contains(k)).collect();
+            rest.sort();
+            keys.extend(rest);
+            out.push('{');
+            for (index, key) in keys.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&json_text(key));
+                out.push(':');
+                let inner = schema
+                    .pointer(&format!("/properties/{}", pointer_escape(key)))
+                    .unwrap_or(&Value::Null);
+                write_value(out, object.get(key.as_str()).unwrap_or(&Value::Null), inner);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            let inner = schema.get("items").unwrap_or(&Value::Null);
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_value(out, item, inner);
+            }
+            out.push(']');
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            out.push_str(&value.to_string());
+        }
+    }
+}
+
+/// Whether every `const` property of `branch` has that value in `value`.
+fn consts_match(value: &Value, branch: &Value) -> bool {
+    let Some(properties) = branch.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    properties
+        .iter()
+        .filter_map(|(key, schema)| schema.get("const").map(|c| (key, c)))
+        .all(|(key, constant)| value.get(key) == Some(constant))
+}
+
+/// A JSON Pointer segment for `key`.
+fn pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// `text` as a JSON string.
+fn json_text(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
+/// `text` as a GBNF string literal.
+fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02X}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
