@@ -145,6 +145,7 @@ mod tests {
             name: name.into(),
             description: format!("{name} things"),
             parameters: json!({ "type": "object" }),
+            local_parameters: None,
         }
     }
 

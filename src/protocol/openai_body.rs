@@ -243,6 +243,7 @@ mod tests {
             name: "vfs".into(),
             description: "files".into(),
             parameters: json!({ "type": "object", "properties": { "op": { "type": "string" } } }),
+            local_parameters: None,
         }
     }
 
