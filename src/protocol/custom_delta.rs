@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::message::{Message, ToolSpec};
 use super::model::ModelRequest;
-use super::openai::message_json;
+use super::openai::{message_json, tools_json};
 
 /// The part of a request the receiving side must build from its copy of the last one.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,25 +88,6 @@ impl SentTranscript {
     pub fn forget(&mut self) {
         *self = SentTranscript::default();
     }
-}
-
-/// The tools in Chat Completions form.
-fn tools_json(tools: &[ToolSpec]) -> Value {
-    Value::Array(
-        tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    }
-                })
-            })
-            .collect(),
-    )
 }
 
 #[cfg(test)]

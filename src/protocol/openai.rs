@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::message::{Message, ToolCall};
+use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
 use super::openai_chunk::{fast_chunk, Chunk, Str};
 use super::sse::SseEvent;
@@ -34,8 +34,15 @@ pub fn build_request(req: &ModelRequest, model: &str) -> Value {
         "max_completion_tokens": req.max_output_tokens,
     });
     if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
-            .tools
+        body["tools"] = tools_json(&req.tools);
+    }
+    body
+}
+
+/// The tools in Chat Completions form (a page's custom provider receives the same shape).
+pub fn tools_json(tools: &[ToolSpec]) -> Value {
+    Value::Array(
+        tools
             .iter()
             .map(|tool| {
                 json!({
@@ -47,10 +54,8 @@ pub fn build_request(req: &ModelRequest, model: &str) -> Value {
                     }
                 })
             })
-            .collect();
-        body["tools"] = Value::Array(tools);
-    }
-    body
+            .collect(),
+    )
 }
 
 /// Request headers for an OpenAI-compatible endpoint (bearer authorisation and JSON body).
