@@ -223,6 +223,26 @@ fn log(store: &MemoryStore) -> Vec<tabloop::core::Record> {
     futures::executor::block_on(store.load("s")).unwrap()
 }
 
+/// The seq of the first record whose event matches.
+fn position(store: &MemoryStore, event: impl Fn(&Event) -> bool) -> usize {
+    log(store).iter().position(|r| event(&r.event)).unwrap()
+}
+
+/// Asserts that exactly the appends holding one of `records` (by seq) were strict.
+fn assert_strict_exactly(store: &MemoryStore, records: &[usize]) {
+    let mut end = 0;
+    for (len, durability) in store.appends() {
+        let start = end;
+        end += len;
+        let holds = records.iter().any(|seq| (start..end).contains(seq));
+        assert_eq!(
+            durability == Durability::Strict,
+            holds,
+            "batch {start}..{end}"
+        );
+    }
+}
+
 #[test]
 fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
     let store = Rc::new(MemoryStore::default());
@@ -258,17 +278,8 @@ fn a_run_completes_and_every_record_is_persisted_before_it_is_announced() {
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     // The task's batch is strict; nothing irreversible followed any other batch (an
     // idempotent read, model calls): all relaxed.
-    let task = log(&store)
-        .iter()
-        .position(|r| matches!(&r.event, Event::UserMessage { .. }))
-        .unwrap();
-    let mut end = 0;
-    for (len, durability) in store.appends() {
-        let start = end;
-        end += len;
-        let strict = durability == Durability::Strict;
-        assert_eq!(strict, (start..end).contains(&task), "batch {start}..{end}");
-    }
+    let task = position(&store, |e| matches!(e, Event::UserMessage { .. }));
+    assert_strict_exactly(&store, &[task]);
     assert_eq!(
         Agent::replay(&log(&store))
             .unwrap()
@@ -297,31 +308,12 @@ fn the_task_and_the_batch_before_a_tool_that_is_not_idempotent_are_strict_and_on
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
     assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
     // Which batches held the task and the ToolCallStarted of c2: they alone were strict.
-    let records = log(&store);
-    let started_c2 = records
-        .iter()
-        .position(|r| matches!(&r.event, Event::ToolCallStarted { call, .. } if call == "c2"))
-        .unwrap();
-    let task = records
-        .iter()
-        .position(|r| matches!(&r.event, Event::UserMessage { .. }))
-        .unwrap();
-    let mut end = 0;
-    let strict: Vec<bool> = store
-        .appends()
-        .iter()
-        .map(|(len, durability)| {
-            let start = end;
-            end += len;
-            assert_eq!(
-                *durability == Durability::Strict,
-                (start..end).contains(&started_c2) || (start..end).contains(&task),
-                "batch {start}..{end}"
-            );
-            *durability == Durability::Strict
-        })
-        .collect();
-    assert_eq!(strict.iter().filter(|s| **s).count(), 2);
+    let started_c2 = position(
+        &store,
+        |e| matches!(e, Event::ToolCallStarted { call, .. } if call == "c2"),
+    );
+    let task = position(&store, |e| matches!(e, Event::UserMessage { .. }));
+    assert_strict_exactly(&store, &[task, started_c2]);
 }
 
 #[test]
