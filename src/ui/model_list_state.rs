@@ -232,6 +232,15 @@ impl ModelList {
         let list = *self;
         self.run_job(FILE_JOB.to_string(), work, move |result| match result {
             Ok(picked) => {
+                // Known now: the row must not read "no longer stored" until a refresh lands.
+                list.stored.update(|stored| {
+                    stored.retain(|m| m.url != picked.url);
+                    stored.push(StoredModel {
+                        url: picked.url.clone(),
+                        store: picked.store,
+                        bytes: picked.bytes,
+                    });
+                });
                 list.set_choice(&picked.url);
                 if let Some(note) = picked.note {
                     list.notice.set(Some(format!("{}: {note}", picked.name)));
