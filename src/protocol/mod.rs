@@ -5,6 +5,7 @@ pub mod anthropic;
 pub mod chat_completion;
 pub mod custom_delta;
 pub mod http_error;
+mod json_scan;
 pub mod local;
 pub mod local_grammar;
 pub mod local_prompt;
@@ -14,6 +15,8 @@ pub mod model;
 pub mod openai;
 pub mod openai_body;
 mod openai_chunk;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod openai_chunk_agreement;
 pub mod retry;
 pub mod sse;
 pub mod stream;

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
-use super::openai_chunk::{fast_chunk, Chunk, Str};
+use super::openai_chunk::{fast_chunk, Chunk};
 use super::sse::SseEvent;
 use super::stream::{
     inferred_finish, is_complete_object, malformed, partial_reply, provider_error, str_field,
@@ -159,10 +159,11 @@ impl OpenAiStream {
             self.done = true;
             return Ok(Vec::new());
         }
-        // Most chunks are read straight into their typed shape; anything unusual (or an error
-        // member) takes the general reading below, which gives the same answer more slowly.
-        if let Some(chunk) = fast_chunk(data) {
-            return Ok(self.take_chunk(chunk));
+        // Most chunks are read by the hand-written scanner; anything it declines (invalid JSON,
+        // an error member) takes the general reading below, which gives the same answer slowly.
+        let mut chunk = Chunk::default();
+        if fast_chunk(data, &mut chunk).is_some() {
+            return Ok(self.take_chunk(&chunk));
         }
         self.take_general(data)
     }
@@ -193,39 +194,34 @@ impl OpenAiStream {
         Ok(deltas)
     }
 
-    /// Applies a chunk read into its typed shape, exactly as the general reading would.
-    fn take_chunk(&mut self, chunk: Chunk<'_>) -> Vec<StreamDelta> {
+    /// Applies a chunk read by the scanner, exactly as the general reading would.
+    fn take_chunk(&mut self, chunk: &Chunk<'_>) -> Vec<StreamDelta> {
         if let (Some(model), true) = (&chunk.model, self.model.is_empty()) {
-            self.model = model.as_str().to_string();
+            self.model = model.to_string();
         }
-        if let Some(usage @ Value::Object(_)) = &chunk.usage {
-            self.usage = parse_usage(usage);
+        if let Some(usage) = chunk.usage {
+            self.usage = usage;
         }
         let mut deltas = Vec::new();
-        for choice in chunk.choices.iter().flatten() {
+        for choice in chunk.choices.iter() {
             if let Some(delta) = &choice.delta {
                 self.take_texts(
-                    [&delta.content, &delta.refusal].map(|s| s.as_ref().map(Str::as_str)),
-                    [&delta.reasoning_content, &delta.reasoning]
-                        .map(|s| s.as_ref().map(Str::as_str)),
+                    [&delta.content, &delta.refusal].map(|s| s.as_deref()),
+                    [&delta.reasoning_content, &delta.reasoning].map(|s| s.as_deref()),
                     &mut deltas,
                 );
-                for (position, call) in delta.tool_calls.iter().flatten().enumerate() {
-                    let function = call.function.as_ref();
-                    self.take_call_delta(
-                        position,
-                        CallFragment {
-                            index: call.index,
-                            id: call.id.as_ref().map(Str::as_str),
-                            name: function.and_then(|f| f.name.as_ref()).map(Str::as_str),
-                            arguments: function.and_then(|f| f.arguments.as_ref()).map(Str::as_str),
-                        },
-                        &mut deltas,
-                    );
+                for (position, call) in delta.tool_calls.iter().enumerate() {
+                    let fragment = CallFragment {
+                        index: call.index,
+                        id: call.id.as_deref(),
+                        name: call.name.as_deref(),
+                        arguments: call.arguments.as_deref(),
+                    };
+                    self.take_call_delta(position, fragment, &mut deltas);
                 }
             }
             if let Some(reason) = &choice.finish_reason {
-                self.finish_reason = Some(reason.as_str().to_string());
+                self.finish_reason = Some(reason.to_string());
             }
         }
         deltas

@@ -141,6 +141,9 @@ impl SseParser {
         match name {
             "event" => value.clone_into(&mut self.event_type),
             "data" => {
+                // Reserved first so that the `\n` after a single data line (nearly every
+                // event) does not grow the fresh buffer a second time.
+                self.data.reserve(value.len() + 1);
                 self.data.push_str(value);
                 self.data.push('\n');
             }
