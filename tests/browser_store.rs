@@ -11,6 +11,7 @@ use std::cell::Cell;
 
 use futures::future::{select, Either};
 use pretty_assertions::assert_eq;
+use tabloop::core::{SessionDigest, DIGEST_SCHEMA};
 use tabloop::ports::{Durability, EventStore, StoreError};
 use tabloop::web::idb_store::IdbStore;
 use tabloop::web::locks::SessionLock;
@@ -38,6 +39,21 @@ export function putRawRecord(name, session, seq, json) {
     };
   });
 }
+export function putRawDigest(name, session, digest, schema) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(['sessions'], 'readwrite');
+      const rows = tx.objectStore('sessions');
+      const get = rows.get(session);
+      get.onsuccess = () => rows.put({ ...get.result, digest, digest_schema: schema });
+      tx.oncomplete = () => { db.close(); resolve(); };
+      tx.onabort = () => { db.close(); reject(tx.error); };
+    };
+  });
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(catch, js_name = putRawRecord)]
@@ -46,6 +62,14 @@ extern "C" {
         session: &str,
         seq: u32,
         json: &str,
+    ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = putRawDigest)]
+    async fn put_raw_digest(
+        name: &str,
+        session: &str,
+        digest: &str,
+        schema: u32,
     ) -> Result<JsValue, JsValue>;
 }
 
@@ -181,6 +205,50 @@ async fn a_stored_row_that_is_not_a_record_is_reported_corrupt() {
     let loaded = store.load("s").await;
     assert!(matches!(loaded, Err(StoreError::Corrupt(_))), "{loaded:?}");
     store.delete_database().await.unwrap();
+}
+
+/// A stored digest that is not JSON, or of an older schema, costs only its own row a rebuild:
+/// the listing still gives every session, each digest as folded from its log.
+#[wasm_bindgen_test]
+async fn a_broken_or_old_digest_is_rebuilt_and_the_rest_still_list() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(2), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("t", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    let expected = vec![
+        ("s".to_string(), SessionDigest::from_records(&messages(2))),
+        ("t".to_string(), SessionDigest::from_records(&messages(3))),
+    ];
+    let listed = |index: Vec<tabloop::ports::IndexedSession>| -> Vec<(String, SessionDigest)> {
+        index.into_iter().map(|i| (i.session, i.digest)).collect()
+    };
+    put_raw_digest(store.db_name(), "s", "{not json", DIGEST_SCHEMA)
+        .await
+        .unwrap();
+    let old = serde_json::to_string(&SessionDigest::default()).unwrap();
+    put_raw_digest(store.db_name(), "t", &old, DIGEST_SCHEMA - 1)
+        .await
+        .unwrap();
+    // A fresh store over the same database: nothing cached from the appends above.
+    let reader = IdbStore::new(store.db_name().to_string());
+    assert_eq!(listed(reader.index().await.unwrap()), expected);
+    store.delete_database().await.unwrap();
+}
+
+/// The idle warm-up's made-up index parses as a current digest; if it did not, the warm-up
+/// would skip the code a listing runs and warm nothing.
+#[wasm_bindgen_test]
+fn the_warm_up_index_parses_as_a_current_digest() {
+    let digest = tabloop::web::idb_index::warm_index_parsing().expect("a current digest");
+    assert!(matches!(
+        digest.phase,
+        tabloop::core::RunPhase::Finished { .. }
+    ));
 }
 
 #[wasm_bindgen_test]

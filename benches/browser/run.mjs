@@ -44,9 +44,10 @@ async function sessions(browser, server) {
     console.log(`open, createAgent resolved:      ${fmt(created)}`);
     console.log(`open, next task recorded:        ${fmt(ready)}`);
   }
-  for (const { sessions, first, again } of figures.list) {
+  for (const { sessions, first, again, atOnce } of figures.list) {
     console.log(`listSessions, ${sessions} sessions (first call on the page): ${fmt(first)}`);
     console.log(`listSessions, ${sessions} sessions (second call):            ${fmt(again)}`);
+    console.log(`listSessions, ${sessions} sessions (in init's own task):     ${fmt(atOnce)}`);
   }
 }
 

@@ -7,10 +7,10 @@ import { scriptedOpenAi } from '../../tests/e2e/support/scripted_openai.mjs';
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function freshPage(context, server) {
+async function freshPage(context, server, query = '') {
   const page = await context.newPage();
   page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${server.url}/sessions.html`);
+  await page.goto(`${server.url}/sessions.html${query}`);
   await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 60_000 });
   return page;
 }
@@ -43,6 +43,10 @@ async function listOnce(context, server) {
     return { first, again: performance.now() - t1, count: list.length };
   });
   await page.close();
+  // A page that lists in init's own task, before it was ever idle (no warm-up has run).
+  const atOnce = await freshPage(context, server, '?listAtOnce');
+  result.atOnce = await atOnce.evaluate(() => window.listedAtOnce);
+  await atOnce.close();
   return result;
 }
 
@@ -78,14 +82,16 @@ export async function measureSessions(browser, server, { sizes = [10_000], small
     const listSamples = async () => {
       const first = [];
       const again = [];
+      const atOnce = [];
       let count = 0;
       for (let i = 0; i < samples; i += 1) {
         const t = await listOnce(context, server);
         first.push(t.first);
         again.push(t.again);
+        atOnce.push(t.atOnce);
         count = t.count;
       }
-      return { sessions: count, first, again };
+      return { sessions: count, first, again, atOnce };
     };
     out.list.push(await listSamples());
     if (small > 0) {

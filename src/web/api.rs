@@ -9,11 +9,13 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::custom_client;
+use super::idb_index::warm_index_parsing;
 use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
+use super::timer::when_idle;
 use super::tool_host::register_tool as register_js_tool;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
-use crate::runtime::{LiveSession, Notice, SessionEvent, SessionService};
+use crate::runtime::{ListedSession, LiveSession, Notice, SessionEvent, SessionService};
 use crate::view::public::{outcome_json, record_json};
 
 thread_local! {
@@ -23,6 +25,21 @@ thread_local! {
 /// Hands the API the session service (the composition root calls this once at start).
 pub fn install(service: Rc<SessionService>) {
     SERVICE.with(|s| *s.borrow_mut() = Some(service));
+    when_idle(warm_listing);
+}
+
+/// Runs the listing's parsing and output code once on a made-up session while the page is
+/// idle, so the first `listSessions` does not pay for compiling it.
+fn warm_listing() {
+    if let Some(digest) = warm_index_parsing() {
+        let made_up = ListedSession {
+            session: String::new(),
+            updated_at: 0,
+            digest,
+            name: None,
+        };
+        let _ = listing_json(&[made_up]);
+    }
 }
 
 fn service() -> Result<Rc<SessionService>, JsValue> {
@@ -77,20 +94,32 @@ pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, J
 #[wasm_bindgen(js_name = listSessions)]
 pub async fn list_sessions() -> Result<JsValue, JsValue> {
     let listed = service()?.list().await.map_err(error)?;
-    let out: Vec<Value> = listed
+    // One JSON text across the boundary: a hundred rows built field by field cost more.
+    js_sys::JSON::parse(&listing_json(&listed).map_err(error)?)
+}
+
+/// `listSessions`' result as JSON text.
+fn listing_json(listed: &[ListedSession]) -> serde_json::Result<String> {
+    let out: Vec<ListedEntry<'_>> = listed
         .iter()
-        .map(|s| {
-            serde_json::json!({
-                "session": s.session,
-                "records": s.digest.records,
-                "updatedAt": s.updated_at,
-                "title": s.digest.title,
-            })
+        .map(|s| ListedEntry {
+            session: &s.session,
+            records: s.digest.records,
+            updated_at: s.updated_at,
+            title: &s.digest.title,
         })
         .collect();
-    // One JSON text across the boundary: a hundred rows built field by field cost more.
-    let json = serde_json::to_string(&out).map_err(error)?;
-    js_sys::JSON::parse(&json)
+    serde_json::to_string(&out)
+}
+
+/// One row of `listSessions`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedEntry<'a> {
+    session: &'a str,
+    records: u64,
+    updated_at: u64,
+    title: &'a str,
 }
 
 /// Imports a session exported as JSON lines; resolves to its id. Refuses a log from a newer

@@ -39,7 +39,7 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = index)]
-    pub(super) async fn js_index(db: &str) -> Result<JsValue, JsValue>;
+    pub(super) async fn js_index(db: &str, embed: bool) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = indexRow)]
     pub(super) async fn js_index_row(db: &str, session: &str) -> Result<JsValue, JsValue>;

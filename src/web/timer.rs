@@ -1,5 +1,6 @@
 //! Browser time: [`sleep`] over `setTimeout` (cancelled with `clearTimeout` when dropped),
-//! [`now_ms`] from `Date.now()`, and [`BrowserClock`], the [`Clock`] built from the two.
+//! [`now_ms`] from `Date.now()`, [`when_idle`] over `requestIdleCallback`, and
+//! [`BrowserClock`], the [`Clock`] built from the two.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +21,29 @@ extern "C" {
     /// The global `clearTimeout`.
     #[wasm_bindgen(js_name = clearTimeout)]
     fn clear_timeout(handle: &JsValue);
+}
+
+/// How long an idle callback may wait for the page to be idle before it runs anyway.
+const IDLE_DEADLINE_MS: f64 = 2_000.0;
+
+/// Runs `work` once when the page is idle (`requestIdleCallback`; `setTimeout` where there is
+/// none, as in workers of some browsers).
+pub fn when_idle(work: impl FnOnce() + 'static) {
+    let callback = Closure::once_into_js(work);
+    let global = js_sys::global();
+    let idle = js_sys::Reflect::get(&global, &"requestIdleCallback".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match idle {
+        Some(idle) => {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"timeout".into(), &IDLE_DEADLINE_MS.into());
+            let _ = idle.call2(&global, &callback, &options);
+        }
+        None => {
+            set_timeout(callback.unchecked_ref(), 0.0);
+        }
+    }
 }
 
 /// Longest delay `setTimeout` accepts (a signed 32-bit count of milliseconds); longer ones fire

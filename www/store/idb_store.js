@@ -279,15 +279,25 @@ export async function sessions(db) {
 
 /**
  * The sessions index as UTF-8 JSON bytes: [{session, records, updated_at, digest, digest_schema,
- * name}] ordered by id (digest is a JSON string, or null when it must be rebuilt; name null if
- * none). Bytes, because one copy and one JSON parse on the Rust side are several times cheaper
- * than walking a hundred JS objects field by field, or than a string crossing into wasm, which
- * a fresh page copies one character at a time in its not-yet-optimised glue.
+ * name}] ordered by id (name null if none). With `embed` each stored digest (a JSON text the
+ * Rust side wrote) is spliced in as JSON, so neither side escapes or unescapes it; without it
+ * the digest is a JSON string, the form to read when a spliced digest does not parse. digest is
+ * null when it must be rebuilt. Bytes, because one copy and one JSON parse on the Rust side are
+ * several times cheaper than walking a hundred JS objects field by field, or than a string
+ * crossing into wasm, which a fresh page copies one character at a time in its glue.
  */
-export async function index(db) {
+export async function index(db, embed) {
   const tx = await transaction(db, [SESSIONS], 'readonly');
-  const result = await read(tx, tx.objectStore(SESSIONS).getAll());
-  return new TextEncoder().encode(JSON.stringify(result.map(indexShape)));
+  const rows = await read(tx, tx.objectStore(SESSIONS).getAll());
+  const text = embed ? `[${rows.map(embeddedRow).join(',')}]` : JSON.stringify(rows.map(indexShape));
+  return new TextEncoder().encode(text);
+}
+
+function embeddedRow(row) {
+  const { digest, ...rest } = indexShape(row);
+  const head = JSON.stringify(rest);
+  const body = typeof digest === 'string' ? digest : 'null';
+  return `${head.slice(0, -1)},"digest":${body}}`;
 }
 
 function indexShape(row) {
