@@ -115,17 +115,24 @@ impl SseParser {
             self.past_first_line = true;
             bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         }
+        if bytes.is_empty() {
+            self.dispatch(events);
+            return;
+        }
         // Valid UTF-8 (nearly every line) is checked by the fast validator and borrowed; only
         // a line with bad bytes takes the slower replacing decoder.
         let line = match std::str::from_utf8(bytes) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(bytes),
         };
-        if line.is_empty() {
-            self.dispatch(events);
+        if line.starts_with(':') {
             return;
         }
-        if line.starts_with(':') {
+        // A `data:` line (nearly every line of a stream) is the field up to its first colon
+        // without searching for it.
+        if let Some(value) = line.strip_prefix("data:") {
+            self.fields_pending = true;
+            self.field("data", value.strip_prefix(' ').unwrap_or(value));
             return;
         }
         let (name, value) = match line.split_once(':') {
