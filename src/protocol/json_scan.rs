@@ -138,7 +138,11 @@ impl<'a> Cursor<'a> {
     /// JSON tree's `as_u64` reads a member.
     pub(crate) fn u64_or_absent(&mut self, depth: usize) -> Option<Option<u64>> {
         if matches!(self.peek_value()?, b'-' | b'0'..=b'9') {
-            return self.number();
+            // Up to 19 digits always fit; a longer integer may not, and then is not a `u64`.
+            return Some(self.number()?.and_then(|digits| match digits.len() {
+                0..=19 => Some(digits.bytes().fold(0, |v, d| v * 10 + u64::from(d - b'0'))),
+                _ => digits.parse().ok(),
+            }));
         }
         self.skip(depth).map(|()| None)
     }
@@ -149,9 +153,9 @@ impl<'a> Cursor<'a> {
         rest.starts_with(word).then(|| self.pos += word.len())
     }
 
-    /// Reads a number; its value when it is a non-negative integer that fits a `u64` (as
-    /// serde_json would store it), else `Some(None)`.
-    fn number(&mut self) -> Option<Option<u64>> {
+    /// Reads a number; its digits when it is a non-negative integer without fraction or
+    /// exponent (what serde_json stores as an integer), else `Some(None)`.
+    fn number(&mut self) -> Option<Option<&'a str>> {
         let bytes = self.text.as_bytes();
         let digits = |mut i: usize| {
             while bytes.get(i).is_some_and(u8::is_ascii_digit) {
@@ -161,21 +165,11 @@ impl<'a> Cursor<'a> {
         };
         let negative = self.peek() == Some(b'-');
         let int_start = self.pos + usize::from(negative);
-        // The integer part's value is gathered while it is scanned (`None` once past u64).
-        let mut value = Some(0u64);
-        let mut i = int_start;
-        match bytes.get(i)? {
-            b'0' => i += 1,
-            b'1'..=b'9' => {
-                while let Some(&d @ b'0'..=b'9') = bytes.get(i) {
-                    value = value
-                        .and_then(|v| v.checked_mul(10))
-                        .and_then(|v| v.checked_add(u64::from(d - b'0')));
-                    i += 1;
-                }
-            }
+        let mut i = match bytes.get(int_start)? {
+            b'0' => int_start + 1,
+            b'1'..=b'9' => digits(int_start),
             _ => return None,
-        }
+        };
         let int_end = i;
         if bytes.get(i) == Some(&b'.') {
             let end = digits(i + 1);
@@ -202,7 +196,7 @@ impl<'a> Cursor<'a> {
         if negative || i != int_end {
             return Some(None);
         }
-        Some(value)
+        self.text.get(int_start..int_end).map(Some)
     }
 
     /// Reads a string: borrowed when it has no escape, unescaped into an owned one otherwise.
