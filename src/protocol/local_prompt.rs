@@ -25,16 +25,20 @@ const COMMON_ARGUMENTS: [&str; 2] = ["path", "content"];
 /// Reply with one JSON object only.
 /// To call a tool: {"tool":"<name>","arguments":{...}}
 /// Call one tool at a time; its result comes back to you.
+/// Copy names, paths and text from the task word for word, without adding any.
 /// Tools:
 /// - vfs: Virtual filesystem stored in the browser. Arguments: op* (read|write|…), path, content
 /// - answer: Reply to the user. Arguments: text*
 /// (* = required)
 /// ```
 pub fn compact_tool_prompt(tools: &[ToolSpec]) -> String {
+    // The "Copy …" line: without it SmolLM2-135M wrote "Hello, World!" for "write the text
+    // hello" and `17 * 23 = 4217` as the code of an eval (measured natively on the scenarios).
     let mut out = String::from(
         "Reply with one JSON object only.\n\
          To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
          Call one tool at a time; its result comes back to you.\n\
+         Copy names, paths and text from the task word for word, without adding any.\n\
          Tools:\n",
     );
     for tool in tools {
