@@ -113,9 +113,9 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
         Call one tool at a time; its result comes back to you.\n\
         Copy names, paths and text from the task word for word, without adding any.\n\
         Tools:\n\
+        - answer: Reply to the user in words, when no tool is needed or the task is done. Arguments: text*\n\
         - read_file: Read a file from the workspace. Arguments: path*\n\
         - write_file: Write a file. Arguments: path*, content*\n\
-        - answer: Reply to the user. Arguments: text*\n\
         (* = required)\n\n\
         You are tabloop.";
     assert_eq!(
@@ -374,7 +374,7 @@ fn default_tools() -> Vec<ToolSpec> {
 #[test]
 fn the_default_tools_prompt_stays_small_for_a_small_model() {
     let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&default_tools());
-    // SmolLM2's tokenizer makes 294 tokens of this prompt (the whole request of the newcomer's
+    // SmolLM2's tokenizer makes 308 tokens of this prompt (the whole request of the newcomer's
     // task was 1,417 before); at about 4 characters per token this bound keeps it near 350.
     if std::env::var_os("TABLOOP_PRINT_PROMPT").is_some() {
         eprintln!("{prompt}");
@@ -401,7 +401,7 @@ fn vfs_tool() -> ToolSpec {
 }
 
 #[test]
-fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
+fn the_vfs_grammar_makes_content_a_required_argument_of_a_write_before_its_path() {
     let grammar = tabloop::protocol::local_grammar::reply_grammar(&[vfs_tool()]);
     let write = grammar
         .lines()
@@ -409,7 +409,7 @@ fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
         .unwrap();
     assert_eq!(
         write.split_once(" ::= ").unwrap().1,
-        r#""{" "\"op\":" "\"write\"" "," "\"path\":" string "," "\"content\":" string "}""#
+        r#""{" "\"op\":" "\"write\"" "," "\"content\":" string "," "\"path\":" string "}""#
     );
 }
 
@@ -418,7 +418,7 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
     // The KV cache holds the model's own tokens; the next prompt matches it only if the turn is
     // rendered back byte for byte (key order of the grammar, no whitespace).
     let outputs = [
-        r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"hello \"you\"\n"}}"#,
+        r#"{"tool":"vfs","arguments":{"op":"write","content":"hello \"you\"\n","path":"/notes.txt"}}"#,
         r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
         r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
         r#"{"tool":"answer","arguments":{"text":"Paris"}}"#,
@@ -446,7 +446,7 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
 fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_arguments() {
     let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs_tool()]);
     assert!(
-        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
+        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (content, path) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
         "{prompt}"
     );
 }
