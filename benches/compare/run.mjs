@@ -144,11 +144,45 @@ async function sideBySide(page, mock) {
     return times[Math.floor(times.length / 2)];
   }, mock.urlFor(1));
   log(`bare fetch round trip: ${fetchFloor.toFixed(2)} ms`);
+  // The storage floor: one small record committed in its own read-write transaction and
+  // awaited, as a step must before a tool that is not safe to run twice (strict) or before a
+  // person's input is acted on; relaxed is the same commit without the flush to disk.
+  const commitFloor = await page.evaluate(async (n) => {
+    const name = `commit-floor-${Math.random()}`;
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => open.result.createObjectStore('r', { keyPath: 'seq' });
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const commit = (seq, durability) => new Promise((resolve, reject) => {
+      const tx = db.transaction(['r'], 'readwrite', { durability });
+      tx.objectStore('r').put({ seq, json: '{"seq":0,"event":{"type":"tool_call_started"}}' });
+      tx.oncomplete = resolve;
+      tx.onabort = () => reject(tx.error);
+    });
+    const out = {};
+    let seq = 0;
+    for (const durability of ['strict', 'relaxed']) {
+      const times = [];
+      for (let i = 0; i < n; i += 1) {
+        const t0 = performance.now();
+        await commit(seq++, durability);
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      out[`${durability}_ms`] = times[Math.floor(times.length / 2)];
+    }
+    db.close();
+    indexedDB.deleteDatabase(name);
+    return out;
+  }, smoke ? 5 : 200);
+  log(`one awaited IndexedDB commit: strict ${commitFloor.strict_ms.toFixed(2)} ms, relaxed ${commitFloor.relaxed_ms.toFixed(2)} ms`);
   const parse = await page.evaluate((smoke) => ({
     wasm_mb_s: [1024, 16384].map((piece) => ({ piece, mb_s: tabloop.benchParseStream(400, piece, smoke ? 3 : 200) })),
   }), smoke);
   log(`parsing in wasm: ${parse.wasm_mb_s.map((p) => `${p.mb_s.toFixed(1)} MB/s (${p.piece} B pieces)`).join(', ')}`);
-  return { harness, loopback, fetch_floor_ms: fetchFloor, parse };
+  return { harness, loopback, fetch_floor_ms: fetchFloor, commit_floor: commitFloor, parse };
 }
 
 // Time to interactive of the served playground: navigation start until the task form accepts

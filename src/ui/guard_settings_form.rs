@@ -58,6 +58,7 @@ fn guard_input(settings: RwSignal<Settings>, field: GuardField) -> impl IntoView
         label: field.label(),
         inputmode: "numeric",
         placeholder: field.default_value().to_string(),
+        value: String::new(),
     };
     number_field(text, move |typed| {
         let mut guard = settings.with_untracked(|s| s.run.guard.clone());

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 /// What a number field shows: its id (also its `data-testid`), label, soft-keyboard hint
-/// (`numeric` or `decimal`) and placeholder.
+/// (`numeric` or `decimal`), placeholder and the text it starts with.
 pub struct FieldText {
     /// Element id and test hook.
     pub id: &'static str,
@@ -15,6 +15,8 @@ pub struct FieldText {
     pub inputmode: &'static str,
     /// Shown while the field is empty.
     pub placeholder: String,
+    /// The text it starts with (set as a property: an edited input ignores its attribute).
+    pub value: String,
 }
 
 /// The label and field; `apply` stores a parsed value or says why the text was refused.
@@ -32,6 +34,7 @@ pub fn number_field(
                 type="text"
                 inputmode=text.inputmode
                 placeholder=text.placeholder
+                prop:value=text.value
                 on:input=move |ev| error.set(apply(&event_target_value(&ev)).err())
             />
             {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::number_field::{number_field, FieldText};
 use crate::view::{builtin_price_hint, parse_price, ModelPrice, ModelPrices, Settings};
 
 /// Where the table is kept.
@@ -23,30 +24,32 @@ pub fn PriceSettings(
         settings.update(|s| s.run.prices = ModelPrices::from_json(&stored));
     }
     let model = Memo::new(move |_| settings.with(Settings::price_model));
-    let error = RwSignal::new(None::<String>);
-    let save = move |half: fn(&mut ModelPrice, Option<f64>), text: String| match parse_price(&text)
-    {
-        Ok(value) => {
-            error.set(None);
-            let name = model.get_untracked();
-            settings.update(|s| {
-                let mut price = s.run.prices.get(&name);
-                half(&mut price, value);
-                s.run.prices.set(&name, price);
-            });
-            if let Some(storage) = window().local_storage().ok().flatten() {
-                let json = settings.with_untracked(|s| s.run.prices.to_json());
-                let _ = storage.set_item(STORAGE_KEY, &json);
-            }
+    // Stores one half of the named model's price, or says why the text was refused.
+    let save = move |half: fn(&mut ModelPrice, Option<f64>), text: &str| {
+        let value = parse_price(text)?;
+        let name = model.get_untracked();
+        settings.update(|s| {
+            let mut price = s.run.prices.get(&name);
+            half(&mut price, value);
+            s.run.prices.set(&name, price);
+        });
+        if let Some(storage) = window().local_storage().ok().flatten() {
+            let json = settings.with_untracked(|s| s.run.prices.to_json());
+            let _ = storage.set_item(STORAGE_KEY, &json);
         }
-        Err(e) => error.set(Some(e)),
+        Ok(())
     };
-    // Drawn again only when the model changes, with that model's stored price (as a property:
-    // a redrawn input keeps its element, and an edited input ignores its `value` attribute).
+    // Drawn again only when the model changes, with that model's stored price.
     let fields = move || {
         let name = model.get();
         let typed = settings.with_untracked(|s| s.run.prices.get(&name));
-        let text = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let field = |id, label, value: Option<f64>| FieldText {
+            id,
+            label,
+            inputmode: "decimal",
+            placeholder: "0".to_string(),
+            value: value.map(|v| v.to_string()).unwrap_or_default(),
+        };
         let hint = builtin_price_hint(&name).unwrap_or_else(|| "no built-in price".to_string());
         let shown = if name.is_empty() {
             "(no model named yet)".to_string()
@@ -56,37 +59,13 @@ pub fn PriceSettings(
         view! {
             <span class="group-label">"Price of"</span>
             <span class="hint" data-testid="price-model">{shown}" · "{hint}</span>
-            <label for="price-input">"Input $/Mtok"</label>
-            <div class="field">
-            <input
-                id="price-input"
-                data-testid="price-input"
-                type="text"
-                inputmode="decimal"
-                placeholder="0"
-                prop:value=text(typed.input)
-                on:input=move |ev| save(|p, v| p.input = v, event_target_value(&ev))
-            />
-            </div>
-            <label for="price-output">"Output $/Mtok"</label>
-            <div class="field">
-            <input
-                id="price-output"
-                data-testid="price-output"
-                type="text"
-                inputmode="decimal"
-                placeholder="0"
-                prop:value=text(typed.output)
-                on:input=move |ev| save(|p, v| p.output = v, event_target_value(&ev))
-            />
-            </div>
+            {number_field(field("price-input", "Input $/Mtok", typed.input), move |text| {
+                save(|p, v| p.input = v, text)
+            })}
+            {number_field(field("price-output", "Output $/Mtok", typed.output), move |text| {
+                save(|p, v| p.output = v, text)
+            })}
         }
     };
-    view! {
-        {fields}
-        {move || error.get().map(|e| view! {
-            <span></span>
-            <span class="field-error" role="alert">{e}</span>
-        })}
-    }
+    view! { {fields} }
 }

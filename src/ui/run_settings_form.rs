@@ -94,6 +94,7 @@ fn budget_input(settings: RwSignal<Settings>, field: BudgetField) -> impl IntoVi
         label: field.label(),
         inputmode: "decimal",
         placeholder: "no limit set".to_string(),
+        value: String::new(),
     };
     number_field(text, move |typed| {
         let mut budget = settings.with_untracked(|s| s.run.budget.clone());

@@ -123,6 +123,11 @@ test('a price typed for a model is charged on its runs and kept for that model o
     assert.match(await page.textContent('[data-testid=price-model]'), /^scripted/);
     await page.fill('[data-testid=price-input]', '1000');
     await page.fill('[data-testid=price-output]', '2000');
+    // A refused price is named beside its own field; the last good one is what is charged.
+    const fieldError = (id) => page.locator(`[data-testid=${id}] + [role=alert]`);
+    await page.fill('[data-testid=price-output]', 'free');
+    assert.match(await fieldError('price-output').textContent(), /not "free"/);
+    assert.equal(await fieldError('price-input').count(), 0);
     mock.script.push({ text: 'priced' });
     await run(page, 'One priced step');
     // 20 input tokens at $1000/Mtok + 5 output tokens at $2000/Mtok.
