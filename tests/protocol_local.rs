@@ -4,6 +4,7 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use tabloop::protocol::local::NEXT_STEP_HINT;
 use tabloop::protocol::{
     build_local_request, parse_local_output, FinishReason, LocalRequest, Message, ModelReply,
     ModelRequest, ToolCall, ToolSpec, Usage, LOCAL_TOOL_REPLY_MAX_TOKENS,
@@ -82,6 +83,7 @@ fn request(tools: Vec<ToolSpec>) -> ModelRequest {
 
 #[test]
 fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_whitespace() {
+    // The grammar admits what follows the turn's start the request writes for the model.
     let built = build_local_request(&request(vec![read_file(), write_file()]));
     let grammar = built.grammar.unwrap();
     let (own, base) = grammar.split_at(grammar.find("string ::=").unwrap());
@@ -89,11 +91,11 @@ fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_white
         own,
         concat!(
             "root ::= call0 | call1 | final\n",
-            "final ::= \"{\\\"tool\\\":\\\"answer\\\",\\\"arguments\\\":{\\\"text\\\":\" string \"}}\"\n",
+            "final ::= \"answer\\\",\\\"arguments\\\":{\\\"text\\\":\" string \"}}\"\n",
             "r0 ::= \"{\" \"\\\"path\\\":\" string \"}\"\n",
-            "call0 ::= \"{\\\"tool\\\":\\\"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
+            "call0 ::= \"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
             "r1 ::= \"{\" \"\\\"path\\\":\" string \",\" \"\\\"content\\\":\" string \"}\"\n",
-            "call1 ::= \"{\\\"tool\\\":\\\"write_file\\\",\\\"arguments\\\":\" r1 \"}\"\n",
+            "call1 ::= \"write_file\\\",\\\"arguments\\\":\" r1 \"}\"\n",
         )
     );
     assert!(base.starts_with("string ::= "), "{base}");
@@ -109,10 +111,11 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
     let system = "Reply with one JSON object only.\n\
         To call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\n\
         Call one tool at a time; its result comes back to you.\n\
+        Copy names, paths and text from the task word for word, without adding any.\n\
         Tools:\n\
+        - answer: Reply to the user in words, when no tool is needed or the task is done. Arguments: text*\n\
         - read_file: Read a file from the workspace. Arguments: path*\n\
         - write_file: Write a file. Arguments: path*, content*\n\
-        - answer: Reply to the user. Arguments: text*\n\
         (* = required)\n\n\
         You are tabloop.";
     assert_eq!(
@@ -121,10 +124,12 @@ fn the_messages_describe_tools_in_the_system_prompt_and_results_as_user_text() {
             json!({ "role": "system", "content": system }),
             json!({ "role": "user", "content": "Copy a.txt to b.txt" }),
             json!({ "role": "assistant", "content": "{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}" }),
-            json!({ "role": "user", "content": "Result of read_file:\nhello" }),
+            json!({ "role": "user", "content": format!("Result of read_file:\nhello\n{NEXT_STEP_HINT}") }),
             json!({ "role": "assistant", "content": "{\"tool\":\"write_file\",\"arguments\":{\"path\":\"b.txt\",\"content\":\"hello\"}}" }),
-            json!({ "role": "user", "content": "Error from write_file:\ndisk full" }),
+            json!({ "role": "user", "content": format!("Error from write_file:\ndisk full\n{NEXT_STEP_HINT}") }),
             json!({ "role": "assistant", "content": "{\"tool\":\"answer\",\"arguments\":{\"text\":\"I could not write b.txt.\"}}" }),
+            // the start of the model's new turn, which the runtime continues
+            json!({ "role": "assistant", "content": "{\"tool\":\"" }),
         ]
     );
     assert_eq!(built.max_tokens, LOCAL_TOOL_REPLY_MAX_TOKENS);
@@ -184,6 +189,21 @@ fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentenc
         ),
         "{prompt}"
     );
+}
+
+#[test]
+fn the_reply_is_the_turns_start_and_what_the_model_generated_after_it() {
+    let built = build_local_request(&request(vec![read_file()]));
+    let generated = r#"read_file","arguments":{"path":"a.txt"}}"#;
+    let text = built.reply_text(generated);
+    assert_eq!(text, r#"{"tool":"read_file","arguments":{"path":"a.txt"}}"#);
+    let parsed = parse_local_output(&text, &[read_file()], usage(), "x".to_string());
+    assert_eq!(parsed.finish, FinishReason::ToolUse);
+    assert_eq!(parsed.tool_calls[0].arguments, r#"{"path":"a.txt"}"#);
+    // Without tools the request writes no start and the text is what was generated.
+    let mut free = request(vec![]);
+    free.messages.truncate(1);
+    assert_eq!(build_local_request(&free).reply_text("Sure."), "Sure.");
 }
 
 #[test]
@@ -354,7 +374,7 @@ fn default_tools() -> Vec<ToolSpec> {
 #[test]
 fn the_default_tools_prompt_stays_small_for_a_small_model() {
     let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&default_tools());
-    // SmolLM2's tokenizer makes 294 tokens of this prompt (the whole request of the newcomer's
+    // SmolLM2's tokenizer makes 308 tokens of this prompt (the whole request of the newcomer's
     // task was 1,417 before); at about 4 characters per token this bound keeps it near 350.
     if std::env::var_os("TABLOOP_PRINT_PROMPT").is_some() {
         eprintln!("{prompt}");
@@ -381,7 +401,7 @@ fn vfs_tool() -> ToolSpec {
 }
 
 #[test]
-fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
+fn the_vfs_grammar_makes_content_a_required_argument_of_a_write_before_its_path() {
     let grammar = tabloop::protocol::local_grammar::reply_grammar(&[vfs_tool()]);
     let write = grammar
         .lines()
@@ -389,7 +409,7 @@ fn the_vfs_grammar_makes_content_a_required_argument_of_a_write() {
         .unwrap();
     assert_eq!(
         write.split_once(" ::= ").unwrap().1,
-        r#""{" "\"op\":" "\"write\"" "," "\"path\":" string "," "\"content\":" string "}""#
+        r#""{" "\"op\":" "\"write\"" "," "\"content\":" string "," "\"path\":" string "}""#
     );
 }
 
@@ -398,7 +418,7 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
     // The KV cache holds the model's own tokens; the next prompt matches it only if the turn is
     // rendered back byte for byte (key order of the grammar, no whitespace).
     let outputs = [
-        r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"hello \"you\"\n"}}"#,
+        r#"{"tool":"vfs","arguments":{"op":"write","content":"hello \"you\"\n","path":"/notes.txt"}}"#,
         r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
         r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
         r#"{"tool":"answer","arguments":{"text":"Paris"}}"#,
@@ -426,7 +446,7 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
 fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_arguments() {
     let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs_tool()]);
     assert!(
-        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
+        prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (content, path) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
         "{prompt}"
     );
 }

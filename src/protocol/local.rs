@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::local_grammar::{
     answer_offered, grammar_schema, render_call, render_final, reply_grammar, ANSWER_KEY,
-    ANSWER_TOOL,
+    ANSWER_TOOL, REPLY_PREFIX,
 };
 use super::local_prompt::compact_tool_prompt;
 use super::message::{Message, ToolCall, ToolSpec};
@@ -24,8 +24,9 @@ pub struct LocalRequest {
     /// OpenAI-style `{role, content}` messages with plain-text content (`system`, `user`,
     /// `assistant` only).
     pub messages: Vec<Value>,
-    /// The GBNF grammar admitting one tool call or a final answer ([`reply_grammar`]); `None`
-    /// (free text) when no tools are offered.
+    /// The GBNF grammar admitting the rest of one tool call or a final answer after the last
+    /// message, [`REPLY_PREFIX`] ([`reply_grammar`]); `None` (free text) when no tools are
+    /// offered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grammar: Option<String>,
     /// Upper bound on generated tokens.
@@ -34,17 +35,40 @@ pub struct LocalRequest {
     pub temperature: f32,
 }
 
+impl LocalRequest {
+    /// The whole reply, from what the runtime generated: the start of the turn the request
+    /// wrote for the model (a last assistant message, [`REPLY_PREFIX`]) followed by `generated`.
+    pub fn reply_text(&self, generated: &str) -> String {
+        match self.messages.last() {
+            Some(last) if last["role"] == "assistant" => {
+                format!(
+                    "{}{generated}",
+                    last["content"].as_str().unwrap_or_default()
+                )
+            }
+            Some(_) | None => generated.to_string(),
+        }
+    }
+}
+
 /// Most tokens a reply may take when tools are offered: a tool call or a short answer fits, and
 /// a model that runs on (a small model can write JSON without end) is cut here; the cut reply
 /// comes back as `MaxTokens`.
 pub const LOCAL_TOOL_REPLY_MAX_TOKENS: u32 = 160;
 
+/// The line after each tool result when tools are offered. Why: SmolLM2-135M, shown a result
+/// alone, writes the call it just made again (a two-step task stopped after its first call);
+/// told what comes next, it went on to the second call (measured natively on the scenarios).
+pub const NEXT_STEP_HINT: &str = "Call the next tool the task needs, or answer if it is done.";
+
 /// Builds the local request. With tools, the system message starts with the compact tool
 /// prompt ([`compact_tool_prompt`]) and then the given system text: what stays the same from step
 /// to step comes first, so the runtime's KV cache keeps it (a todo list appended to the system
 /// text changes only the end). Tool results become user messages (`Result of <name>:` or
-/// `Error from <name>:`) because the template has no tool role; earlier assistant
-/// turns are rendered as the JSON objects the model would have produced.
+/// `Error from <name>:`, then [`NEXT_STEP_HINT`]) because the template has no tool role;
+/// earlier assistant turns are rendered as the JSON objects the model would have produced, and
+/// the model's new turn starts with [`REPLY_PREFIX`] (a last assistant message the runtime
+/// continues; the reply text is that prefix plus what the model wrote).
 pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     let tools_offered = !req.tools.is_empty();
     let given = req.system.clone().unwrap_or_default();
@@ -77,10 +101,18 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
                 // No call id: the local model makes one call per reply, and an id is tokens
                 // the model reads at every later step.
                 let head = if *is_error { "Error from" } else { "Result of" };
-                ("user", format!("{head} {name}:\n{content}"))
+                let text = if tools_offered {
+                    format!("{head} {name}:\n{content}\n{NEXT_STEP_HINT}")
+                } else {
+                    format!("{head} {name}:\n{content}")
+                };
+                ("user", text)
             }
         };
         messages.push(text_message(role, content));
+    }
+    if tools_offered {
+        messages.push(text_message("assistant", REPLY_PREFIX.to_string()));
     }
     LocalRequest {
         messages,

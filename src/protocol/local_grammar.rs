@@ -37,6 +37,14 @@ object ::= "{" (string ":" value ("," string ":" value)*)? "}"
 array ::= "[" (value ("," value)*)? "]"
 "#;
 
+/// What every reply starts with. The request writes it as the start of the model's turn
+/// (llama.cpp's assistant prefill) and the grammar admits what follows it, so the model begins
+/// at the tool's name. Why: made to write `{"tool":"` itself under the grammar, SmolLM2-135M,
+/// which wants prose there, is dragged through it one character at a time (`{` `"` `t` `oo` `l`)
+/// and leaves it out of step (measured natively: the capital-of-France task then called
+/// `finish("fonte")`; with the prefix written for it, it answers "Paris").
+pub const REPLY_PREFIX: &str = "{\"tool\":\"";
+
 /// The pseudo-tool a local model "calls" to answer the user; never executed.
 pub const ANSWER_TOOL: &str = "answer";
 /// The answer's one argument.
@@ -48,15 +56,19 @@ pub fn answer_offered(tools: &[ToolSpec]) -> bool {
     !tools.iter().any(|tool| tool.name == ANSWER_TOOL)
 }
 
-/// The grammar for a reply to a request offering `tools`: `{"tool":"<name>","arguments":{..}}`
-/// for one of them (arguments shaped by the tool's `local_parameters`, else its `parameters`),
-/// or the answer, `{"tool":"answer","arguments":{"text":"<text>"}}` ([`answer_offered`]).
+/// The grammar for a reply to a request offering `tools`, after [`REPLY_PREFIX`]: the rest of
+/// `{"tool":"<name>","arguments":{..}}` for one of them (arguments shaped by the tool's
+/// `local_parameters`, else its `parameters`), or of the answer,
+/// `{"tool":"answer","arguments":{"text":"<text>"}}` ([`answer_offered`]).
 pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     let mut builder = Builder::default();
     let mut alternatives = Vec::with_capacity(tools.len() + 1);
     for (index, tool) in tools.iter().enumerate() {
         let arguments = builder.expression(grammar_schema(tool), 0);
-        let head = format!("{{\"tool\":{},\"arguments\":", json_text(&tool.name));
+        let head = after_prefix(&format!(
+            "{{\"tool\":{},\"arguments\":",
+            json_text(&tool.name)
+        ));
         builder.rules.push(format!(
             "call{index} ::= {} {arguments} \"}}\"",
             literal(&head)
@@ -69,11 +81,11 @@ pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     }
     let mut out = format!("root ::= {}\n", alternatives.join(" | "));
     if answer {
-        let head = format!(
+        let head = after_prefix(&format!(
             "{{\"tool\":{},\"arguments\":{{{}:",
             json_text(ANSWER_TOOL),
             json_text(ANSWER_KEY)
-        );
+        ));
         out.push_str(&format!("final ::= {} string \"}}}}\"\n", literal(&head)));
     }
     for rule in &builder.rules {
@@ -82,6 +94,11 @@ pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     }
     out.push_str(BASE_RULES);
     out
+}
+
+/// `head` without [`REPLY_PREFIX`] (every reply head starts with it).
+fn after_prefix(head: &str) -> String {
+    head.strip_prefix(REPLY_PREFIX).unwrap_or(head).to_string()
 }
 
 /// The schema the grammar follows for `tool`'s arguments.

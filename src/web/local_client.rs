@@ -222,7 +222,8 @@ impl ModelClient for LocalModel {
             output_tokens: output.output_tokens,
             ..Usage::default()
         };
-        let reply = parse_local_output(&output.text, &request.tools, usage, self.next_call_id());
+        let text = local.reply_text(&output.text);
+        let reply = parse_local_output(&text, &request.tools, usage, self.next_call_id());
         let mut reply = end_on_repeat(request, reply);
         reply.model = self.name.clone();
         match output.finish {

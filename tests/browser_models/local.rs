@@ -29,7 +29,8 @@ export async function loadLocalModel({ url, onProgress, signal }) {
   return {
     async complete(request, { onDelta, signal }) {
       globalThis.__fakeRequest = JSON.stringify(request);
-      const last = request.messages[request.messages.length - 1].content;
+      // the last message before the start of the model's turn (which a grammar request ends with)
+      const last = request.messages.filter((m) => m.role !== 'assistant').at(-1).content;
       if (last === 'silent' || last === 'stall') {
         if (last === 'stall') onDelta('x');
         await new Promise((resolve) => signal.addEventListener('abort', resolve));
@@ -51,7 +52,7 @@ export async function loadLocalModel({ url, onProgress, signal }) {
         return { text, finish: 'stop', usage: { input_tokens: 3, output_tokens: 400 } };
       }
       const pieces = request.grammar
-        ? ['{"tool":"read_file",', '"arguments":{"path":"notes.txt"}}']
+        ? ['read_file",', '"arguments":{"path":"notes.txt"}}']
         : ['Hi ', 'there.'];
       for (const piece of pieces) onDelta(piece);
       const finish = last === 'long' ? 'length' : 'stop';
@@ -159,8 +160,14 @@ async fn local_model_maps_constrained_output_to_a_tool_call_with_the_grammar_in_
     let sent: serde_json::Value = serde_json::from_str(&sent).unwrap();
     let grammar = sent["grammar"].as_str().unwrap_or_default();
     assert!(
-        grammar.contains(r#""{\"tool\":\"read_file\",\"arguments\":""#),
+        grammar.contains(r#""read_file\",\"arguments\":""#),
         "the grammar must name the tool before its arguments: {grammar}"
+    );
+    let messages = sent["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap(),
+        &serde_json::json!({ "role": "assistant", "content": "{\"tool\":\"" }),
+        "the model's turn is started for it, and the reply is that start plus what it wrote"
     );
     assert!(sent.get("response_format").is_none(), "{sent}");
 }

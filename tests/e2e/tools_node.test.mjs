@@ -121,10 +121,10 @@ describe('registry (node)', () => {
     const [listed, plain] = reg.listTools();
     assert.deepEqual(listed.localParameters, local);
     assert.equal('localParameters' in plain, false);
-    // vfs's: one shape per operation, a write needing its content
+    // vfs's: one shape per operation, a write needing its content (written before the path)
     const vfs = validateSpec(builtinTools()[0]);
     const write = vfs.localParameters.oneOf.find((s) => s.properties.op.const === 'write');
-    assert.deepEqual(write.required, ['op', 'path', 'content']);
+    assert.deepEqual(write.required, ['op', 'content', 'path']);
     for (const shape of vfs.localParameters.oneOf) {
       for (const key of Object.keys(shape.properties)) assert.ok(key === 'op' || key in vfs.parameters.properties, key);
     }

@@ -47,7 +47,10 @@ const PARAMETERS = {
 
 // For small in-tab models: one shape per operation, each with the arguments it needs, so a
 // grammar built from it cannot leave out `content` on a write. Required ones are listed in the
-// order the model writes them; `volume` is left to the default.
+// order the model writes them; `volume` is left to the default. A write's content comes before
+// its path: right after `"op":"write"` SmolLM2-135M copies the task's text ("write the text
+// hello" → "hello", 0.29 against 0.13 for "Hello"); after the path it rates "Hello" first and
+// goes on to "Hello, World!" (measured natively, llama.cpp on the bundled GGUF).
 const opShape = (op, required, optional = []) => ({
   type: 'object',
   properties: Object.fromEntries([['op', { const: op }], ...[...required, ...optional].map((key) => [key, PARAMETERS.properties[key]])]),
@@ -57,7 +60,7 @@ const opShape = (op, required, optional = []) => ({
 const LOCAL_PARAMETERS = {
   oneOf: [
     opShape('read', ['path'], ['offset', 'limit']),
-    opShape('write', ['path', 'content']),
+    opShape('write', ['content', 'path']),
     opShape('edit', ['path', 'old_string', 'new_string'], ['replace_all']),
     opShape('list', ['path']),
     opShape('glob', ['pattern'], ['path']),

@@ -1,0 +1,56 @@
+//! The exact request the local provider sends for a conversation on the default tools, and how
+//! it reads the model's reply: the same code path as the tab (`build_local_request`,
+//! `parse_local_output`, `end_on_repeat`), for trying prompts on a native llama.cpp.
+//!
+//! Reads one JSON object per line on stdin and writes one per line on stdout:
+//! - `{"op":"tools"}` → `{"system": <default system text>, "tools": [<the five default tools>]}`
+//! - `{"op":"build","request":<ModelRequest>}` → the `LocalRequest` (messages, grammar, …)
+//! - `{"op":"parse","request":<ModelRequest>,"generated":".."}` → the `ModelReply` the loop
+//!   gets for what the model generated (after the turn's start the request wrote for it)
+//!
+//! ```text
+//! echo '{"op":"tools"}' | cargo run -q --example local_request
+//! ```
+
+use std::io::{BufRead, Write};
+
+use serde_json::{json, Value};
+use tabloop::protocol::local_repeat::end_on_repeat;
+use tabloop::protocol::{build_local_request, parse_local_output, ModelRequest, Usage};
+use tabloop::runtime::options::{AgentOptions, HostToolSpec};
+
+/// The host tools as the JS registry describes them (vfs, eval, http_fetch).
+const HOST_TOOLS: &str = include_str!("../tests/fixtures/default_host_tools.json");
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let host: Vec<HostToolSpec> = serde_json::from_str(HOST_TOOLS)?;
+    let config = AgentOptions::default().to_config(&host)?;
+    let tools: Vec<_> = config.tools.iter().map(|d| d.spec.clone()).collect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let input: Value = serde_json::from_str(&line)?;
+        let reply = match input["op"].as_str() {
+            Some("tools") => json!({ "system": config.system, "tools": tools }),
+            Some("build") => {
+                let request: ModelRequest = serde_json::from_value(input["request"].clone())?;
+                serde_json::to_value(build_local_request(&request))?
+            }
+            Some("parse") => {
+                let request: ModelRequest = serde_json::from_value(input["request"].clone())?;
+                let generated = input["generated"].as_str().unwrap_or_default();
+                let text = build_local_request(&request).reply_text(generated);
+                let reply = parse_local_output(&text, &request.tools, Usage::default(), "c".into());
+                serde_json::to_value(end_on_repeat(&request, reply))?
+            }
+            other => json!({ "error": format!("unknown op {other:?}") }),
+        };
+        writeln!(out, "{reply}")?;
+        out.flush()?;
+    }
+    Ok(())
+}
