@@ -27,8 +27,10 @@ add('## Per step, harness only (instant in-page model, one no-op tool)', '');
 add('tabloop: the whole runtime (driver, JS tool bridge, IndexedDB) through the public custom-provider API.');
 add('AI SDK: `streamText` with `MockLanguageModelV4` and the same tool. Median of the repetitions.', '');
 add('| steps | tabloop, tool not idempotent | tabloop, idempotent tool | AI SDK | ratio | ratio (idempotent) |', '|---|---|---|---|---|---|');
+// A loop whose page crashed at that size (out of memory) shows "page crashed".
+const perStep = (h, x) => (x == null && h.crashed?.length ? 'page crashed' : ms(x, 3));
 for (const h of r.harness) {
-  add(`| ${h.steps.toLocaleString('en')} | ${ms(h.tabloop_ms_per_step, 3)} | ${ms(h.tabloop_idempotent_ms_per_step, 3)} | ${ms(h.aisdk_ms_per_step, 3)} | ${ratio(h.tabloop_ms_per_step, h.aisdk_ms_per_step)} | ${ratio(h.tabloop_idempotent_ms_per_step, h.aisdk_ms_per_step)} |`);
+  add(`| ${h.steps.toLocaleString('en')} | ${perStep(h, h.tabloop_ms_per_step)} | ${perStep(h, h.tabloop_idempotent_ms_per_step)} | ${perStep(h, h.aisdk_ms_per_step)} | ${ratio(h.tabloop_ms_per_step, h.aisdk_ms_per_step)} | ${ratio(h.tabloop_idempotent_ms_per_step, h.aisdk_ms_per_step)} |`);
 }
 const at1000 = r.harness.find((h) => h.steps === 1000);
 if (r.commit_floor) {

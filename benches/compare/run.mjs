@@ -87,18 +87,31 @@ function window(perStep, from, to) {
   return { from: from + 1, to: Math.min(to, perStep.length), bytes: mean('bytes'), puts: mean('puts'), transactions: mean('transactions'), writes: mean('writes'), max_bytes: Math.max(...slice.map((s) => s.bytes)) };
 }
 
-async function sideBySide(page, mock) {
+async function sideBySide(openPage, mock) {
+  let page = await openPage();
   const harness = [];
   for (const [steps, reps] of wanted('harness') ? HARNESS : []) {
     const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
+    // A loop whose page crashed at this size (out of memory): reported as such, not retried.
+    const crashed = {};
     let growth = null;
     for (let r = 0; r < reps; r += 1) {
       // Alternate who goes first, so neither always runs on a warmer page.
       const order = r % 2 === 0 ? ['aisdk', 'tabloop', 'tabloop_idempotent'] : ['tabloop_idempotent', 'tabloop', 'aisdk'];
       for (const who of order) {
-        const result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
-          ? window.aisdk.aiSdkHarness(steps)
-          : window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, r });
+        if (crashed[who]) continue;
+        let result;
+        try {
+          result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
+            ? window.aisdk.aiSdkHarness(steps)
+            : window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, r });
+        } catch (error) {
+          if (!/crashed/i.test(error.message)) throw error;
+          crashed[who] = true;
+          log(`${who} harness ${steps} steps: the page crashed`);
+          page = await openPage();
+          continue;
+        }
         check(`${who} harness`, result, steps);
         if (who !== 'aisdk' && result.persisted !== result.events) throw new Error(`${who}: ${result.events} events but ${result.persisted} persisted`);
         runs[who].push(result.ms / steps);
@@ -109,8 +122,10 @@ async function sideBySide(page, mock) {
         }
       }
     }
-    const row = { steps, tabloop_ms_per_step: median(runs.tabloop), tabloop_idempotent_ms_per_step: median(runs.tabloop_idempotent), aisdk_ms_per_step: median(runs.aisdk), samples: runs, idb: growth };
-    log(`harness ${steps} steps: tabloop ${row.tabloop_ms_per_step.toFixed(3)} ms/step (idempotent tool ${row.tabloop_idempotent_ms_per_step.toFixed(3)}), AI SDK ${row.aisdk_ms_per_step.toFixed(3)} ms/step`);
+    const perStep = (xs) => (xs.length ? median(xs) : null);
+    const row = { steps, tabloop_ms_per_step: perStep(runs.tabloop), tabloop_idempotent_ms_per_step: perStep(runs.tabloop_idempotent), aisdk_ms_per_step: perStep(runs.aisdk), samples: runs, idb: growth, crashed: Object.keys(crashed) };
+    const shown = (x) => (x == null ? 'crashed' : `${x.toFixed(3)} ms/step`);
+    log(`harness ${steps} steps: tabloop ${shown(row.tabloop_ms_per_step)} (idempotent tool ${shown(row.tabloop_idempotent_ms_per_step)}), AI SDK ${shown(row.aisdk_ms_per_step)}`);
     harness.push(row);
   }
   const loopback = [];
@@ -225,13 +240,17 @@ try {
   result.bundle = bundle();
   log(`bundle: library wasm ${result.bundle.library_wasm.gzip} B gzip + glue ${result.bundle.library_glue_js.gzip} B; AI SDK ${result.bundle.aisdk_bundle.gzip} B`);
   const context = await browser.newContext();
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${server.url}/compare.html`);
-  await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
-  if (smoke) await page.evaluate(() => (window.SMOKE = true));
-  result.browser = { version: browser.version(), userAgent: await page.evaluate(() => navigator.userAgent), cores: await page.evaluate(() => navigator.hardwareConcurrency) };
-  Object.assign(result, await sideBySide(page, mock));
+  // The side-by-side page (opened again only after a crash).
+  const openPage = async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.log('pageerror:', e.message));
+    await page.goto(`${server.url}/compare.html`);
+    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
+    if (smoke) await page.evaluate(() => (window.SMOKE = true));
+    result.browser ??= { version: browser.version(), userAgent: await page.evaluate(() => navigator.userAgent), cores: await page.evaluate(() => navigator.hardwareConcurrency) };
+    return page;
+  };
+  Object.assign(result, await sideBySide(openPage, mock));
   await context.close();
   if (wanted('sessions')) {
   const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES });
