@@ -175,6 +175,15 @@ impl ModelClient for LocalModel {
                 StreamDelta::Text(text)
             }
         };
+        // The start of the turn the request wrote for the model comes first in the preview, so
+        // it shows the whole call being written, not a call without its opening.
+        let mut prefix = Some(local.reply_text("")).filter(|p| !p.is_empty());
+        let mut preview = |text: String| {
+            if let Some(prefix) = prefix.take() {
+                on_delta(as_delta(prefix));
+            }
+            on_delta(as_delta(text));
+        };
         let limits = self.timeouts.get();
         let mut got_output = false;
         let result = loop {
@@ -188,7 +197,7 @@ impl ModelClient for LocalModel {
             futures::select_biased! {
                 text = receiver.select_next_some() => {
                     got_output = true;
-                    on_delta(as_delta(text));
+                    preview(text);
                 }
                 result = done => break result,
                 () = timer => {
@@ -206,7 +215,7 @@ impl ModelClient for LocalModel {
             }
         };
         while let Ok(text) = receiver.try_recv() {
-            on_delta(as_delta(text));
+            preview(text);
         }
         let output: BridgeOutput =
             result

@@ -151,11 +151,27 @@ async fn local_model_maps_constrained_output_to_a_tool_call_with_the_grammar_in_
         vec![("read_file".into(), r#"{"path":"notes.txt"}"#.into())]
     );
     assert!(reply.tool_calls[0].id.starts_with("local_"));
-    // Raw constrained JSON is previewed as thinking, not as visible text.
+    // Raw constrained JSON is previewed as thinking, not as visible text, and the preview is
+    // the whole reply: the start the request wrote for the model, then what it generated.
     assert!(run
         .deltas
         .iter()
         .all(|d| matches!(d, StreamDelta::Thinking(_))));
+    let previewed: String = run
+        .deltas
+        .iter()
+        .filter_map(|d| {
+            if let StreamDelta::Thinking(text) = d {
+                Some(text.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(
+        previewed,
+        r#"{"tool":"read_file","arguments":{"path":"notes.txt"}}"#
+    );
     let sent = global("__fakeRequest").as_string().unwrap();
     let sent: serde_json::Value = serde_json::from_str(&sent).unwrap();
     let grammar = sent["grammar"].as_str().unwrap_or_default();
