@@ -25,33 +25,31 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 // Test-only JS that writes a raw row behind the store's back (its own connection).
 #[wasm_bindgen(inline_js = r#"
-export function putRawRecord(name, session, seq, json) {
+// Runs `work(tx)` in one read-write transaction over `stores` on its own connection.
+function writeRaw(name, stores, work) {
   return new Promise((resolve, reject) => {
     const open = indexedDB.open(name);
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
-      const tx = db.transaction(['records', 'sessions'], 'readwrite');
-      tx.objectStore('records').put({ session, seq, at: 0, json });
-      tx.objectStore('sessions').put({ session, records: seq + 1, updated_at: 0 });
+      const tx = db.transaction(stores, 'readwrite');
+      work(tx);
       tx.oncomplete = () => { db.close(); resolve(); };
       tx.onabort = () => { db.close(); reject(tx.error); };
     };
   });
 }
+export function putRawRecord(name, session, seq, json) {
+  return writeRaw(name, ['records', 'sessions'], (tx) => {
+    tx.objectStore('records').put({ session, seq, at: 0, json });
+    tx.objectStore('sessions').put({ session, records: seq + 1, updated_at: 0 });
+  });
+}
 export function putRawDigest(name, session, digest, schema) {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const tx = db.transaction(['sessions'], 'readwrite');
-      const rows = tx.objectStore('sessions');
-      const get = rows.get(session);
-      get.onsuccess = () => rows.put({ ...get.result, digest, digest_schema: schema });
-      tx.oncomplete = () => { db.close(); resolve(); };
-      tx.onabort = () => { db.close(); reject(tx.error); };
-    };
+  return writeRaw(name, ['sessions'], (tx) => {
+    const rows = tx.objectStore('sessions');
+    const get = rows.get(session);
+    get.onsuccess = () => rows.put({ ...get.result, digest, digest_schema: schema });
   });
 }
 "#)]
