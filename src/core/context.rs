@@ -93,6 +93,23 @@ impl Transcript {
         self.summary = Some(summary);
     }
 
+    /// This transcript without its first `stored` messages (a fold snapshot keeps those in
+    /// parts written once): a copy of the rest, with the counts of the whole.
+    pub fn without_first(&self, stored: usize) -> Transcript {
+        Transcript {
+            messages: self.messages[stored.min(self.messages.len())..].to_vec(),
+            summary: self.summary.clone(),
+            first_live: self.first_live,
+            live_tokens: self.live_tokens,
+        }
+    }
+
+    /// Puts back the messages [`Transcript::without_first`] left out.
+    pub fn restore_first(&mut self, mut first: Vec<Message>) {
+        first.append(&mut self.messages);
+        self.messages = first;
+    }
+
     /// Index the next message will get.
     pub fn len(&self) -> usize {
         self.messages.len()
