@@ -49,6 +49,8 @@ try {
     tool_statuses: statuses,
     tool_results: results.map((r) => r.slice(0, 120)),
     page_open_to_end_ms: (ended ?? Date.now()) - opened,
+    // Where the model ran, with the threads the core probe chose.
+    model_backend: await page.textContent('[data-testid=model-backend]').catch(() => null),
   }));
 } finally {
   await browser.close();

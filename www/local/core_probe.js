@@ -42,13 +42,13 @@ export function threadChoices(cores) {
  */
 export function threadsFromProbe(rates, cores) {
   const { safe, fast } = threadChoices(cores);
-  if (fast === safe) return { threads: safe, reason: `${cores} core(s): ${safe} thread(s)` };
+  if (fast === safe) return { threads: safe, reason: `${cores} core(s): ${safe} thread(s)`, short: `${cores} core(s)` };
   const slowest = Math.min(...rates.concurrent);
   const share = rates.single > 0 ? slowest / rates.single : 0;
   const kept = `${rates.concurrent.length} workers at once kept ${Math.round(share * 100)}% of one alone`;
   return share >= FREE_SHARE
-    ? { threads: fast, reason: `${kept}: ${fast} cores free, ${fast} threads` }
-    : { threads: safe, reason: `${kept}: the cores are busy, ${safe} thread(s)` };
+    ? { threads: fast, reason: `${kept}: ${fast} cores free, ${fast} threads`, short: 'the cores are free' }
+    : { threads: safe, reason: `${kept}: the cores are busy, ${safe} thread(s)`, short: 'the cores are busy' };
 }
 
 function startSpinner(url) {
@@ -70,11 +70,12 @@ function spin(worker) {
  * Measures the machine and chooses the local model's threads (see the top of this file).
  * Falls back to the safe choice when workers cannot be started.
  * @param {number} [cores] logical cores (default navigator.hardwareConcurrency)
- * @returns {Promise<{threads: number, reason: string, rates: {single: number, concurrent: number[]}|null}>}
+ * @returns {Promise<{threads: number, reason: string, short: string, rates: {single: number, concurrent: number[]}|null}>}
+ *   `reason` gives the measurement, `short` the gist a person reads beside the thread count
  */
 export async function chooseThreads(cores = globalThis.navigator?.hardwareConcurrency || 1) {
   const { safe, fast } = threadChoices(cores);
-  if (fast === safe) return { threads: safe, reason: `${cores} core(s): ${safe} thread(s)`, rates: null };
+  if (fast === safe) return { threads: safe, reason: `${cores} core(s): ${safe} thread(s)`, short: `${cores} core(s)`, rates: null };
   const url = URL.createObjectURL(new Blob([SPINNER], { type: 'text/javascript' }));
   const workers = [];
   try {
@@ -84,7 +85,7 @@ export async function chooseThreads(cores = globalThis.navigator?.hardwareConcur
     const rates = { single, concurrent };
     return { ...threadsFromProbe(rates, cores), rates };
   } catch (err) {
-    return { threads: safe, reason: `the probe could not run (${err?.message ?? err}): ${safe} thread(s)`, rates: null };
+    return { threads: safe, reason: `the probe could not run (${err?.message ?? err}): ${safe} thread(s)`, short: 'the cores could not be measured', rates: null };
   } finally {
     for (const worker of workers) worker.terminate();
     URL.revokeObjectURL(url);

@@ -122,9 +122,9 @@ export async function loadLocalModel(options = {}) {
   const isolated = !!globalThis.crossOriginIsolated;
   const asked = Number.isInteger(options.threads) && options.threads > 0 ? options.threads : null;
   const choice = !isolated
-    ? { threads: 1, reason: 'not cross-origin isolated: 1 thread', rates: null }
+    ? { threads: 1, reason: 'not cross-origin isolated: 1 thread', short: 'the page is not cross-origin isolated', rates: null }
     : asked != null
-      ? { threads: asked, reason: `asked for ${asked}`, rates: null }
+      ? { threads: asked, reason: `asked for ${asked}`, short: 'as asked', rates: null }
       : await chooseThreads();
   const threads = choice.threads;
   const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
@@ -153,7 +153,8 @@ export async function loadLocalModel(options = {}) {
   };
   const gpuProblem = gpu === false ? 'the GPU is turned off' : await webGpuProblem();
   let backend = gpuProblem == null ? 'webgpu' : 'cpu';
-  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU: ${gpuProblem}`;
+  const onThreads = `${threads} thread${threads === 1 ? '' : 's'} (${choice.short})`;
+  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU: ${gpuProblem}; ${onThreads}`;
   init(note);
   let wllama;
   try {
@@ -161,7 +162,7 @@ export async function loadLocalModel(options = {}) {
   } catch (err) {
     if (backend !== 'webgpu') throw new Error(`the local model failed to start: ${err?.message ?? err}`, { cause: err });
     backend = 'cpu';
-    note = `on the CPU: starting on the GPU failed (${err?.message ?? err})`;
+    note = `on the CPU: starting on the GPU failed (${err?.message ?? err}); ${onThreads}`;
     init(note);
     try {
       wllama = await start(false);
