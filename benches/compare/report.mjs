@@ -100,9 +100,13 @@ if (r.tti) add(`- Library package on an embedding page: \`import\` + \`init()\`:
 add('', '## Local model (in the tab, beside native llama.cpp)', '');
 if (r.local?.length) {
   add('From `scripts/bench-local.sh` (run by `scripts/bench.sh --local`, or its saved output).', '');
-  add('| model | prefill tok/s (tab) | native | generation tok/s under the tool grammar (tab) | native |', '|---|---|---|---|---|');
+  add('Native runs on as many threads as the tab\'s core probe chose.', '');
+  add('| model | threads | prefill tok/s (tab) | native | generation tok/s under the tool grammar (tab) | native | second step\'s first token (tab) |', '|---|---|---|---|---|---|---|');
   const f = (x) => (x == null ? '–' : Number(x).toFixed(1));
-  for (const row of r.local) add(`| ${row.model} | ${f(row.tab.prefill_tok_s)} | ${f(row.native.prefill_tok_s)} | ${f(row.tab.gen_grammar_tok_s)} | ${f(row.native.gen_grammar_tok_s)} |`);
+  for (const row of r.local) {
+    const step2 = row.tab.step2_first_token_ms == null ? '–' : `${row.tab.step2_first_token_ms} ms`;
+    add(`| ${row.model} | ${row.tab.threads ?? '–'} | ${f(row.tab.prefill_tok_s)} | ${f(row.native.prefill_tok_s)} | ${f(row.tab.gen_grammar_tok_s)} | ${f(row.native.gen_grammar_tok_s)} | ${step2} |`);
+  }
 } else {
   add('Not measured in this run: `scripts/bench.sh --local` runs `scripts/bench-local.sh` (slow: it loads the');
   add('model in the tab and builds llama.cpp natively once).');

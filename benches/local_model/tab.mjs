@@ -58,6 +58,7 @@ try {
       const out = {
         model: modelPath,
         threads: model.info.threads,
+        threads_reason: model.info.threads_reason,
         load_ms: model.info.load_ms,
         prefill_tokens: t(prefill).prompt_tokens,
         prefill_tok_s: t(prefill).prompt_tokens_per_s,
