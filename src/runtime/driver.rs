@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::LocalBoxFuture;
 use futures::{pin_mut, FutureExt, StreamExt};
 
 use super::commit::{settled, PendingCommit};
@@ -158,26 +159,33 @@ where
             Committed(Result<(), StoreError>),
             Tick,
         }
+        // One timer for the ticks while work is in flight, kept across wakes until it fires
+        // (a new timer on every wake cost a setTimeout and a clearTimeout each).
+        let mut tick: Option<LocalBoxFuture<'static, ()>> = None;
         loop {
             let wake = {
                 let command = commands.next().fuse();
                 let commit = settled(&mut self.commit).fuse();
                 pin_mut!(command, commit);
                 if self.in_flight.is_empty() {
+                    tick = None;
                     futures::select! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
                     }
                 } else {
-                    let clock = self.clock.clone();
-                    let tick = clock.sleep(TICK_MS).fuse();
+                    let timer = tick.get_or_insert_with(|| {
+                        let clock = self.clock.clone();
+                        Box::pin(async move { clock.sleep(TICK_MS).await })
+                    });
+                    let ticked = timer.fuse();
                     let work = self.in_flight.next().fuse();
-                    pin_mut!(tick, work);
+                    pin_mut!(ticked, work);
                     futures::select! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
                         w = work => Wake::Work(w),
-                        _ = tick => Wake::Tick,
+                        _ = ticked => Wake::Tick,
                     }
                 }
             };
@@ -204,6 +212,7 @@ where
                 }
                 Wake::Work(None) => {}
                 Wake::Tick => {
+                    tick = None;
                     let _ = self.step(Input::Tick).await;
                 }
             }
