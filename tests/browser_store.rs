@@ -11,7 +11,7 @@ use std::cell::Cell;
 
 use futures::future::{select, Either};
 use pretty_assertions::assert_eq;
-use tabloop::core::{SessionDigest, DIGEST_SCHEMA};
+use tabloop::core::{SessionDigest, SnapshotWrite, DIGEST_SCHEMA};
 use tabloop::ports::{Durability, EventStore, StoreError};
 use tabloop::web::idb_store::IdbStore;
 use tabloop::web::locks::SessionLock;
@@ -45,6 +45,29 @@ export function putRawRecord(name, session, seq, json) {
     tx.objectStore('sessions').put({ session, records: seq + 1, updated_at: 0 });
   });
 }
+// A database as the store left it at schema version 2 (before snapshot parts), holding one
+// record of `session` and a snapshot head.
+export function createVersion2(name, session, json) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name, 2);
+    open.onupgradeneeded = () => {
+      const db = open.result;
+      db.createObjectStore('records', { keyPath: ['session', 'seq'] });
+      db.createObjectStore('sessions', { keyPath: 'session' });
+      db.createObjectStore('snapshots', { keyPath: 'session' });
+    };
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(['records', 'sessions', 'snapshots'], 'readwrite');
+      tx.objectStore('records').put({ session, seq: 0, at: 0, json });
+      tx.objectStore('sessions').put({ session, records: 1, updated_at: 0 });
+      tx.objectStore('snapshots').put({ session, records: 1, json: '{"old":true}' });
+      tx.oncomplete = () => { db.close(); resolve(); };
+      tx.onabort = () => { db.close(); reject(tx.error); };
+    };
+  });
+}
 export function putRawDigest(name, session, digest, schema) {
   return writeRaw(name, ['sessions'], (tx) => {
     const rows = tx.objectStore('sessions');
@@ -61,6 +84,9 @@ extern "C" {
         seq: u32,
         json: &str,
     ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = createVersion2)]
+    async fn create_version_2(name: &str, session: &str, json: &str) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = putRawDigest)]
     async fn put_raw_digest(
@@ -135,6 +161,27 @@ contract!(
     a_session_name_survives_appends_and_goes_with_a_delete,
     a_snapshot_reads_back_until_replaced_or_deleted,
 );
+
+#[wasm_bindgen_test]
+async fn a_database_of_the_previous_schema_opens_with_its_log_and_takes_snapshot_parts() {
+    let store = fresh_store();
+    let first = message(0, "kept");
+    let json = serde_json::to_string(&first).unwrap();
+    create_version_2(store.db_name(), "s", &json).await.unwrap();
+    assert_eq!(store.load("s").await.unwrap(), vec![first]);
+    // Its old snapshot head still reads (its parts: none), then a new one with parts.
+    let old = store.snapshot("s").await.unwrap().unwrap();
+    assert_eq!((old.head.as_str(), old.parts.len()), ("{\"old\":true}", 0));
+    let write = SnapshotWrite {
+        records: 1,
+        head: "{}".into(),
+        first_part: 0,
+        parts: vec!["[]".into()],
+    };
+    store.save_snapshot("s", write).await.unwrap();
+    assert_eq!(store.snapshot("s").await.unwrap().unwrap().parts, ["[]"]);
+    store.delete_database().await.unwrap();
+}
 
 #[wasm_bindgen_test]
 async fn a_strict_append_is_stored_and_loads_back() {

@@ -293,3 +293,78 @@ fn the_loop_guard_survives_compaction() {
         ]
     );
 }
+
+#[test]
+fn a_long_run_keeps_the_guard_small_and_still_catches_a_runaway() {
+    let mut h = Harness::new(config_with_steps(5_000));
+    let guard_size = |h: &Harness| {
+        let run = h.agent.state().run.as_ref().unwrap();
+        serde_json::to_string(&run.guard).unwrap().len()
+    };
+    // 2,000 distinct reads with distinct results (progress), then the same grep over and over.
+    let distinct = 2_000;
+    let outcome = drive(
+        &mut h,
+        distinct + 50,
+        |i| {
+            if i < distinct {
+                call(
+                    &format!("c{i}"),
+                    "read_file",
+                    json!({ "path": format!("f{i}") }),
+                )
+            } else {
+                call(
+                    &format!("c{i}"),
+                    "grep",
+                    json!({"pattern": "x", "path": "src/"}),
+                )
+            }
+        },
+        |i| (format!("content {}", i.min(distinct)), false),
+    )
+    .unwrap();
+    let after_all = guard_size(&h);
+    assert_eq!(
+        outcome.stop,
+        StopReason::NoProgress {
+            detector: Detector::Repetition
+        }
+    );
+    assert_eq!(
+        guard_events(&h),
+        vec![
+            (Detector::Repetition, false, distinct + 3),
+            (Detector::Repetition, true, distinct + 5)
+        ]
+    );
+    // What it remembers is bounded: the same size after 500 distinct observations as after
+    // 2,000 (it would be four times larger if it kept them all).
+    let mut short = Harness::new(config_with_steps(2_000));
+    drive(
+        &mut short,
+        500,
+        |i| {
+            call(
+                &format!("c{i}"),
+                "read_file",
+                json!({ "path": format!("f{i}") }),
+            )
+        },
+        |i| (format!("content {i}"), false),
+    );
+    let at_500 = guard_size(&short);
+    assert!(
+        after_all < at_500 * 5 / 4,
+        "guard {after_all} bytes after {distinct}, {at_500} after 500"
+    );
+}
+
+fn config_with_steps(steps: u32) -> tabloop::core::AgentConfig {
+    let mut cfg = config();
+    cfg.budget.max_steps = Some(steps);
+    cfg.budget.max_tool_calls = Some(steps);
+    // No compaction: every step answers a tool call.
+    cfg.context_window = 1_000_000_000;
+    cfg
+}

@@ -440,13 +440,13 @@ proptest! {
         }
         let k = 1 + ((log.len() - 1) as f64 * cut) as usize;
         let prefix = Agent::replay(&log[..k]).unwrap();
-        let json = prefix.snapshot_json(&log[k - 1]).unwrap();
-        prop_assert_eq!(Agent::snapshot_records(&json), Some(k as u64));
-        let resumed = Agent::from_snapshot(&json, &log[k - 1..]).unwrap();
+        let write = prefix.snapshot(&log[k - 1], 0).unwrap();
+        prop_assert_eq!(Agent::snapshot_extent(&write.head), Some((k as u64, write.parts.len() as u64)));
+        let resumed = Agent::from_snapshot(&write.head, &write.parts, &log[k - 1..]).unwrap();
         prop_assert_eq!(resumed.state(), agent.state());
         // The tail as a store hands it back: through JSON.
         let stored = parse_jsonl(&to_jsonl(&log)).unwrap();
-        let resumed = Agent::from_snapshot(&json, &stored[k - 1..]).unwrap();
+        let resumed = Agent::from_snapshot(&write.head, &write.parts, &stored[k - 1..]).unwrap();
         prop_assert_eq!(resumed.state(), agent.state());
     }
 }
@@ -484,16 +484,20 @@ proptest! {
     }
 }
 
+/// A snapshot head's JSON (these test logs are too short for parts).
+fn head_of(agent: &Agent, last: &Record) -> String {
+    let write = agent.snapshot(last, 0).unwrap();
+    assert!(write.parts.is_empty());
+    write.head
+}
+
 #[test]
 fn a_snapshot_that_does_not_match_the_log_is_refused() {
     let h = support_run();
     let k = h.len() / 2;
-    let json = Agent::replay(&h[..k])
-        .unwrap()
-        .snapshot_json(&h[k - 1])
-        .unwrap();
+    let json = head_of(&Agent::replay(&h[..k]).unwrap(), &h[k - 1]);
     assert!(
-        Agent::from_snapshot(&json, &h[k - 1..]).is_some(),
+        Agent::from_snapshot(&json, &[], &h[k - 1..]).is_some(),
         "the matching tail"
     );
     // The log holds another record where the snapshot ended.
@@ -501,23 +505,20 @@ fn a_snapshot_that_does_not_match_the_log_is_refused() {
     if let Event::UserMessage { text } = &mut other[1].event {
         text.push('!');
     }
-    let json_other = Agent::replay(&other[..2])
-        .unwrap()
-        .snapshot_json(&other[1])
-        .unwrap();
+    let json_other = head_of(&Agent::replay(&other[..2]).unwrap(), &other[1]);
     assert!(
-        Agent::from_snapshot(&json_other, &h[1..]).is_none(),
+        Agent::from_snapshot(&json_other, &[], &h[1..]).is_none(),
         "another last record"
     );
     // A tail that starts elsewhere, or has a gap.
     assert!(
-        Agent::from_snapshot(&json, &h[k..]).is_none(),
+        Agent::from_snapshot(&json, &[], &h[k..]).is_none(),
         "tail starts after"
     );
     let mut gap = h[k - 1..].to_vec();
     gap.remove(1);
     assert!(
-        Agent::from_snapshot(&json, &gap).is_none(),
+        Agent::from_snapshot(&json, &[], &gap).is_none(),
         "gap in the tail"
     );
     // Another version, or garbage.
@@ -525,12 +526,12 @@ fn a_snapshot_that_does_not_match_the_log_is_refused() {
     let older = json.replacen(&current, "\"version\":0", 1);
     assert_ne!(older, json);
     assert!(
-        Agent::from_snapshot(&older, &h[k - 1..]).is_none(),
+        Agent::from_snapshot(&older, &[], &h[k - 1..]).is_none(),
         "older layout"
     );
-    assert!(Agent::from_snapshot("{not json", &h[k - 1..]).is_none());
+    assert!(Agent::from_snapshot("{not json", &[], &h[k - 1..]).is_none());
     // A snapshot is only taken of the record the agent folded last.
-    assert_eq!(Agent::replay(&h[..k]).unwrap().snapshot_json(&h[0]), None);
+    assert_eq!(Agent::replay(&h[..k]).unwrap().snapshot(&h[0], 0), None);
 }
 
 /// A finished run with tool calls, as a log.

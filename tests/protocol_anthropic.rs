@@ -287,7 +287,8 @@ fn the_request_merges_consecutive_tool_results_into_one_user_message() {
             Message::User {
                 text: "Also Rome, please.".to_string(),
             },
-        ],
+        ]
+        .into(),
         tools: vec![ToolSpec {
             local_parameters: None,
             name: "get_weather".to_string(),

@@ -12,7 +12,7 @@ use tabloop::protocol::{
 fn request() -> ModelRequest {
     ModelRequest {
         system: Some("be brief".into()),
-        messages: vec![Message::User { text: "hi".into() }],
+        messages: vec![Message::User { text: "hi".into() }].into(),
         tools: vec![ToolSpec {
             local_parameters: None,
             name: "vfs".into(),

@@ -75,7 +75,8 @@ fn request(tools: Vec<ToolSpec>) -> ModelRequest {
                 text: "I could not write b.txt.".to_string(),
                 tool_calls: vec![],
             },
-        ],
+        ]
+        .into(),
         tools,
         max_output_tokens: 512,
     }
@@ -202,7 +203,7 @@ fn the_reply_is_the_turns_start_and_what_the_model_generated_after_it() {
     assert_eq!(parsed.tool_calls[0].arguments, r#"{"path":"a.txt"}"#);
     // Without tools the request writes no start and the text is what was generated.
     let mut free = request(vec![]);
-    free.messages.truncate(1);
+    free.messages.make_mut().truncate(1);
     assert_eq!(build_local_request(&free).reply_text("Sure."), "Sure.");
 }
 
@@ -216,8 +217,8 @@ fn a_caller_limit_below_the_tool_reply_cap_is_kept() {
 #[test]
 fn without_tools_the_request_is_free_text() {
     let mut req = request(vec![]);
-    req.messages.truncate(1);
-    req.messages.push(Message::Assistant {
+    req.messages.make_mut().truncate(1);
+    req.messages.make_mut().push(Message::Assistant {
         text: "Sure.".to_string(),
         tool_calls: vec![],
     });
@@ -429,11 +430,12 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
             system: None,
             messages: vec![Message::User {
                 text: "task".to_string(),
-            }],
+            }]
+            .into(),
             tools: default_tools(),
             max_output_tokens: 100,
         };
-        req.messages.push(Message::Assistant {
+        req.messages.make_mut().push(Message::Assistant {
             text: reply.text.clone(),
             tool_calls: reply.tool_calls.clone(),
         });

@@ -33,7 +33,8 @@ fn after(calls: Vec<ToolCall>, content: &str, is_error: bool) -> ModelRequest {
                 content: content.to_string(),
                 is_error,
             },
-        ],
+        ]
+        .into(),
         tools: vec![],
         max_output_tokens: 100,
     }
@@ -101,7 +102,7 @@ fn only_a_lone_call_whose_result_ends_the_conversation_counts() {
     assert_eq!(end_on_repeat(&two, again.clone()), again);
     // A user message after the result: the user asked for more.
     let mut followed = after(vec![call("c1", "vfs", WRITE)], "ok", false);
-    followed.messages.push(Message::User {
+    followed.messages.make_mut().push(Message::User {
         text: "Once more".to_string(),
     });
     assert_eq!(end_on_repeat(&followed, again.clone()), again);

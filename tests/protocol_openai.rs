@@ -321,7 +321,8 @@ fn sample_request() -> ModelRequest {
                 text: "It says: buy milk.".to_string(),
                 tool_calls: vec![],
             },
-        ],
+        ]
+        .into(),
         tools: vec![ToolSpec {
             local_parameters: None,
             name: "read_file".to_string(),
@@ -385,7 +386,8 @@ fn a_request_without_tools_omits_the_tools_field_and_marks_failed_results() {
             name: "fetch".to_string(),
             content: "timeout".to_string(),
             is_error: true,
-        }],
+        }]
+        .into(),
         tools: vec![],
         max_output_tokens: 256,
     };

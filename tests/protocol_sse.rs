@@ -180,3 +180,54 @@ fn a_stream_ending_on_a_blank_line_did_not_end_mid_event() {
         (vec![event("message", "a", None)], false)
     );
 }
+
+/// Every event of `stream` fed in pieces of `piece` bytes, as `push_each` hands them over.
+fn each(stream: &[u8], piece: usize) -> Vec<SseEvent> {
+    let mut parser = SseParser::default();
+    let mut events = Vec::new();
+    for chunk in stream.chunks(piece) {
+        let fed = parser.push_each(chunk, |event| {
+            events.push(event.clone());
+            Ok::<(), ()>(())
+        });
+        assert_eq!(fed, Ok(()));
+    }
+    events
+}
+
+#[test]
+fn push_each_hands_over_the_events_push_returns_whatever_the_pieces() {
+    let stream = "\u{feff}event: a\r\nid: 7\ndata: x\n\ndata: y\r\ndata: z\r\n\r\n: note\n\
+                  event: b\rdata: \u{e9}t\u{e9}\r\rid:\ndata: w\n\n"
+        .as_bytes();
+    let mut parser = SseParser::default();
+    let whole = parser.push(stream);
+    assert_eq!(
+        whole,
+        vec![
+            event("a", "x", Some("7")),
+            event("message", "y\nz", Some("7")),
+            event("b", "\u{e9}t\u{e9}", Some("7")),
+            event("message", "w", None),
+        ]
+    );
+    for piece in 1..=stream.len() {
+        assert_eq!(each(stream, piece), whole, "pieces of {piece}");
+    }
+}
+
+#[test]
+fn an_error_from_the_callback_stops_reading_and_is_returned() {
+    let mut parser = SseParser::default();
+    let mut seen = Vec::new();
+    let result = parser.push_each(b"data: 1\n\ndata: 2\n\ndata: 3\n\n", |event| {
+        seen.push(event.data.clone());
+        if event.data == "2" {
+            Err("stop")
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(result, Err("stop"));
+    assert_eq!(seen, ["1", "2"]);
+}

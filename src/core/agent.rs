@@ -131,7 +131,8 @@ impl Agent {
                 system: Some(COMPACTION_SYSTEM.to_string()),
                 messages: vec![Message::User {
                     text: self.state.transcript.compaction_input(cut.unwrap_or(0)),
-                }],
+                }]
+                .into(),
                 tools: Vec::new(),
                 max_output_tokens: config.max_output_tokens.min(1024),
             },

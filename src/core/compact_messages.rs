@@ -4,6 +4,8 @@
 //! form is read in one pass and is a third smaller, and the snapshot of a long session is mostly
 //! its transcript, so opening one reads and parses markedly less.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::protocol::{Message, ToolCall};
@@ -52,4 +54,11 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Mes
             },
         })
         .collect())
+}
+
+/// Reads messages written by [`serialize`] into a list a transcript shares with its requests.
+pub fn deserialize_shared<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Rc<Vec<Message>>, D::Error> {
+    deserialize(deserializer).map(Rc::new)
 }

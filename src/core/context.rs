@@ -1,9 +1,12 @@
 //! The transcript and its projection into a prompt. Older turns can be replaced by a summary
 //! (compaction); the token estimate is kept incrementally so the check is O(1) per step.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Message;
+use crate::protocol::request_messages::new_lineage;
+use crate::protocol::{Message, RequestMessages};
 
 /// What the model is asked when older turns are compacted.
 pub const COMPACTION_SYSTEM: &str = "You compress an agent's working history. Summarise the \
@@ -12,20 +15,73 @@ found (with file names, values and URLs), what failed and why, and what remains.
 and brief. Answer with the summary only.";
 
 /// The conversation of a session, with an optional summary standing for compacted turns.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// The messages are shared with the requests projected from them (see [`RequestMessages`]):
+/// a request is dropped before the next message arrives, so appending never copies them.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Transcript {
-    #[serde(with = "super::compact_messages")]
-    messages: Vec<Message>,
+    #[serde(
+        serialize_with = "super::compact_messages::serialize",
+        deserialize_with = "super::compact_messages::deserialize_shared"
+    )]
+    messages: Rc<Vec<Message>>,
     summary: Option<String>,
     first_live: usize,
     live_tokens: u64,
+    /// The lineage of `messages`: they only ever grow at the end while it stands.
+    #[serde(skip, default = "new_lineage")]
+    lineage: u64,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Self::with_messages(Vec::new(), None, 0, 0)
+    }
+}
+
+impl Clone for Transcript {
+    /// A copy that grows on its own: it gets a lineage of its own.
+    fn clone(&self) -> Self {
+        Self {
+            messages: self.messages.clone(),
+            summary: self.summary.clone(),
+            first_live: self.first_live,
+            live_tokens: self.live_tokens,
+            lineage: new_lineage(),
+        }
+    }
+}
+
+impl PartialEq for Transcript {
+    /// The same conversation, whatever the lineage.
+    fn eq(&self, other: &Self) -> bool {
+        self.messages == other.messages
+            && self.summary == other.summary
+            && self.first_live == other.first_live
+            && self.live_tokens == other.live_tokens
+    }
 }
 
 impl Transcript {
+    fn with_messages(
+        messages: Vec<Message>,
+        summary: Option<String>,
+        first_live: usize,
+        live_tokens: u64,
+    ) -> Self {
+        Self {
+            messages: Rc::new(messages),
+            summary,
+            first_live,
+            live_tokens,
+            lineage: new_lineage(),
+        }
+    }
+
     /// Appends a message.
     pub fn push(&mut self, message: Message) {
         self.live_tokens += message.estimated_tokens();
-        self.messages.push(message);
+        Rc::make_mut(&mut self.messages).push(message);
     }
 
     /// Every message ever added, compacted ones included (for display and reports).
@@ -42,8 +98,12 @@ impl Transcript {
                 .map_or(0, |s| (s.len() as u64).div_ceil(4) + 8)
     }
 
-    /// The messages the model sees: the summary (if any) then the live turns.
-    pub fn projected(&self) -> Vec<Message> {
+    /// The messages the model sees: the summary (if any) then the live turns. Before any
+    /// compaction that is the whole transcript, shared rather than copied.
+    pub fn projected(&self) -> RequestMessages {
+        if self.summary.is_none() && self.first_live == 0 {
+            return RequestMessages::shared(self.messages.clone(), self.lineage);
+        }
         let mut out = Vec::with_capacity(self.messages.len() - self.first_live + 1);
         if let Some(summary) = &self.summary {
             out.push(Message::User {
@@ -51,7 +111,7 @@ impl Transcript {
             });
         }
         out.extend_from_slice(&self.messages[self.first_live..]);
-        out
+        out.into()
     }
 
     /// Where to cut for a compaction that keeps the last `keep_recent` messages verbatim: the
@@ -91,6 +151,24 @@ impl Transcript {
         self.live_tokens -= removed;
         self.first_live = upto;
         self.summary = Some(summary);
+    }
+
+    /// This transcript without its first `stored` messages (a fold snapshot keeps those in
+    /// parts written once): a copy of the rest, with the counts of the whole.
+    pub fn without_first(&self, stored: usize) -> Transcript {
+        Self::with_messages(
+            self.messages[stored.min(self.messages.len())..].to_vec(),
+            self.summary.clone(),
+            self.first_live,
+            self.live_tokens,
+        )
+    }
+
+    /// Puts back the messages [`Transcript::without_first`] left out.
+    pub fn restore_first(&mut self, mut first: Vec<Message>) {
+        first.extend(self.messages.iter().cloned());
+        self.messages = Rc::new(first);
+        self.lineage = new_lineage();
     }
 
     /// Index the next message will get.
@@ -181,6 +259,33 @@ mod tests {
         assert_eq!(projected.len(), 3);
         assert!(matches!(&projected[0], Message::User { text } if text.contains("did x twice")));
         assert!(matches!(&projected[1], Message::Assistant { .. }));
+    }
+
+    #[test]
+    fn projections_share_one_growing_lineage_until_compaction() {
+        let mut t = Transcript::default();
+        t.push(user("a"));
+        let first = t.projected();
+        assert_eq!(first.len(), 1);
+        drop(first);
+        t.push(user("b"));
+        let second = t.projected();
+        // The second extends the first without being compared to it.
+        assert!(second.extends(t.lineage, 1));
+        assert_eq!(&second[..], t.all());
+        // A request still held when the transcript grows keeps what it was sent.
+        t.push(user("c"));
+        assert_eq!(second.len(), 2);
+        assert!(t.projected().extends(second.lineage(), 2));
+        // A copy grows apart: it has a lineage of its own.
+        let copy = t.clone();
+        assert_eq!(copy, t);
+        assert!(!copy.projected().extends(t.lineage, 0));
+        // After compaction the projection starts with the summary: a new lineage.
+        t.compact("sum".into(), 2);
+        let compacted = t.projected();
+        assert!(!compacted.extends(second.lineage(), 0));
+        assert_eq!(compacted.len(), 2);
     }
 
     #[test]

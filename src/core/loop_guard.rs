@@ -6,17 +6,22 @@
 //! repetition (same fingerprint, no new evidence since its first occurrence), thrashing (two
 //! fingerprints alternating), stagnation (identical results while the actions vary) and repeated
 //! errors (the same error from a tool whatever its arguments). The state is folded from the event
-//! log, so it survives reloads and compaction. Each observation costs O(1).
+//! log, so it survives reloads and compaction. Each observation costs O(1), and the state
+//! remembers only the most recent distinct observations, so its size does not grow with the run.
 
 use serde::{Deserialize, Serialize};
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde_json::Value;
 
 use super::fingerprint::{hash64, normalized_json};
 use super::log::GuardThresholds;
 use super::log::{Detector, EvidenceDelta};
+use super::recent_map::RecentMap;
+
+/// Distinct observations, results and errors the guard remembers (see [`RecentMap`]).
+const REMEMBERED: usize = 256;
 
 /// What the guard says about one observation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,18 +36,20 @@ pub enum Verdict {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Seen {
-    /// Occurrences since the evidence set last grew.
+    /// Occurrences since the evidence last grew.
     count: u32,
-    /// Size of the evidence set when counting (re)started.
+    /// Distinct results seen in the run when counting (re)started.
     evidence_after_first: usize,
 }
 
 /// Guard state of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopGuard {
-    seen: HashMap<u64, Seen>,
-    evidence: HashSet<u64>,
-    errors: HashMap<u64, u32>,
+    seen: RecentMap<u64, Seen>,
+    /// Recent distinct results, and how many distinct results the run has seen in all.
+    evidence: RecentMap<u64, ()>,
+    evidence_total: usize,
+    errors: RecentMap<u64, u32>,
     /// Fingerprints of the most recent observations (thrash window).
     recent: VecDeque<u64>,
     /// Length of the current run of identical results, and that result's digest.
@@ -52,7 +59,7 @@ pub struct LoopGuard {
     /// vary" condition).
     streak_actions: Vec<u64>,
     /// Detectors that have already asked for a diagnosis (asked once per detector and target).
-    diagnosed: HashSet<(Detector, u64)>,
+    diagnosed: RecentMap<(Detector, u64), ()>,
 }
 
 /// One observation to judge.
@@ -86,13 +93,14 @@ impl LoopGuard {
         let result = hash64(&[if obs.is_error { "err" } else { "ok" }, obs.content.trim()]);
         let fingerprint = hash64(&[&action.to_string(), &result.to_string()]);
 
-        if self.evidence.insert(result) {
+        if self.evidence.get_or_insert(result, REMEMBERED, || ()).1 {
+            self.evidence_total += 1;
             delta.new_observations += 1;
         } else {
             delta.repeated_observations += 1;
         }
-        let evidence_now = self.evidence.len();
-        let seen = self.seen.entry(fingerprint).or_insert(Seen {
+        let evidence_now = self.evidence_total;
+        let (seen, _) = self.seen.get_or_insert(fingerprint, REMEMBERED, || Seen {
             count: 0,
             evidence_after_first: evidence_now,
         });
@@ -140,7 +148,7 @@ impl LoopGuard {
         ));
         if obs.is_error {
             let key = hash64(&[obs.tool, obs.content.trim()]);
-            let count = self.errors.entry(key).or_insert(0);
+            let (count, _) = self.errors.get_or_insert(key, REMEMBERED, || 0);
             *count += 1;
             let count = *count;
             verdicts.push(self.ladder(
@@ -198,7 +206,12 @@ impl LoopGuard {
     ) -> Verdict {
         if count >= stop {
             Verdict::Stop(detector)
-        } else if count >= diagnose && self.diagnosed.insert((detector, target)) {
+        } else if count >= diagnose
+            && self
+                .diagnosed
+                .get_or_insert((detector, target), REMEMBERED, || ())
+                .1
+        {
             Verdict::Diagnose(detector)
         } else {
             Verdict::Continue

@@ -21,6 +21,7 @@ mod input;
 pub mod log;
 mod loop_guard;
 mod model_retry;
+mod recent_map;
 mod replay;
 mod run;
 mod schema;
@@ -51,7 +52,7 @@ pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES
 pub use replay::{parse_jsonl, to_jsonl};
 pub use run::{Phase, RunState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;
-pub use snapshot::{SNAPSHOT_EVERY, SNAPSHOT_VERSION};
+pub use snapshot::{SnapshotWrite, PART_MESSAGES, SNAPSHOT_EVERY, SNAPSHOT_VERSION};
 pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
 pub use tool_batch::{
     parse_args, BatchSummary, CallResult, FinishResult, Slot, SlotState, ToolBatch,

@@ -2,6 +2,11 @@
 //! resumes by folding only the records after them. A snapshot is derived data: versioned, bound
 //! to the record it ends with, and thrown away (the log is replayed in full) whenever it does
 //! not match the log it claims to summarise.
+//!
+//! The transcript, which grows with every step, is not rewritten with each snapshot: its
+//! messages go out in parts of [`PART_MESSAGES`], each written once, and the snapshot's head
+//! holds the rest of the state with only the messages after its last part. So what a session
+//! writes for snapshots stays proportional to what it adds, however long it gets.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,17 +14,21 @@ use super::agent::Agent;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
 use super::state::AgentState;
+use crate::protocol::Message;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
 /// [`AgentState`] changes; older snapshots are then ignored and rebuilt.
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 /// How many records a session grows by between two snapshots.
 pub const SNAPSHOT_EVERY: u64 = 500;
 
-/// A serialised fold of a log prefix.
+/// Transcript messages per snapshot part.
+pub const PART_MESSAGES: usize = 256;
+
+/// The head of a snapshot: the folded state minus the messages kept in parts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Snapshot {
+struct Head {
     /// [`SNAPSHOT_VERSION`] of the writer.
     version: u32,
     /// Event schema of the writer.
@@ -28,8 +37,30 @@ struct Snapshot {
     records: u64,
     /// Hash of the last folded record, which the log must still hold.
     last: String,
-    /// The folded state.
+    /// Parts holding the transcript's first `parts × PART_MESSAGES` messages.
+    parts: u64,
+    /// The folded state; its transcript starts after the parts.
     state: AgentState,
+}
+
+/// One part: [`PART_MESSAGES`] consecutive transcript messages.
+#[derive(Serialize)]
+struct PartOut<'a>(#[serde(serialize_with = "super::compact_messages::serialize")] &'a [Message]);
+
+#[derive(Deserialize)]
+struct PartIn(#[serde(deserialize_with = "super::compact_messages::deserialize")] Vec<Message>);
+
+/// A snapshot to store: its head, replacing the last one, and the parts the store lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotWrite {
+    /// Records folded.
+    pub records: u64,
+    /// The head, serialised.
+    pub head: String,
+    /// Index of the first part in `parts` (the parts before it are already stored).
+    pub first_part: u64,
+    /// New parts, serialised, in order.
+    pub parts: Vec<String>,
 }
 
 fn record_hash(record: &Record) -> Option<String> {
@@ -39,50 +70,83 @@ fn record_hash(record: &Record) -> Option<String> {
 }
 
 impl Agent {
-    /// This agent's state as a snapshot JSON, bound to `last`, the record it has folded last.
-    /// `None` when `last` is not that record.
-    pub fn snapshot_json(&self, last: &Record) -> Option<String> {
+    /// This agent's state as a snapshot bound to `last`, the record it has folded last, given
+    /// that the store already holds the first `stored_parts` parts of this session's transcript
+    /// (written by earlier snapshots of the same log). `None` when `last` is not that record.
+    pub fn snapshot(&self, last: &Record, stored_parts: u64) -> Option<SnapshotWrite> {
         if last.seq + 1 != self.state.next_seq {
             return None;
         }
-        let snapshot = Snapshot {
+        let messages = self.state.transcript.all();
+        let parts = (messages.len() / PART_MESSAGES) as u64;
+        let first_part = stored_parts.min(parts);
+        let new_parts = messages
+            [first_part as usize * PART_MESSAGES..parts as usize * PART_MESSAGES]
+            .chunks(PART_MESSAGES)
+            .map(|part| serde_json::to_string(&PartOut(part)).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let transcript = self
+            .state
+            .transcript
+            .without_first(parts as usize * PART_MESSAGES);
+        let head = Head {
             version: SNAPSHOT_VERSION,
             schema: SCHEMA_VERSION,
             records: self.state.next_seq,
             last: record_hash(last)?,
-            state: self.state.clone(),
+            parts,
+            state: self.state.with_transcript(transcript),
         };
-        serde_json::to_string(&snapshot).ok()
+        Some(SnapshotWrite {
+            records: self.state.next_seq,
+            head: serde_json::to_string(&head).ok()?,
+            first_part,
+            parts: new_parts,
+        })
     }
 
-    /// The number of records a snapshot JSON has folded (where its tail starts), if it is
-    /// readable.
-    pub fn snapshot_records(json: &str) -> Option<u64> {
+    /// The number of records a snapshot head has folded (where its tail starts) and the parts
+    /// it stands on, if it is readable.
+    pub fn snapshot_extent(head: &str) -> Option<(u64, u64)> {
         #[derive(Deserialize)]
-        struct Head {
+        struct Extent {
             records: u64,
+            parts: u64,
         }
-        serde_json::from_str::<Head>(json).ok().map(|h| h.records)
+        serde_json::from_str::<Extent>(head)
+            .ok()
+            .map(|e| (e.records, e.parts))
     }
 
-    /// An agent from a snapshot and the records from its last folded one on: the same agent
+    /// An agent from a snapshot head, the session's stored parts (from the first; extra ones
+    /// are ignored) and the records from its last folded one on: the same agent
     /// [`Agent::replay`] would build from the whole log. `None` when the snapshot is of another
-    /// version, does not end with `tail`'s first record, or the tail has a gap: then replay
-    /// the whole log.
-    pub fn from_snapshot(json: &str, tail: &[Record]) -> Option<Agent> {
-        let snapshot: Snapshot = serde_json::from_str(json).ok()?;
+    /// version, lacks a part, does not end with `tail`'s first record, or the tail has a gap:
+    /// then replay the whole log.
+    pub fn from_snapshot(head: &str, parts: &[String], tail: &[Record]) -> Option<Agent> {
+        let head: Head = serde_json::from_str(head).ok()?;
         let (first, rest) = tail.split_first()?;
-        let matches = snapshot.version == SNAPSHOT_VERSION
-            && snapshot.schema == SCHEMA_VERSION
-            && snapshot.state.next_seq == snapshot.records
-            && first.seq + 1 == snapshot.records
-            && record_hash(first)? == snapshot.last;
+        let matches = head.version == SNAPSHOT_VERSION
+            && head.schema == SCHEMA_VERSION
+            && head.state.next_seq == head.records
+            && first.seq + 1 == head.records
+            && parts.len() as u64 >= head.parts
+            && record_hash(first)? == head.last;
         if !matches {
             return None;
         }
-        let mut state = snapshot.state;
+        let mut earlier = Vec::with_capacity(head.parts as usize * PART_MESSAGES);
+        for part in &parts[..head.parts as usize] {
+            let PartIn(messages) = serde_json::from_str(part).ok()?;
+            if messages.len() != PART_MESSAGES {
+                return None;
+            }
+            earlier.extend(messages);
+        }
+        let mut state = head.state;
+        state.transcript.restore_first(earlier);
         for (offset, record) in rest.iter().enumerate() {
-            if record.seq != snapshot.records + offset as u64 {
+            if record.seq != head.records + offset as u64 {
                 return None;
             }
             state.apply(record);

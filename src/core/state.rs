@@ -67,6 +67,24 @@ impl AgentState {
         }
     }
 
+    /// A copy of this state holding `transcript` instead of its own (a fold snapshot's head,
+    /// which leaves most of the transcript to parts written once).
+    pub fn with_transcript(&self, transcript: Transcript) -> Self {
+        Self {
+            session: self.session.clone(),
+            config: self.config.clone(),
+            next_seq: self.next_seq,
+            last_at: self.last_at,
+            suspended: self.suspended,
+            transcript,
+            run: self.run.clone(),
+            flight: self.flight,
+            next_request: self.next_request,
+            last_user_text: self.last_user_text.clone(),
+            approved_scopes: self.approved_scopes.clone(),
+        }
+    }
+
     /// The run, if one is in flight.
     pub fn active_run(&self) -> Option<&RunState> {
         self.run.as_ref().filter(|_| self.flight.in_flight())

@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use super::{Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot};
-use crate::core::{Record, SessionDigest};
+use crate::core::{Record, SessionDigest, SnapshotWrite};
 
 /// Logs kept in memory.
 #[derive(Debug, Default)]
@@ -15,8 +15,10 @@ pub struct MemoryStore {
     quota_records: Cell<Option<usize>>,
     /// Size and durability of every successful append, for tests that check intent records.
     appends: RefCell<Vec<(usize, Durability)>>,
-    /// Fold snapshots, per session.
-    snapshots: RefCell<BTreeMap<String, StoredSnapshot>>,
+    /// Fold snapshot heads (records folded, head), per session.
+    snapshots: RefCell<BTreeMap<String, (u64, String)>>,
+    /// Fold snapshot parts, per session and index.
+    snapshot_parts: RefCell<BTreeMap<(String, u64), String>>,
     /// Names given to sessions.
     names: RefCell<BTreeMap<String, String>>,
 }
@@ -101,6 +103,9 @@ impl EventStore for MemoryStore {
     async fn delete(&self, session: &str) -> Result<(), StoreError> {
         self.logs.borrow_mut().remove(session);
         self.snapshots.borrow_mut().remove(session);
+        self.snapshot_parts
+            .borrow_mut()
+            .retain(|(owner, _), _| owner != session);
         self.names.borrow_mut().remove(session);
         Ok(())
     }
@@ -135,17 +140,32 @@ impl EventStore for MemoryStore {
     }
 
     async fn snapshot(&self, session: &str) -> Result<Option<StoredSnapshot>, StoreError> {
-        Ok(self.snapshots.borrow().get(session).cloned())
+        let Some((records, head)) = self.snapshots.borrow().get(session).cloned() else {
+            return Ok(None);
+        };
+        let stored = self.snapshot_parts.borrow();
+        let parts = (0..)
+            .map_while(|index| stored.get(&(session.to_string(), index)).cloned())
+            .collect();
+        Ok(Some(StoredSnapshot {
+            records,
+            head,
+            parts,
+        }))
     }
 
     async fn save_snapshot(
         &self,
         session: &str,
-        snapshot: StoredSnapshot,
+        snapshot: SnapshotWrite,
     ) -> Result<(), StoreError> {
+        let mut stored = self.snapshot_parts.borrow_mut();
+        for (index, part) in (snapshot.first_part..).zip(snapshot.parts) {
+            stored.insert((session.to_string(), index), part);
+        }
         self.snapshots
             .borrow_mut()
-            .insert(session.to_string(), snapshot);
+            .insert(session.to_string(), (snapshot.records, snapshot.head));
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Millis, Record, SessionDigest, ToolInvocation};
+use crate::core::{Millis, Record, SessionDigest, SnapshotWrite, ToolInvocation};
 use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
 
 /// How hard a storage write must try before it reports success.
@@ -88,13 +88,16 @@ pub struct IndexedSession {
 }
 
 /// A fold snapshot as stored: derived data the store keeps for fast resume, checked against
-/// the log by whoever reads it.
+/// the log by whoever reads it. Written as a [`SnapshotWrite`]: the head replaces the last one
+/// and the new transcript parts join those already stored, in the same transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSnapshot {
     /// Records the snapshot has folded.
     pub records: u64,
-    /// The snapshot, serialised.
-    pub json: String,
+    /// The head, serialised.
+    pub head: String,
+    /// Every transcript part stored for the session, from the first, without gaps.
+    pub parts: Vec<String>,
 }
 
 /// The append-only event log of every session.
@@ -179,11 +182,12 @@ pub trait EventStore {
         async { Ok(None) }
     }
 
-    /// Replaces the session's fold snapshot (the default drops it).
+    /// Replaces the session's snapshot head and adds its new parts, at once (the default drops
+    /// both).
     fn save_snapshot(
         &self,
         session: &str,
-        snapshot: StoredSnapshot,
+        snapshot: SnapshotWrite,
     ) -> impl Future<Output = Result<(), StoreError>> {
         let _ = (session, snapshot);
         async { Ok(()) }

@@ -28,6 +28,8 @@ pub struct SentTranscript {
     /// `None` until something was sent (or after [`SentTranscript::forget`]).
     system: Option<Option<String>>,
     messages: Vec<Message>,
+    /// The lineage of the messages last sent (see [`RequestMessages`](super::RequestMessages)).
+    lineage: Option<u64>,
     tools: Vec<ToolSpec>,
 }
 
@@ -36,14 +38,20 @@ impl SentTranscript {
     /// as sent. Call it once per call, right before handing the delta over.
     pub fn delta(&mut self, req: &ModelRequest, model: &str) -> RequestDelta {
         let same_system = self.system.as_ref() == Some(&req.system);
-        let kept = if same_system {
+        let kept = if !same_system {
+            0
+        } else if self
+            .lineage
+            .is_some_and(|lineage| req.messages.extends(lineage, self.messages.len()))
+        {
+            // The same transcript, grown: what was sent is still its start.
+            self.messages.len()
+        } else {
             self.messages
                 .iter()
                 .zip(&req.messages)
                 .take_while(|(sent, now)| sent == now)
                 .count()
-        } else {
-            0
         };
         let system_wire = usize::from(req.system.is_some());
         let mut messages = Vec::with_capacity(req.messages.len() - kept + 1);
@@ -71,6 +79,7 @@ impl SentTranscript {
             }
         }
         self.system = Some(req.system.clone());
+        self.lineage = Some(req.messages.lineage());
         self.messages.truncate(kept);
         self.messages.extend_from_slice(&req.messages[kept..]);
         if !same_tools {
@@ -93,7 +102,7 @@ impl SentTranscript {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{custom_request, ToolCall};
+    use crate::protocol::{custom_request, RequestMessages, ToolCall};
     use pretty_assertions::assert_eq;
 
     /// What the bridge does with a delta: keep `keep` messages and the tools, append the rest.
@@ -156,7 +165,7 @@ mod tests {
     fn request(system: Option<&str>, messages: &[Message], tools: &[ToolSpec]) -> ModelRequest {
         ModelRequest {
             system: system.map(str::to_string),
-            messages: messages.to_vec(),
+            messages: messages.to_vec().into(),
             tools: tools.to_vec(),
             max_output_tokens: 512,
         }
@@ -180,6 +189,29 @@ mod tests {
             assert_eq!(receiver.apply(delta), custom_request(&req, "m"));
             messages.extend(step(i));
         }
+    }
+
+    #[test]
+    fn a_list_of_the_same_lineage_is_taken_as_grown_without_comparing_it() {
+        let mut sent = SentTranscript::default();
+        let tools = [tool("noop")];
+        let lineage = crate::protocol::request_messages::new_lineage();
+        let shared = |messages: Vec<Message>| {
+            let mut req = request(None, &[], &tools);
+            req.messages = RequestMessages::shared(std::rc::Rc::new(messages), lineage);
+            req
+        };
+        let _ = sent.delta(&shared(vec![user("go")]), "m");
+        // Its lineage vouches that the first message is unchanged: it is not looked at.
+        let delta = sent.delta(&shared(vec![user("changed"), user("next")]), "m");
+        assert_eq!(delta.keep, 1);
+        assert_eq!(delta.body["messages"].as_array().map(Vec::len), Some(1));
+        // A list of another lineage is compared with what was sent, and kept as far as they
+        // agree.
+        let other = request(None, &[user("go"), user("other")], &tools);
+        assert_eq!(sent.delta(&other, "m").keep, 1);
+        let differs = request(None, &[user("changed"), user("other")], &tools);
+        assert_eq!(sent.delta(&differs, "m").keep, 0);
     }
 
     #[test]

@@ -222,7 +222,8 @@ pub fn warm_up_request(system: Option<String>, tools: Vec<ToolSpec>) -> ModelReq
         system,
         messages: vec![Message::User {
             text: String::new(),
-        }],
+        }]
+        .into(),
         tools,
         max_output_tokens: 1,
     }

@@ -17,6 +17,7 @@ pub mod openai_body;
 mod openai_chunk;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod openai_chunk_agreement;
+pub mod request_messages;
 pub mod retry;
 pub mod sse;
 pub mod stream;
@@ -31,6 +32,7 @@ pub use local::{
 pub use message::{Message, ToolCall, ToolSpec};
 pub use model::{FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, Usage};
 pub use openai::OpenAiStream;
+pub use request_messages::RequestMessages;
 pub use retry::{parse_retry_after, GiveUpReason, RetryDecision, RetryPolicy, StreamRetryRule};
 pub use sse::{SseEvent, SseParser};
 pub use stream::StreamDelta;

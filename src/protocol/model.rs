@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::message::{Message, ToolCall, ToolSpec};
+use super::message::{ToolCall, ToolSpec};
+use super::request_messages::RequestMessages;
 
 /// Everything a provider needs for one call. Built by the core from the event log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -11,7 +12,7 @@ pub struct ModelRequest {
     /// System prompt, if any.
     pub system: Option<String>,
     /// The transcript, oldest first.
-    pub messages: Vec<Message>,
+    pub messages: RequestMessages,
     /// Tools the model may call; empty for calls that must answer in text (compaction).
     pub tools: Vec<ToolSpec>,
     /// Upper bound on output tokens for this call.

@@ -232,7 +232,8 @@ mod tests {
                         arguments: "{}".into(),
                     }],
                 },
-            ],
+            ]
+            .into(),
             tools,
             max_output_tokens: 4096,
         }

@@ -9,7 +9,7 @@
 const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 /// One dispatched event.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SseEvent {
     /// The event type: the last `event:` field of the event, or `"message"` when there was none.
     pub event: String,
@@ -40,6 +40,9 @@ pub struct SseParser {
     retry_ms: Option<u64>,
     /// A field line was seen since the last blank line.
     fields_pending: bool,
+    /// The event handed to [`SseParser::push_each`]'s callback; its buffers are reused, so a
+    /// stream allocates per event only when an event outgrows them.
+    ready: SseEvent,
     /// Set by `finish` when the stream stopped inside an event.
     ended_mid_event: bool,
 }
@@ -48,6 +51,36 @@ impl SseParser {
     /// Feeds the next chunk of bytes and returns the events it completed, in order.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
+        let _ = self.push_each(chunk, |event| {
+            events.push(event.clone());
+            Ok::<(), ()>(())
+        });
+        events
+    }
+
+    /// Feeds the next chunk of bytes and hands each event it completes to `on_event` as soon
+    /// as it is complete, while its bytes are still in cache, without allocating it. An error
+    /// from `on_event` stops reading at once and is returned; the rest of the chunk is lost,
+    /// so a caller stops feeding the parser then (as a stream that failed is abandoned).
+    pub fn push_each<E>(
+        &mut self,
+        chunk: &[u8],
+        mut on_event: impl FnMut(&SseEvent) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut failure = None;
+        let mut sink = |event: &SseEvent| match on_event(event) {
+            Ok(()) => true,
+            Err(error) => {
+                failure = Some(error);
+                false
+            }
+        };
+        self.feed(chunk, &mut sink);
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Splits `chunk` into lines and takes each; stops when `sink` says so.
+    fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&SseEvent) -> bool) {
         let mut rest = chunk;
         if self.skip_lf {
             if let Some((first, tail)) = rest.split_first() {
@@ -58,21 +91,25 @@ impl SseParser {
             }
         }
         while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
-            if self.line.is_empty() {
+            let go_on = if self.line.is_empty() {
                 // The whole line is in this chunk: read it in place.
-                self.take_line(&rest[..pos], &mut events);
+                self.take_line(&rest[..pos], sink)
             } else {
                 self.line.extend_from_slice(&rest[..pos]);
                 let mut line = std::mem::take(&mut self.line);
-                self.take_line(&line, &mut events);
+                let go_on = self.take_line(&line, sink);
                 line.clear();
                 self.line = line;
-            }
+                go_on
+            };
             let after = pos + 1;
             if rest[pos] == b'\r' {
                 match rest.get(after) {
                     Some(b'\n') => {
                         rest = &rest[after + 1..];
+                        if !go_on {
+                            return;
+                        }
                         continue;
                     }
                     Some(_) => {}
@@ -80,9 +117,11 @@ impl SseParser {
                 }
             }
             rest = &rest[after..];
+            if !go_on {
+                return;
+            }
         }
         self.line.extend_from_slice(rest);
-        events
     }
 
     /// Ends the stream. As the standard requires, an event whose terminating blank line never
@@ -109,15 +148,14 @@ impl SseParser {
         self.retry_ms
     }
 
-    /// Interprets one line (its terminator already consumed).
-    fn take_line(&mut self, mut bytes: &[u8], events: &mut Vec<SseEvent>) {
+    /// Interprets one line (its terminator already consumed). False when `sink` asked to stop.
+    fn take_line(&mut self, mut bytes: &[u8], sink: &mut dyn FnMut(&SseEvent) -> bool) -> bool {
         if !self.past_first_line {
             self.past_first_line = true;
             bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         }
         if bytes.is_empty() {
-            self.dispatch(events);
-            return;
+            return self.dispatch(sink);
         }
         // Valid UTF-8 (nearly every line) is checked by the fast validator and borrowed; only
         // a line with bad bytes takes the slower replacing decoder.
@@ -126,14 +164,14 @@ impl SseParser {
             Err(_) => String::from_utf8_lossy(bytes),
         };
         if line.starts_with(':') {
-            return;
+            return true;
         }
         // A `data:` line (nearly every line of a stream) is the field up to its first colon
         // without searching for it.
         if let Some(value) = line.strip_prefix("data:") {
             self.fields_pending = true;
             self.field("data", value.strip_prefix(' ').unwrap_or(value));
-            return;
+            return true;
         }
         let (name, value) = match line.split_once(':') {
             Some((name, value)) => (name, value.strip_prefix(' ').unwrap_or(value)),
@@ -141,6 +179,7 @@ impl SseParser {
         };
         self.fields_pending = true;
         self.field(name, value);
+        true
     }
 
     /// Applies one field to the buffers; unknown fields are ignored.
@@ -166,23 +205,29 @@ impl SseParser {
         }
     }
 
-    /// Handles a blank line: dispatches the buffered event if it has data, then resets.
-    fn dispatch(&mut self, events: &mut Vec<SseEvent>) {
+    /// Handles a blank line: dispatches the buffered event if it has data, then resets. False
+    /// when `sink` asked to stop.
+    fn dispatch(&mut self, sink: &mut dyn FnMut(&SseEvent) -> bool) -> bool {
         self.fields_pending = false;
-        let event_type = std::mem::take(&mut self.event_type);
-        let mut data = std::mem::take(&mut self.data);
-        if data.is_empty() {
-            return;
+        if self.data.is_empty() {
+            self.event_type.clear();
+            return true;
         }
-        data.pop();
-        events.push(SseEvent {
-            event: if event_type.is_empty() {
-                "message".to_string()
-            } else {
-                event_type
-            },
-            data,
-            id: self.last_event_id.clone(),
-        });
+        self.data.pop();
+        let ready = &mut self.ready;
+        std::mem::swap(&mut ready.data, &mut self.data);
+        if self.event_type.is_empty() {
+            ready.event.clear();
+            ready.event.push_str("message");
+        } else {
+            std::mem::swap(&mut ready.event, &mut self.event_type);
+        }
+        ready.id.clone_from(&self.last_event_id);
+        let go_on = sink(ready);
+        // The buffers go back for the next event.
+        std::mem::swap(&mut ready.data, &mut self.data);
+        self.data.clear();
+        self.event_type.clear();
+        go_on
     }
 }

@@ -11,7 +11,7 @@ use futures::{pin_mut, FutureExt, StreamExt};
 use super::commit::{settled, PendingCommit};
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
-use super::resume::{open_agent, refresh_snapshot};
+use super::resume::{open_agent, refresh_snapshot, SnapshotMark};
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
@@ -64,8 +64,8 @@ pub struct Driver<M, S, T, C> {
     in_flight: InFlight,
     /// The relaxed append in flight that nothing waits for, if any.
     commit: Option<PendingCommit>,
-    /// Records the stored fold snapshot covers.
-    snapshot_covers: u64,
+    /// What the stored fold snapshot holds.
+    snapshot: SnapshotMark,
 }
 
 impl<M, S, T, C> Driver<M, S, T, C>
@@ -87,7 +87,7 @@ where
         clock: Rc<C>,
         observer: Observer,
     ) -> Result<Self, DriverError> {
-        let (agent, snapshot_covers) = open_agent(&*store, session, config, clock.now()).await?;
+        let (agent, snapshot) = open_agent(&*store, session, config, clock.now()).await?;
         let mut driver = Self {
             agent,
             session: session.to_string(),
@@ -101,7 +101,7 @@ where
             storage_failed: false,
             in_flight: InFlight::default(),
             commit: None,
-            snapshot_covers,
+            snapshot,
         };
         // If storage refuses these first records the driver opens paused, as after any failed
         // write; the observer has been told.
@@ -303,12 +303,12 @@ where
             (self.observer)(&Notice::Persisted(record));
         }
         if let Some(last) = last {
-            self.snapshot_covers = refresh_snapshot(
+            self.snapshot = refresh_snapshot(
                 &*self.store,
                 &self.session,
                 &self.agent,
                 &last,
-                self.snapshot_covers,
+                self.snapshot,
             )
             .await;
         }

@@ -3,10 +3,8 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::core::Record;
-use crate::ports::{
-    Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
-};
+use crate::core::{Record, SnapshotWrite};
+use crate::ports::{Durability, EventStore, IndexedSession, SessionSummary, StoreError};
 
 /// An [`EventStore`] behind a pointer, so the service names no concrete store.
 pub trait DynStore {
@@ -42,7 +40,7 @@ pub trait DynStore {
     fn save_snapshot<'a>(
         &'a self,
         session: &'a str,
-        snapshot: StoredSnapshot,
+        snapshot: SnapshotWrite,
     ) -> LocalBoxFuture<'a, Result<(), StoreError>>;
 }
 
@@ -85,7 +83,7 @@ impl<S: EventStore> DynStore for S {
     fn save_snapshot<'a>(
         &'a self,
         session: &'a str,
-        snapshot: StoredSnapshot,
+        snapshot: SnapshotWrite,
     ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         Box::pin(EventStore::save_snapshot(self, session, snapshot))
     }

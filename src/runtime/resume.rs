@@ -2,61 +2,78 @@
 //! store keeps a matching one, else by replaying the whole log; and keeping the snapshot fresh
 //! as the log grows.
 
-use crate::core::{Agent, AgentConfig, Millis, SNAPSHOT_EVERY};
-use crate::ports::{EventStore, StoredSnapshot};
+use crate::core::{Agent, AgentConfig, Millis, Record, SNAPSHOT_EVERY};
+use crate::ports::EventStore;
 
 use super::driver::DriverError;
 
+/// What the stored snapshot of a session is known to hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SnapshotMark {
+    /// Records it covers (0: none stored, or none that matched).
+    pub records: u64,
+    /// Transcript parts stored under it, which the next snapshot does not write again.
+    pub parts: u64,
+}
+
 /// The agent of `session`: a new one with `config` when the log is empty, else the stored log
-/// folded (from its snapshot when it matches) and resumed at `now`. Also returns how many
-/// records the stored snapshot covers (0 when none matched).
+/// folded (from its snapshot when it matches) and resumed at `now`. Also returns what the stored
+/// snapshot holds (nothing when none matched).
 pub async fn open_agent<S: EventStore>(
     store: &S,
     session: &str,
     config: AgentConfig,
     now: Millis,
-) -> Result<(Agent, u64), DriverError> {
+) -> Result<(Agent, SnapshotMark), DriverError> {
     // A snapshot the store cannot read is as good as none.
     if let Ok(Some(snapshot)) = store.snapshot(session).await {
         if let Some(from) = snapshot.records.checked_sub(1) {
             let tail = store.load_range(session, from, None).await?;
-            if let Some(mut agent) = Agent::from_snapshot(&snapshot.json, &tail) {
+            let extent = Agent::snapshot_extent(&snapshot.head);
+            if let (Some(mut agent), Some((_, parts))) = (
+                Agent::from_snapshot(&snapshot.head, &snapshot.parts, &tail),
+                extent,
+            ) {
                 agent.resume(now);
-                return Ok((agent, snapshot.records));
+                let mark = SnapshotMark {
+                    records: snapshot.records,
+                    parts,
+                };
+                return Ok((agent, mark));
             }
         }
     }
     let log = store.load(session).await?;
     if log.is_empty() {
-        return Ok((Agent::new(session, config, now), 0));
+        return Ok((Agent::new(session, config, now), SnapshotMark::default()));
     }
     let mut agent = Agent::replay(&log)?;
     agent.resume(now);
-    Ok((agent, 0))
+    Ok((agent, SnapshotMark::default()))
 }
 
 /// Writes a fresh snapshot of `agent` when its log grew by [`SNAPSHOT_EVERY`] records since
-/// `covered`; `last` is the last persisted record. Returns the records the stored snapshot now
-/// covers. A failed write changes nothing: the snapshot is derived data.
+/// `mark`; `last` is the last persisted record. Returns what the stored snapshot now holds. A
+/// failed write changes nothing: the snapshot is derived data.
 pub async fn refresh_snapshot<S: EventStore>(
     store: &S,
     session: &str,
     agent: &Agent,
-    last: &crate::core::Record,
-    covered: u64,
-) -> u64 {
-    let records = last.seq + 1;
-    if records < covered + SNAPSHOT_EVERY {
-        return covered;
+    last: &Record,
+    mark: SnapshotMark,
+) -> SnapshotMark {
+    if last.seq + 1 < mark.records + SNAPSHOT_EVERY {
+        return mark;
     }
-    let Some(json) = agent.snapshot_json(last) else {
-        return covered;
+    let Some(write) = agent.snapshot(last, mark.parts) else {
+        return mark;
     };
-    match store
-        .save_snapshot(session, StoredSnapshot { records, json })
-        .await
-    {
-        Ok(()) => records,
-        Err(_) => covered,
+    let written = SnapshotMark {
+        records: write.records,
+        parts: write.first_part + write.parts.len() as u64,
+    };
+    match store.save_snapshot(session, write).await {
+        Ok(()) => written,
+        Err(_) => mark,
     }
 }

@@ -14,8 +14,7 @@ use super::live::LiveSession;
 use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
 use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Record, ReplayError, SNAPSHOT_EVERY};
 use crate::ports::{
-    Durability, EventStore, FileEntry, FilesError, IndexedSession, StoreError, StoredSnapshot,
-    Volume,
+    Durability, EventStore, FileEntry, FilesError, IndexedSession, StoreError, Volume,
 };
 
 /// Why a session operation failed.
@@ -220,13 +219,10 @@ impl SessionService {
         if (records.len() as u64) < SNAPSHOT_EVERY {
             return;
         }
-        if let Some(json) = agent.snapshot_json(last) {
-            let records = last.seq + 1;
+        // A new session: the store holds none of its parts yet.
+        if let Some(write) = agent.snapshot(last, 0) {
             // Derived data: without it the first open replays the whole log.
-            let _ = self
-                .store
-                .save_snapshot(session, StoredSnapshot { records, json })
-                .await;
+            let _ = self.store.save_snapshot(session, write).await;
         }
     }
 

@@ -81,9 +81,7 @@ pub fn parse_chat_completion_sse(bytes: &[u8], piece: usize) -> Result<ModelRepl
     let mut parser = SseParser::default();
     let mut stream = OpenAiStream::default();
     for chunk in bytes.chunks(piece.max(1)) {
-        for event in parser.push(chunk) {
-            stream.push(&event)?;
-        }
+        parser.push_each(chunk, |event| stream.push(event).map(drop))?;
     }
     parser.finish();
     stream.finish()

@@ -42,6 +42,12 @@ impl AbortOnDrop {
         self.controller.abort();
     }
 
+    /// The work is over: dropping no longer aborts (aborting a finished fetch costs a call into
+    /// the browser and an event for nothing).
+    pub fn settle(&mut self) {
+        self.armed = false;
+    }
+
     /// Lets the work outlive this guard: for a signal the browser API may still consult after
     /// it succeeded (a loaded model), which must then not see an abort.
     pub fn disarm(mut self) {

@@ -151,6 +151,7 @@ impl HttpStream {
                 .unwrap_or(true);
             if done {
                 self.reader = None;
+                self.abort.settle();
                 return Ok(None);
             }
             let bytes = js_sys::Reflect::get(&result, &JsValue::from_str("value"))

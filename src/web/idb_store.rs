@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::idb_index::{DigestCache, IndexArg};
 use super::js_error::to_store_error;
-use crate::core::Record;
+use crate::core::{Record, SnapshotWrite};
 use crate::ports::{
     Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
 };
@@ -63,7 +63,9 @@ extern "C" {
         db: &str,
         session: &str,
         records: f64,
-        json: &str,
+        head: &str,
+        first_part: f64,
+        parts: js_sys::Array,
     ) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = sessions)]
@@ -244,13 +246,20 @@ impl EventStore for IdbStore {
         let records = js_sys::Reflect::get(&row, &"records".into())
             .ok()
             .and_then(|v| v.as_f64());
-        let json = js_sys::Reflect::get(&row, &"json".into())
+        let head = js_sys::Reflect::get(&row, &"json".into())
             .ok()
             .and_then(|v| v.as_string());
-        Ok(match (records, json) {
-            (Some(records), Some(json)) => Some(StoredSnapshot {
+        // The parts from the first, up to the first that is not text (none is, unless damaged).
+        let parts = js_sys::Reflect::get(&row, &"parts".into())
+            .ok()
+            .and_then(|parts| parts.dyn_into::<js_sys::Array>().ok())
+            .map(|parts| parts.iter().map_while(|part| part.as_string()).collect())
+            .unwrap_or_default();
+        Ok(match (records, head) {
+            (Some(records), Some(head)) => Some(StoredSnapshot {
                 records: records as u64,
-                json,
+                head,
+                parts,
             }),
             // A row of another shape is as good as none: the log is replayed in full.
             (Some(_), None) | (None, _) => None,
@@ -260,13 +269,16 @@ impl EventStore for IdbStore {
     async fn save_snapshot(
         &self,
         session: &str,
-        snapshot: StoredSnapshot,
+        snapshot: SnapshotWrite,
     ) -> Result<(), StoreError> {
+        let parts: js_sys::Array = snapshot.parts.iter().map(JsValue::from).collect();
         js_save_snapshot(
             &self.db_name,
             session,
             snapshot.records as f64,
-            &snapshot.json,
+            &snapshot.head,
+            snapshot.first_part as f64,
+            parts,
         )
         .await
         .map(drop)

@@ -218,12 +218,13 @@ async fn read_reply(
                 | ModelErrorKind::LocalModel => return Err(Failure::stream(error)),
             },
         };
-        for event in parser.push(&bytes) {
-            for delta in assembler.push(&event).map_err(Failure::stream)? {
+        parser.push_each(&bytes, |event| {
+            for delta in assembler.push(event).map_err(Failure::stream)? {
                 *forwarded = true;
                 on_delta(delta);
             }
-        }
+            Ok(())
+        })?;
     }
     parser.finish();
     assembler.finish().map_err(Failure::stream)

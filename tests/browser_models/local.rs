@@ -194,7 +194,7 @@ async fn a_repeat_of_the_last_successful_call_comes_back_as_the_answer_that_ends
     // after that call succeeded.
     let (model, _) = load_fake().await;
     let mut req = request(true);
-    req.messages.extend([
+    req.messages.make_mut().extend([
         Message::Assistant {
             text: String::new(),
             tool_calls: vec![ToolCall {
@@ -220,7 +220,7 @@ async fn a_repeat_of_the_last_successful_call_comes_back_as_the_answer_that_ends
         reply.text
     );
     // After a failed call the same call is a retry, and is run.
-    if let Some(Message::Tool { is_error, .. }) = req.messages.last_mut() {
+    if let Some(Message::Tool { is_error, .. }) = req.messages.make_mut().last_mut() {
         *is_error = true;
     }
     let retry = call(&model, &req).await.result.unwrap();
@@ -233,7 +233,8 @@ async fn local_model_reports_the_token_limit() {
     let mut req = request(false);
     req.messages = vec![Message::User {
         text: "long".into(),
-    }];
+    }]
+    .into();
     let reply = call(&model, &req).await.result.unwrap();
     assert_eq!(reply.finish, FinishReason::MaxTokens);
 }
@@ -244,7 +245,8 @@ async fn dropping_a_local_call_aborts_the_generation() {
     let mut req = request(false);
     req.messages = vec![Message::User {
         text: "slow".into(),
-    }];
+    }]
+    .into();
     let mut deltas = Vec::new();
     let mut on_delta = |delta| deltas.push(delta);
     let future = Box::pin(model.complete(&req, &mut on_delta));
@@ -303,7 +305,8 @@ async fn a_local_model_that_goes_silent_is_stopped_by_its_liveness_limits() {
         let mut req = request(false);
         req.messages = vec![Message::User {
             text: prompt.into(),
-        }];
+        }]
+        .into();
         let started = now_ms();
         let error = model.complete(&req, &mut |_| {}).await.unwrap_err();
         assert_eq!(error.kind, expected, "{prompt}");

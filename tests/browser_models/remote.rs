@@ -370,3 +370,23 @@ async fn the_api_key_stays_in_its_header_and_out_of_every_error() {
     assert!(hygiene.requests_with_key > 0);
     assert_eq!(hygiene.leaks, Vec::<serde_json::Value>::new());
 }
+
+#[wasm_bindgen_test]
+fn a_guard_aborts_when_dropped_unless_its_work_settled() {
+    use tabloop::web::abort::AbortOnDrop;
+    let guard = AbortOnDrop::new().unwrap();
+    let signal = guard.signal();
+    drop(guard);
+    assert!(
+        signal.aborted(),
+        "dropping a guard of unfinished work aborts it"
+    );
+    let mut settled = AbortOnDrop::new().unwrap();
+    let signal = settled.signal();
+    settled.settle();
+    drop(settled);
+    assert!(
+        !signal.aborted(),
+        "finished work is not aborted after the fact"
+    );
+}

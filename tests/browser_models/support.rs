@@ -82,7 +82,8 @@ pub fn request(with_tools: bool) -> ModelRequest {
         system: Some("You are a test.".into()),
         messages: vec![Message::User {
             text: "Say hello.".into(),
-        }],
+        }]
+        .into(),
         tools,
         max_output_tokens: 64,
     }

@@ -318,10 +318,19 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
     Object.assign(f, { cancel_while_reading_return_ms: returnMs, cancel_at_tokens: `${prompt.at(-1).loaded} of ${prompt.at(-1).total}` });
   });
 
-  test('a reload gets the model from browser storage, not the server', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('a reload gets the model from browser storage, not the server, with threads the probe chose', { timeout: TEST_TIMEOUT_MS }, async () => {
     await page.reload();
     await page.waitForFunction(() => window.tabloopLocalReady === true);
-    const loaded = await loadInPage(page, { threads: 2, clear: false });
+    const loaded = await loadInPage(page, { clear: false });
+    // No threads asked: the core probe measured the machine and chose (which depends on how
+    // busy it is: both choices are right, each for its own measurement).
+    const { threads, threads_reason: reason, threads_probe: probe } = loaded.info;
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    assert.ok(probe && probe.single > 0 && probe.concurrent.length >= 2 && probe.concurrent.every((r) => r > 0), JSON.stringify(probe));
+    const kept = Math.min(...probe.concurrent) / probe.single;
+    assert.equal(threads, kept >= 0.85 ? Math.min(cores <= 2 ? cores : cores - 1, 8) : Math.max(1, Math.floor(cores / 2)), `${reason}`);
+    assert.match(reason, /workers at once kept \d+% of one alone/);
+    f.threads_probe = { threads, reason };
     assert.equal(loaded.info.from_cache, true);
     assert.equal(loaded.info.bytes, MODEL_BYTES);
     const cacheEvent = loaded.events.find((e) => e.phase === 'cache');

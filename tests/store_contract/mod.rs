@@ -5,7 +5,9 @@
 #![cfg(test)]
 
 use pretty_assertions::assert_eq;
-use tabloop::core::{Agent, AgentConfig, Effect, Event, Input, Record, SessionDigest};
+use tabloop::core::{
+    Agent, AgentConfig, Effect, Event, Input, Record, SessionDigest, SnapshotWrite,
+};
 use tabloop::ports::{
     Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
 };
@@ -460,27 +462,71 @@ pub async fn load_range_returns_the_asked_records<S: EventStore>(store: &S) {
     );
 }
 
-/// A saved snapshot reads back until it is replaced, and goes with its deleted session. (A
-/// store may keep none at all: then it reads back nothing.)
+/// A saved snapshot reads back until its head is replaced, its parts accumulate (read back
+/// from the first up to a gap), and both go with their deleted session. (A store may keep no
+/// snapshots at all: then it reads back nothing.)
 pub async fn a_snapshot_reads_back_until_replaced_or_deleted<S: EventStore>(store: &S) {
     store
         .append("s", &messages(3), Durability::Relaxed)
         .await
         .unwrap();
     assert_eq!(store.snapshot("s").await.unwrap(), None);
-    let first = StoredSnapshot {
-        records: 2,
-        json: "{\"a\":1}".into(),
+    let write = |records: u64, head: &str, first_part: u64, parts: &[&str]| SnapshotWrite {
+        records,
+        head: head.into(),
+        first_part,
+        parts: parts.iter().map(|part| part.to_string()).collect(),
     };
-    store.save_snapshot("s", first.clone()).await.unwrap();
-    assert_eq!(store.snapshot("s").await.unwrap(), Some(first));
-    let second = StoredSnapshot {
-        records: 3,
-        json: "{\"b\":2}".into(),
+    let stored = |records: u64, head: &str, parts: &[&str]| {
+        Some(StoredSnapshot {
+            records,
+            head: head.into(),
+            parts: parts.iter().map(|part| part.to_string()).collect(),
+        })
     };
-    store.save_snapshot("s", second.clone()).await.unwrap();
-    assert_eq!(store.snapshot("s").await.unwrap(), Some(second));
+    store
+        .save_snapshot("s", write(2, "{\"a\":1}", 0, &["[0]", "[1]"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.snapshot("s").await.unwrap(),
+        stored(2, "{\"a\":1}", &["[0]", "[1]"])
+    );
+    store
+        .save_snapshot("s", write(3, "{\"b\":2}", 2, &["[2]"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.snapshot("s").await.unwrap(),
+        stored(3, "{\"b\":2}", &["[0]", "[1]", "[2]"])
+    );
+    // A part written past a gap is not read back; a part written again is replaced.
+    store
+        .save_snapshot("s", write(3, "{\"c\":3}", 4, &["[4]"]))
+        .await
+        .unwrap();
+    store
+        .save_snapshot("s", write(3, "{\"d\":4}", 1, &["[1']"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.snapshot("s").await.unwrap(),
+        stored(3, "{\"d\":4}", &["[0]", "[1']", "[2]"])
+    );
     assert_eq!(store.snapshot("t").await.unwrap(), None);
     store.delete("s").await.unwrap();
     assert_eq!(store.snapshot("s").await.unwrap(), None);
+    // A session of the same name later starts with no parts.
+    store
+        .append("s", &messages(3), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .save_snapshot("s", write(3, "{\"e\":5}", 0, &[]))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.snapshot("s").await.unwrap(),
+        stored(3, "{\"e\":5}", &[])
+    );
 }

@@ -7,13 +7,13 @@
 
 import { Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
 import { DEFAULT_MODEL_URL, fetchModel } from './model_store.js';
+import { chooseThreads, threadChoices } from './core_probe.js';
 
 export { DEFAULT_MODEL_URL, clearModelCache, isModelCached, ModelDownloadError } from './model_store.js';
 
 const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 const DEFAULT_N_CTX = 4096;
 const DEFAULT_N_BATCH = 64;
-const MAX_DEFAULT_THREADS = 8;
 
 // A module with one 64-bit memory: validates only where wasm memory64 is supported.
 const MEMORY64_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]);
@@ -48,16 +48,15 @@ export function localModelSupport() {
 }
 
 /**
- * Threads used when none are asked for: 1 unless the page is cross-origin isolated (threads need
- * SharedArrayBuffer); when isolated, half the logical cores (at most 8). llama.cpp's threads
- * spin-wait on each other, so taking every core makes them stall when the tab or the machine is
- * busy; on 2 cores this means 1 thread (measured: 2 threads on a loaded 2-core machine were ~10x
- * slower than 1).
+ * The threads that are safe whatever the machine is doing: 1 unless the page is cross-origin
+ * isolated (threads need SharedArrayBuffer); when isolated, half the logical cores (at most 8).
+ * llama.cpp's threads spin-wait on each other, so taking every core makes them stall when the
+ * tab or the machine is busy (measured: 2 threads on a loaded 2-core machine were ~10x slower
+ * than 1). loadLocalModel takes more when a probe finds the cores free (core_probe.js).
  */
 export function defaultThreads() {
   if (!globalThis.crossOriginIsolated) return 1;
-  const cores = globalThis.navigator?.hardwareConcurrency || 1;
-  return Math.max(1, Math.min(Math.floor(cores / 2), MAX_DEFAULT_THREADS));
+  return threadChoices(globalThis.navigator?.hardwareConcurrency || 1).safe;
 }
 
 /** Why WebGPU cannot be used here, or null when the browser offers an adapter. */
@@ -92,7 +91,9 @@ const quietLogger = {
  *   download progress in bytes; the last 'download'/'cache' event has loaded === total, then an
  *   'init' event when the model starts, whose `note` says where it runs (a second one when the
  *   GPU failed and it falls back to the CPU)
- * @param {number} [options.threads] worker threads; forced to 1 unless the page is cross-origin isolated
+ * @param {number} [options.threads] worker threads; forced to 1 unless the page is cross-origin
+ *   isolated. When not given, a short probe of the cores (core_probe.js) chooses: every core
+ *   when they are free, else half of them
  * @param {number} [options.n_ctx] context length in tokens (default 4096)
  * @param {'auto'|'cache'|'opfs'|'none'} [options.store] where to keep the download (default 'auto')
  * @param {'auto'|boolean} [options.gpu] 'auto' (default): offload to WebGPU when the browser
@@ -119,8 +120,13 @@ export async function loadLocalModel(options = {}) {
   if (signal?.aborted) throw abortError('loading the local model was aborted');
 
   const isolated = !!globalThis.crossOriginIsolated;
-  const requested = Number.isInteger(options.threads) && options.threads > 0 ? options.threads : defaultThreads();
-  const threads = isolated ? requested : 1;
+  const asked = Number.isInteger(options.threads) && options.threads > 0 ? options.threads : null;
+  const choice = !isolated
+    ? { threads: 1, reason: 'not cross-origin isolated: 1 thread', rates: null }
+    : asked != null
+      ? { threads: asked, reason: `asked for ${asked}`, rates: null }
+      : await chooseThreads();
+  const threads = choice.threads;
   const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
 
   const nBatch = options.n_batch ?? DEFAULT_N_BATCH;
@@ -177,6 +183,8 @@ export async function loadLocalModel(options = {}) {
     init_ms: Math.round(now - initStarted),
     load_ms: Math.round(now - started),
     threads: wllama.getNumThreads(),
+    threads_reason: choice.reason,
+    threads_probe: choice.rates,
     multithread: wllama.isMultithread(),
     cross_origin_isolated: isolated,
     n_ctx: nCtx,
@@ -224,7 +232,7 @@ export class LocalModel {
     this._wllama = wllama;
     this._queue = Promise.resolve();
     this._unloaded = false;
-    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, multithread, cross_origin_isolated, n_ctx, n_batch, backend: 'webgpu'|'cpu', backend_note} */
+    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, threads_reason, threads_probe, multithread, cross_origin_isolated, n_ctx, n_batch, backend: 'webgpu'|'cpu', backend_note} */
     this.info = info;
     /** Generation speed of the last finished completion (tokens per second), or null. */
     this.last_tokens_per_s = null;

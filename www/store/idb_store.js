@@ -1,16 +1,19 @@
 // tabloop's event log in IndexedDB. Imported by src/web/idb_store.rs; wasm-bindgen copies this
 // file on its own, so it must stay self-contained (no imports).
 //
-// Layout (schema version 2):
-//   records   key [session, seq]  value {session, seq, at, json}   json = one serialised Record
-//   sessions  key session         value {session, records, updated_at, digest, digest_schema, name}
-//   snapshots key session         value {session, records, json}   json = a fold snapshot
+// Layout (schema version 3):
+//   records        key [session, seq]   value {session, seq, at, json}   json = one serialised Record
+//   sessions       key session          value {session, records, updated_at, digest, digest_schema, name}
+//   snapshots      key session          value {session, records, json}   json = a fold snapshot's head
+//   snapshot_parts key [session, part]  value {session, part, json}      json = transcript messages
 // An append writes records and the sessions row in ONE transaction, so the row always counts the
 // log. The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
 // in that same transaction, and only when it was folded from exactly the records the row counted
 // before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
 // `name` is what the user named the session (absent: none); appends and rebuilt digests keep it.
-// Snapshots are derived data: written on their own, checked against the log when read.
+// Snapshots are derived data: written on their own, checked against the log when read. A head
+// replaces the last one; its new parts join the stored ones (each written once) in the same
+// transaction, so a head never stands on parts that are not there.
 //
 // Appends are written in the order they are called. A relaxed append waits until the end of the
 // current task (nothing awaits it but the caller), so a strict one called behind it in the same
@@ -21,10 +24,11 @@
 // its name), or with an Error named ConflictError {seq}, GapError {expected, found},
 // CorruptError or BlockedError. The Rust side turns them into StoreError in src/web/js_error.rs.
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const RECORDS = 'records';
 const SESSIONS = 'sessions';
 const SNAPSHOTS = 'snapshots';
+const SNAPSHOT_PARTS = 'snapshot_parts';
 // How long an open may wait for other tabs to close their connections before it gives up.
 const BLOCKED_GRACE_MS = 3000;
 
@@ -59,6 +63,9 @@ function openDatabase(name) {
       }
       if (!db.objectStoreNames.contains(SNAPSHOTS)) {
         db.createObjectStore(SNAPSHOTS, { keyPath: 'session' });
+      }
+      if (!db.objectStoreNames.contains(SNAPSHOT_PARTS)) {
+        db.createObjectStore(SNAPSHOT_PARTS, { keyPath: ['session', 'part'] });
       }
     };
     request.onblocked = () => {
@@ -486,27 +493,48 @@ export async function putDigest(db, session, records, digest, schema) {
   return stored;
 }
 
-/** The fold snapshot of a session as {records, json}, or null. */
-export async function snapshot(db, session) {
-  const tx = await transaction(db, [SNAPSHOTS], 'readonly');
-  const result = await read(tx, tx.objectStore(SNAPSHOTS).get(session));
-  return result === undefined ? null : { records: result.records, json: result.json };
+function sessionRange(session) {
+  return IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
 }
 
-/** Replaces the fold snapshot of a session (derived data: relaxed durability). */
-export async function saveSnapshot(db, session, records, json) {
-  const tx = await transaction(db, [SNAPSHOTS], 'readwrite', { durability: 'relaxed' });
+/**
+ * The fold snapshot of a session as {records, json, parts}, or null: `parts` are the stored
+ * parts' texts from the first, up to the first gap.
+ */
+export async function snapshot(db, session) {
+  const tx = await transaction(db, [SNAPSHOTS, SNAPSHOT_PARTS], 'readonly');
+  const [head, rows] = await Promise.all([
+    read(tx, tx.objectStore(SNAPSHOTS).get(session)),
+    read(tx, tx.objectStore(SNAPSHOT_PARTS).getAll(sessionRange(session))),
+  ]);
+  if (head === undefined) return null;
+  const parts = [];
+  for (const row of rows) {
+    if (row.part !== parts.length) break;
+    parts.push(row.json);
+  }
+  return { records: head.records, json: head.json, parts };
+}
+
+/**
+ * Replaces the snapshot head of a session and stores its new parts from index `firstPart`, in
+ * one transaction (derived data: relaxed durability).
+ */
+export async function saveSnapshot(db, session, records, json, firstPart, parts) {
+  const tx = await transaction(db, [SNAPSHOTS, SNAPSHOT_PARTS], 'readwrite', { durability: 'relaxed' });
+  const partStore = tx.objectStore(SNAPSHOT_PARTS);
+  parts.forEach((part, offset) => partStore.put({ session, part: firstPart + offset, json: part }));
   tx.objectStore(SNAPSHOTS).put({ session, records, json });
   await settle(tx, () => null);
 }
 
 /** Removes a session's records, its sessions row and its snapshot in one transaction. */
 export async function deleteSession(db, session) {
-  const tx = await transaction(db, [RECORDS, SESSIONS, SNAPSHOTS], 'readwrite');
-  const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
-  tx.objectStore(RECORDS).delete(range);
+  const tx = await transaction(db, [RECORDS, SESSIONS, SNAPSHOTS, SNAPSHOT_PARTS], 'readwrite');
+  tx.objectStore(RECORDS).delete(sessionRange(session));
   tx.objectStore(SESSIONS).delete(session);
   tx.objectStore(SNAPSHOTS).delete(session);
+  tx.objectStore(SNAPSHOT_PARTS).delete(sessionRange(session));
   await settle(tx, () => null);
 }
 
