@@ -1,6 +1,7 @@
 //! The exact request the local provider sends for a conversation on the default tools, and how
 //! it reads the model's reply: the same code path as the tab (`build_local_request`,
-//! `parse_local_output`, `end_on_repeat`), for trying prompts on a native llama.cpp.
+//! `parse_local_output`, and the core's ending on a repeated success), for trying prompts on a
+//! native llama.cpp.
 //!
 //! Reads one JSON object per line on stdin and writes one per line on stdout:
 //! - `{"op":"tools"}` → `{"system": <default system text>, "tools": [<the five default tools>]}`
@@ -15,8 +16,10 @@
 use std::io::{BufRead, Write};
 
 use serde_json::{json, Value};
-use tabloop::protocol::local_repeat::end_on_repeat;
-use tabloop::protocol::{build_local_request, parse_local_output, ModelRequest, Usage};
+use tabloop::core::repeat_success::repeated_success;
+use tabloop::protocol::{
+    build_local_request, parse_local_output, FinishReason, Message, ModelRequest, Usage,
+};
 use tabloop::runtime::options::{AgentOptions, HostToolSpec};
 
 /// The host tools as the JS registry describes them (vfs, eval, http_fetch).
@@ -44,8 +47,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let request: ModelRequest = serde_json::from_value(input["request"].clone())?;
                 let generated = input["generated"].as_str().unwrap_or_default();
                 let text = build_local_request(&request).reply_text(generated);
-                let reply = parse_local_output(&text, &request.tools, Usage::default(), "c".into());
-                serde_json::to_value(end_on_repeat(&request, reply))?
+                let mut reply =
+                    parse_local_output(&text, &request.tools, Usage::default(), "c".into());
+                // What the run does with it: a repeat of the call that just succeeded ends it
+                // with that call's result as the answer (as the core does for the local model).
+                let mut conversation = request.messages.to_vec();
+                conversation.push(Message::Assistant {
+                    text: reply.text.clone(),
+                    tool_calls: reply.tool_calls.clone(),
+                });
+                if let Some((_, answer)) = repeated_success(&conversation) {
+                    reply.text = answer;
+                    reply.tool_calls.clear();
+                    reply.finish = FinishReason::EndTurn;
+                }
+                serde_json::to_value(reply)?
             }
             other => json!({ "error": format!("unknown op {other:?}") }),
         };

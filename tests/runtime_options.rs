@@ -182,8 +182,30 @@ fn guard_compaction_and_result_size_options_reach_the_config() {
             repeat_diagnose: 2,
             repeat_stop: 3,
             error_repeat_stop: 9,
+            // The default provider is the local model, whose runs end on a repeated success.
+            end_on_repeated_success: true,
             ..defaults
         }
+    );
+    let remote: AgentOptions = serde_json::from_value(json!({
+        "provider": {"kind": "openai", "model": "gpt-4o", "apiKey": "k"}
+    }))
+    .unwrap();
+    assert!(
+        !remote
+            .to_config(&registered())
+            .unwrap()
+            .guard
+            .end_on_repeated_success
+    );
+    let turned_off: AgentOptions =
+        serde_json::from_value(json!({"guard": {"endOnRepeatedSuccess": false}})).unwrap();
+    assert!(
+        !turned_off
+            .to_config(&registered())
+            .unwrap()
+            .guard
+            .end_on_repeated_success
     );
     assert_eq!(config.compaction_threshold, 0.5);
     assert_eq!(config.compaction_keep_recent, 10);

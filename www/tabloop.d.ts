@@ -179,6 +179,12 @@ export interface GuardOptions {
   errorRepeatDiagnose?: number;
   /** …stop at this count (5). */
   errorRepeatStop?: number;
+  /**
+   * A reply that is the call which just succeeded, unchanged, ends the run with that call's
+   * result as the answer instead of running it again (small local models ask again once a task
+   * is done). Default: on for the local model, off for the others.
+   */
+  endOnRepeatedSuccess?: boolean;
 }
 
 /** What a tool's `execute` gets besides its arguments. */

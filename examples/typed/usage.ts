@@ -39,6 +39,7 @@ export async function main(): Promise<void> {
   const agent: Agent = await createAgent({
     provider: { kind: 'custom', model: 'page-model', complete: () => streaming() },
     budget: { maxSteps: 5, maxCostUsd: 0.1 },
+    guard: { repeatStop: 6, endOnRepeatedSuccess: true },
     tools: ['lookup', 'vfs', ...mcp.tools().map((t) => t.name)],
     permissions: { vfs: 'allow' },
   });

@@ -59,7 +59,11 @@ impl Agent {
                 self.end_step();
                 self.start_step(TransitionReason::Compaction);
             }
-            CallPurpose::Step => self.after_step_work(),
+            CallPurpose::Step => {
+                if !self.end_on_repeated_success() {
+                    self.after_step_work();
+                }
+            }
         }
         Ok(())
     }

@@ -239,8 +239,13 @@ pub fn message(detector: Detector, stop: bool) -> String {
         Detector::Thrashing => "Thrashing detected: two actions keep alternating with unchanged results",
         Detector::Stagnation => "Stagnation detected: the results stopped changing although the actions vary",
         Detector::RepeatedError => "Repeated error detected: the same error keeps coming back",
+        Detector::RepeatedSuccess => {
+            "Repeated success detected: the call that just succeeded was asked for again, unchanged"
+        }
     };
-    if stop {
+    if detector == Detector::RepeatedSuccess {
+        format!("{what}. The run ended with that call's result as the answer.")
+    } else if stop {
         format!("{what}. The run stopped with no progress.")
     } else {
         format!(

@@ -22,6 +22,7 @@ pub mod log;
 mod loop_guard;
 mod model_retry;
 mod recent_map;
+pub mod repeat_success;
 mod replay;
 mod run;
 mod schema;

@@ -9,7 +9,6 @@ mod json_scan;
 pub mod local;
 pub mod local_grammar;
 pub mod local_prompt;
-pub mod local_repeat;
 pub mod message;
 pub mod model;
 pub mod openai;

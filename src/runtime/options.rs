@@ -147,6 +147,9 @@ pub struct GuardOptions {
     pub error_repeat_diagnose: Option<u32>,
     /// ... stop at this count.
     pub error_repeat_stop: Option<u32>,
+    /// End the run when the model asks again for the call that just succeeded (default: on
+    /// for the local model, off for the others).
+    pub end_on_repeated_success: Option<bool>,
 }
 
 impl GuardOptions {
@@ -163,6 +166,9 @@ impl GuardOptions {
                 .error_repeat_diagnose
                 .unwrap_or(base.error_repeat_diagnose),
             error_repeat_stop: self.error_repeat_stop.unwrap_or(base.error_repeat_stop),
+            end_on_repeated_success: self
+                .end_on_repeated_success
+                .unwrap_or(base.end_on_repeated_success),
         };
         for (name, diagnose, stop) in [
             ("repeat", out.repeat_diagnose, out.repeat_stop),
@@ -312,7 +318,12 @@ impl AgentOptions {
             tools,
             budget: self.budget.over(defaults.budget),
             price: price.unwrap_or_default(),
-            guard: self.guard.over(defaults.guard)?,
+            guard: self.guard.over(GuardThresholds {
+                // A small local model asks for the call that just succeeded again instead of
+                // answering (see `core::repeat_success`).
+                end_on_repeated_success: provider.kind == ProviderKind::Local,
+                ..defaults.guard
+            })?,
             compaction_threshold,
             compaction_keep_recent: self
                 .compaction_keep_recent

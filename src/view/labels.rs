@@ -29,6 +29,7 @@ pub fn detector_label(detector: Detector) -> &'static str {
         Detector::Thrashing => "thrashing",
         Detector::Stagnation => "stagnation",
         Detector::RepeatedError => "repeated error",
+        Detector::RepeatedSuccess => "repeated success",
     }
 }
 
@@ -43,6 +44,7 @@ pub fn rejection_label(rejection: Rejection) -> &'static str {
         Rejection::OverBudget => "over the tool-call budget",
         Rejection::CompletionBlocked => "completion is still blocked",
         Rejection::MalformedReply => "the reply was malformed",
+        Rejection::RepeatsSuccess => "it repeats the call that just succeeded",
     }
 }
 

@@ -12,7 +12,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
-use crate::protocol::local_repeat::end_on_repeat;
 use crate::protocol::{
     build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
     ModelRequest, StreamDelta, Usage,
@@ -233,7 +232,7 @@ impl ModelClient for LocalModel {
         };
         let text = local.reply_text(&output.text);
         let reply = parse_local_output(&text, &request.tools, usage, self.next_call_id());
-        let mut reply = end_on_repeat(request, reply);
+        let mut reply = reply;
         reply.model = self.name.clone();
         match output.finish {
             BridgeFinish::Stop => {}

@@ -133,12 +133,12 @@ export async function loadLocalModel(options = {}) {
   const init = (note) =>
     onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache, note });
   const initStarted = performance.now();
-  const start = async (onGpu) => {
+  const start = async (onGpu, nThreads = threads) => {
     const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
     try {
       await wllama.loadModel([source.blob], {
         n_ctx: nCtx,
-        n_threads: threads,
+        n_threads: nThreads,
         n_batch: nBatch,
         n_ubatch: nBatch,
         // one slot: requests run one at a time and reuse the previous prompt's KV cache
@@ -192,7 +192,12 @@ export async function loadLocalModel(options = {}) {
     backend,
     backend_note: note,
   };
-  return new LocalModel(wllama, info);
+  // Threads the probe found free may stop being free: if generation then slows down sharply,
+  // the model restarts on the threads that are safe on a busy machine.
+  const safe = threadChoices(globalThis.navigator?.hardwareConcurrency || 1).safe;
+  const fallback =
+    asked == null && backend === 'cpu' && info.threads > safe ? { threads: safe, start: () => start(false, safe) } : null;
+  return new LocalModel(wllama, info, fallback);
 }
 
 function toChatMessages(messages) {
@@ -220,6 +225,11 @@ function toResponseFormat(format) {
 
 let liveModels = 0;
 
+/** A completion's generation rate below this share of the best one seen means the cores got busy. */
+const SLOWDOWN_SHARE = 0.4;
+/** Completions writing fewer tokens than this say too little about the rate. */
+const WATCHED_MIN_TOKENS = 8;
+
 /** How many models are started and not unloaded in this page (the playground keeps one). */
 export function liveLocalModels() {
   return liveModels;
@@ -227,9 +237,18 @@ export function liveLocalModels() {
 
 /** A started model. Create it with loadLocalModel(). */
 export class LocalModel {
-  constructor(wllama, info) {
+  /**
+   * @param {object} wllama the started wllama instance
+   * @param {object} info load figures
+   * @param {{threads: number, start: () => Promise<object>}|null} [fallback] how to restart on
+   *   fewer threads when generation slows down sharply (null: never)
+   */
+  constructor(wllama, info, fallback = null) {
     liveModels += 1;
     this._wllama = wllama;
+    this._fallback = fallback;
+    this._bestRate = null;
+    this._slowdown = null;
     this._queue = Promise.resolve();
     this._unloaded = false;
     /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, threads_reason, threads_probe, multithread, cross_origin_isolated, n_ctx, n_batch, backend: 'webgpu'|'cpu', backend_note} */
@@ -276,8 +295,39 @@ export class LocalModel {
     });
   }
 
+  /** Learns from a finished completion's generation rate whether the cores got busy. */
+  _watchRate(timings) {
+    const rate = timings?.predicted_per_second;
+    if (!this._fallback || !(rate > 0) || !((timings?.predicted_n ?? 0) >= WATCHED_MIN_TOKENS)) return;
+    if (this._bestRate == null || rate > this._bestRate) this._bestRate = rate;
+    else if (rate < this._bestRate * SLOWDOWN_SHARE) this._slowdown = { from: this._bestRate, to: rate };
+  }
+
+  /** Restarts the model on the fallback threads (between completions; the KV cache is lost). */
+  async _restartOnFewerThreads() {
+    const { threads, start } = this._fallback;
+    const { from, to } = this._slowdown;
+    const before = this.info.threads;
+    this._fallback = null;
+    this._slowdown = null;
+    await this._wllama.exit().catch(() => {});
+    try {
+      this._wllama = await start();
+    } catch (err) {
+      this._unloaded = true;
+      liveModels -= 1;
+      throw new Error(`the local model failed to restart on ${threads} thread(s): ${err?.message ?? err}`, { cause: err });
+    }
+    this.info = {
+      ...this.info,
+      threads: this._wllama.getNumThreads(),
+      threads_reason: `generation fell from ${from.toFixed(1)} to ${to.toFixed(1)} tokens/s on ${before} threads (the cores got busy): restarted on ${threads}`,
+    };
+  }
+
   async _run(request, { onDelta, onProgress, signal } = {}, onWork) {
     if (this._unloaded) throw new Error('the local model was unloaded');
+    if (this._slowdown) await this._restartOnFewerThreads();
     const started = performance.now();
     const result = (text, finish, usage, extra = {}) => ({
       text,
@@ -392,6 +442,7 @@ export class LocalModel {
     }
     const tokensPerS = timings?.predicted_per_second ?? null;
     if (tokensPerS != null) this.last_tokens_per_s = tokensPerS;
+    this._watchRate(timings);
     return result(
       text,
       finishReason === 'length' ? 'length' : 'stop',

@@ -101,6 +101,11 @@ pub struct GuardThresholds {
     pub error_repeat_diagnose: u32,
     /// ... and stop at this count.
     pub error_repeat_stop: u32,
+    /// A reply that is the call that just succeeded, unchanged, ends the run with that call's
+    /// result as the answer instead of running it again. Small local models ask for the same
+    /// call again once a task is done rather than answering; on for them by default.
+    #[serde(default)]
+    pub end_on_repeated_success: bool,
 }
 
 impl Default for GuardThresholds {
@@ -114,6 +119,7 @@ impl Default for GuardThresholds {
             stagnation_stop: 8,
             error_repeat_diagnose: 3,
             error_repeat_stop: 5,
+            end_on_repeated_success: false,
         }
     }
 }

@@ -14,6 +14,9 @@ pub enum Detector {
     Stagnation,
     /// The same error kept coming back.
     RepeatedError,
+    /// The call that had just succeeded was asked for again, unchanged (see
+    /// `GuardThresholds::end_on_repeated_success`).
+    RepeatedSuccess,
 }
 
 /// What a step added to the evidence the run has gathered.

@@ -202,6 +202,8 @@ pub enum Rejection {
     CompletionBlocked,
     /// The reply was neither a tool call nor a final answer in the required format.
     MalformedReply,
+    /// The call had just succeeded; the run ended with its result instead.
+    RepeatsSuccess,
 }
 
 /// Why a started tool call has no result.
