@@ -36,6 +36,12 @@ const at1000 = r.harness.find((h) => h.steps === 1000);
 if (r.commit_floor) {
   add('', `The storage floor, measured in the same page: one small record committed in its own transaction and awaited costs ${ms(r.commit_floor.strict_ms)} with \`durability: 'strict'\` (what a step waits for before a tool that is not idempotent runs) and ${ms(r.commit_floor.relaxed_ms)} relaxed.`);
   if (at1000) add(`Half the AI SDK's step at 1,000 steps is ${ms(0.5 * at1000.aisdk_ms_per_step)}: the strict commit alone is ${(r.commit_floor.strict_ms / (0.5 * at1000.aisdk_ms_per_step)).toFixed(2)}× that.`);
+  // A step whose tool is not idempotent does the idempotent step's work and also waits for one
+  // strict commit (its records and those of the step before, in one transaction).
+  if (at1000?.tabloop_idempotent_ms_per_step != null && at1000.aisdk_ms_per_step != null) {
+    const floor = at1000.tabloop_idempotent_ms_per_step + r.commit_floor.strict_ms;
+    add(`The idempotent step plus that one awaited strict commit is ${ms(floor, 3)} (${ratio(floor, at1000.aisdk_ms_per_step)}× the AI SDK): what a step whose tool is not idempotent costs at best without making the step's own work smaller.`);
+  }
 }
 if (at1000) add('', `Goal ≤ 0.5× the AI SDK at 1,000 steps: ${ratio(at1000.tabloop_ms_per_step, at1000.aisdk_ms_per_step)} (tool not idempotent) ${mark(at1000.tabloop_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}, ${ratio(at1000.tabloop_idempotent_ms_per_step, at1000.aisdk_ms_per_step)} (idempotent) ${mark(at1000.tabloop_idempotent_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}.`);
 

@@ -104,6 +104,9 @@ pub struct StoredSnapshot {
 pub trait EventStore {
     /// Appends `records` (contiguous, continuing the log) atomically: all or none. Re-appending
     /// a record that is already stored with identical content succeeds (idempotent retries).
+    /// Appends are applied in the order they are first polled, so one may be started while the
+    /// one before it is still in flight: if that one fails, the later one no longer continues
+    /// the log and fails too (`Gap`).
     fn append(
         &self,
         session: &str,

@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use futures::channel::mpsc::UnboundedReceiver;
+use futures::future::LocalBoxFuture;
 use futures::{pin_mut, FutureExt, StreamExt};
 
 use super::commit::{settled, PendingCommit};
@@ -158,26 +159,33 @@ where
             Committed(Result<(), StoreError>),
             Tick,
         }
+        // One timer for the ticks while work is in flight, kept across wakes until it fires
+        // (a new timer on every wake cost a setTimeout and a clearTimeout each).
+        let mut tick: Option<LocalBoxFuture<'static, ()>> = None;
         loop {
             let wake = {
                 let command = commands.next().fuse();
                 let commit = settled(&mut self.commit).fuse();
                 pin_mut!(command, commit);
                 if self.in_flight.is_empty() {
+                    tick = None;
                     futures::select! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
                     }
                 } else {
-                    let clock = self.clock.clone();
-                    let tick = clock.sleep(TICK_MS).fuse();
+                    let timer = tick.get_or_insert_with(|| {
+                        let clock = self.clock.clone();
+                        Box::pin(async move { clock.sleep(TICK_MS).await })
+                    });
+                    let ticked = timer.fuse();
                     let work = self.in_flight.next().fuse();
-                    pin_mut!(tick, work);
+                    pin_mut!(ticked, work);
                     futures::select! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
                         w = work => Wake::Work(w),
-                        _ = tick => Wake::Tick,
+                        _ = ticked => Wake::Tick,
                     }
                 }
             };
@@ -204,6 +212,7 @@ where
                 }
                 Wake::Work(None) => {}
                 Wake::Tick => {
+                    tick = None;
                     let _ = self.step(Input::Tick).await;
                 }
             }
@@ -218,6 +227,54 @@ where
         let result = settled(&mut self.commit).await;
         let records = self.commit.take().map(|p| p.records).unwrap_or_default();
         self.committed(records, result).await
+    }
+
+    /// Writes the unsaved records behind the append in flight, if any, without waiting for it
+    /// first: the store applies appends in the order they were first polled, and fails a later
+    /// one that no longer continues the log, so both are awaited here (the earlier first) and
+    /// nothing that follows runs before both are stored. False if either failed (the driver is
+    /// paused, every record not stored queued again in order).
+    async fn append_behind_pending(&mut self, durability: Durability) -> bool {
+        let batch = std::mem::take(&mut self.unsaved);
+        let store = self.store.clone();
+        let session = self.session.clone();
+        let later = async move {
+            let result = store.append(&session, &batch, durability).await;
+            (batch, result)
+        };
+        let (earlier, (batch, result)) = if self.commit.is_some() {
+            // `join` polls the earlier append first, so it is issued before this one.
+            let (earlier, later) = futures::join!(settled(&mut self.commit), later);
+            (Some(earlier), later)
+        } else {
+            (None, later.await)
+        };
+        if let Some(earlier) = earlier {
+            let records = self.commit.take().map(|p| p.records).unwrap_or_default();
+            if earlier.is_err() {
+                // Queued again behind the earlier records (`committed` puts those in front).
+                self.unsaved = batch;
+                let _ = self.committed(records, earlier).await;
+                return false;
+            }
+            self.committed(records, earlier).await;
+        }
+        match result {
+            Ok(()) => {
+                self.announce(batch).await;
+                if self.storage_failed {
+                    self.storage_failed = false;
+                    (self.observer)(&Notice::StorageRecovered);
+                }
+                true
+            }
+            Err(error) => {
+                self.unsaved = batch;
+                self.storage_failed = true;
+                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                false
+            }
+        }
     }
 
     /// Announces committed records, or queues them again in front of the unsaved ones and
@@ -313,38 +370,19 @@ where
                 let store = self.store.clone();
                 self.commit = Some(PendingCommit::start(store, self.session.clone(), records));
             }
-        } else {
-            if !self.settle().await {
+        } else if !self.unsaved.is_empty() {
+            // Strict (on disk before anything follows) where something irreversible
+            // follows: a human decision, or a tool that is not safe to run twice.
+            let durability = if decision || side_effect {
+                Durability::Strict
+            } else {
+                Durability::Relaxed
+            };
+            if !self.append_behind_pending(durability).await {
                 return;
             }
-            if !self.unsaved.is_empty() {
-                // Strict (on disk before anything follows) where something irreversible
-                // follows: a human decision, or a tool that is not safe to run twice.
-                let durability = if decision || side_effect {
-                    Durability::Strict
-                } else {
-                    Durability::Relaxed
-                };
-                let appended = self
-                    .store
-                    .append(&self.session, &self.unsaved, durability)
-                    .await;
-                match appended {
-                    Ok(()) => {
-                        let records = std::mem::take(&mut self.unsaved);
-                        self.announce(records).await;
-                        if self.storage_failed {
-                            self.storage_failed = false;
-                            (self.observer)(&Notice::StorageRecovered);
-                        }
-                    }
-                    Err(error) => {
-                        self.storage_failed = true;
-                        (self.observer)(&Notice::StorageFailed(error.to_string()));
-                        return;
-                    }
-                }
-            }
+        } else if !self.settle().await {
+            return;
         }
         for action in std::mem::take(&mut self.waiting) {
             self.perform(action);

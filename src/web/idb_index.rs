@@ -15,10 +15,15 @@ use super::js_error::to_store_error;
 use crate::core::{BudgetLimits, Record, RunPhase, SessionDigest, StopReason, DIGEST_SCHEMA};
 use crate::ports::{EventStore, IndexedSession, StoreError};
 
-/// The digests a page last wrote or read, per session: the base the next append folds onto.
-/// Derived data, so two stores over the same database compare equal whatever they cached.
+/// The digests a page last wrote or is writing, per session: the base the next append folds
+/// onto. Derived data, so two stores over the same database compare equal whatever they cached.
+/// Also the order appends are issued in: an append folds its digest and reaches the JS store in
+/// its turn, so one issued behind another still in flight folds over that one's digest.
 #[derive(Debug, Clone, Default)]
-pub struct DigestCache(Rc<RefCell<HashMap<String, SessionDigest>>>);
+pub struct DigestCache {
+    digests: Rc<RefCell<HashMap<String, SessionDigest>>>,
+    issue: Rc<futures::lock::Mutex<()>>,
+}
 
 impl PartialEq for DigestCache {
     fn eq(&self, _: &Self) -> bool {
@@ -29,26 +34,34 @@ impl PartialEq for DigestCache {
 impl Eq for DigestCache {}
 
 impl DigestCache {
+    /// Waits for this append's turn to fold its digest and reach the JS store: appends take
+    /// turns in the order they first ask (held until the JS append has been called).
+    pub async fn turn(&self) -> futures::lock::MutexGuard<'_, ()> {
+        self.issue.lock().await
+    }
+
     /// Remembers the digest of `session` as stored.
     pub fn remember(&self, session: &str, digest: SessionDigest) {
-        self.0.borrow_mut().insert(session.to_string(), digest);
+        self.digests
+            .borrow_mut()
+            .insert(session.to_string(), digest);
     }
 
     /// Forgets `session` (its stored digest is unknown now).
     pub fn forget(&self, session: &str) {
-        self.0.borrow_mut().remove(session);
+        self.digests.borrow_mut().remove(session);
     }
 
     /// Whether the cached digest of `session` has folded record `seq` already.
     pub fn covers(&self, session: &str, seq: u64) -> bool {
-        self.0
+        self.digests
             .borrow()
             .get(session)
             .is_some_and(|digest| seq < digest.records)
     }
 
     fn get(&self, session: &str) -> Option<SessionDigest> {
-        self.0.borrow().get(session).cloned()
+        self.digests.borrow().get(session).cloned()
     }
 }
 
@@ -56,7 +69,7 @@ impl DigestCache {
 #[derive(Debug, Serialize)]
 pub struct IndexArg {
     /// Records the base digest had folded.
-    base: u64,
+    pub base: u64,
     /// The new digest as JSON.
     digest: String,
     /// Its schema.

@@ -16,14 +16,16 @@ use crate::ports::{
 
 #[wasm_bindgen(module = "/www/store/idb_store.js")]
 extern "C" {
+    /// Called in the append's turn, not awaited there: the JS store queues appends in call
+    /// order.
     #[wasm_bindgen(catch, js_name = append)]
-    async fn js_append(
+    fn js_append(
         db: &str,
         session: &str,
         records: JsValue,
         durability: &str,
         index: JsValue,
-    ) -> Result<JsValue, JsValue>;
+    ) -> Result<js_sys::Promise, JsValue>;
 
     #[wasm_bindgen(js_name = warm)]
     fn js_warm(db: &str);
@@ -176,18 +178,36 @@ impl EventStore for IdbStore {
             Durability::Strict => "strict",
             Durability::Relaxed => "relaxed",
         };
+        // In this append's turn: its digest folds over the one before it, even if that append
+        // is still in flight (remembered as it is issued, forgotten if it fails).
+        let turn = self.digests.turn().await;
         let index: Option<IndexArg> = self.next_digest(session, records).await;
         let index_js = match &index {
-            Some(index) => serde_wasm_bindgen::to_value(index).unwrap_or(JsValue::NULL),
+            Some(index) => {
+                self.digests.remember(session, index.folded.clone());
+                serde_wasm_bindgen::to_value(index).unwrap_or(JsValue::NULL)
+            }
             None => JsValue::NULL,
         };
-        let appended = js_append(&self.db_name, session, rows, durability, index_js)
-            .await
-            .map_err(|e| to_store_error(&e))?;
-        // An empty append (or an idempotent retry) stores no row; the cache stays as it was.
+        let issued = js_append(&self.db_name, session, rows, durability, index_js);
+        drop(turn);
+        let appended = match issued {
+            Ok(promise) => wasm_bindgen_futures::JsFuture::from(promise).await,
+            Err(error) => Err(error),
+        };
+        let appended = match appended {
+            Ok(appended) => appended,
+            Err(error) => {
+                self.digests.forget(session);
+                return Err(to_store_error(&error));
+            }
+        };
+        // The digest was stored, or the append stored no row (an idempotent retry) and its
+        // fold added nothing: the cache holds what the row holds. Otherwise the row's digest
+        // was cleared (it is rebuilt when listed) and the next append reads its base again.
         match (appended.as_bool(), index) {
-            (Some(true), Some(index)) => self.digests.remember(session, index.folded),
-            (Some(false), _) if records.iter().all(|r| self.digests.covers(session, r.seq)) => {}
+            (Some(true), Some(_)) => {}
+            (Some(false), Some(index)) if index.folded.records == index.base => {}
             (Some(_) | None, _) => self.digests.forget(session),
         }
         Ok(())

@@ -15,6 +15,11 @@
 // replaces the last one; its new parts join the stored ones (each written once) in the same
 // transaction, so a head never stands on parts that are not there.
 //
+// Appends are written in the order they are called. A relaxed append waits until the end of the
+// current task (nothing awaits it but the caller), so a strict one called behind it in the same
+// task goes out in the same transaction: one commit where an in-page model answers at once.
+// Every other transaction first writes the appends still waiting, so it sees them.
+//
 // Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
 // its name), or with an Error named ConflictError {seq}, GapError {expected, found},
 // CorruptError or BlockedError. The Rust side turns them into StoreError in src/web/js_error.rs.
@@ -29,6 +34,8 @@ const BLOCKED_GRACE_MS = 3000;
 
 /** Cached connections: database name -> Promise<IDBDatabase>. */
 const connections = new Map();
+/** The same connections once open, so an append can start its transaction in the same task. */
+const openDbs = new Map();
 
 function namedError(name, message, fields) {
   const error = new Error(message);
@@ -95,6 +102,7 @@ function openDatabase(name) {
 }
 
 function forget(name, db) {
+  if (openDbs.get(name) === db) openDbs.delete(name);
   const cached = connections.get(name);
   if (cached === undefined) return;
   cached.then(
@@ -108,11 +116,17 @@ function forget(name, db) {
 function connection(name) {
   let cached = connections.get(name);
   if (cached === undefined) {
-    cached = openDatabase(name);
-    connections.set(name, cached);
-    cached.catch(() => {
-      if (connections.get(name) === cached) connections.delete(name);
-    });
+    const opening = openDatabase(name);
+    cached = opening;
+    connections.set(name, opening);
+    opening.then(
+      (db) => {
+        if (connections.get(name) === opening) openDbs.set(name, db);
+      },
+      () => {
+        if (connections.get(name) === opening) connections.delete(name);
+      },
+    );
   }
   return cached;
 }
@@ -120,12 +134,14 @@ function connection(name) {
 // Opens a transaction, reopening the connection once if the cached one turned out to be closed
 // without telling us (WebKit's "connection to Indexed Database server lost").
 async function transaction(name, stores, mode, options) {
+  flushAppends(name);
   const db = await connection(name);
   try {
     return db.transaction(stores, mode, options);
   } catch (error) {
     if (error?.name !== 'InvalidStateError') throw error;
     connections.delete(name);
+    openDbs.delete(name);
     const fresh = await connection(name);
     return fresh.transaction(stores, mode, options);
   }
@@ -152,16 +168,127 @@ function settle(tx, failure) {
   });
 }
 
+/** Appends not written yet: database name -> [{session, records, durability, index, resolve, reject}]. */
+const waitingAppends = new Map();
+let flushQueued = false;
+// A message to ourselves runs at the start of a later task, with none of setTimeout's clamping.
+const flushChannel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+if (flushChannel !== null) {
+  flushChannel.port1.onmessage = flushAllAppends;
+  // Where ports keep a process alive (Node), this one must not.
+  flushChannel.port1.unref?.();
+}
+
+function flushAllAppends() {
+  flushQueued = false;
+  for (const name of [...waitingAppends.keys()]) flushAppends(name);
+}
+
 /**
- * Appends records to a session's log in ONE readwrite transaction.
+ * Appends records to a session's log, atomically.
  * `records`: array of {seq, at, json}; `durability`: 'strict' | 'relaxed'; `index`: null or
  * {base, digest, schema}: the session's digest folded over its first `base` records plus these.
  * Each seq must either already be stored with identical json (an idempotent retry) or continue
  * the log; otherwise nothing is written and the promise rejects with ConflictError or GapError.
- * Resolves when the transaction completes, to whether the digest in `index` was stored.
+ * Appends go out in call order. A strict one goes out at once, in ONE readwrite transaction with
+ * the appends of its session still waiting; a relaxed one waits for the end of the task (or a
+ * strict one behind it). Appends sharing a transaction succeed or fail together. Resolves when
+ * the transaction completes, to whether the digest in `index` was stored.
  */
-export async function append(db, session, records, durability, index) {
-  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite', { durability });
+export function append(db, session, records, durability, index) {
+  return new Promise((resolve, reject) => {
+    let waiting = waitingAppends.get(db);
+    if (waiting === undefined) {
+      waiting = [];
+      waitingAppends.set(db, waiting);
+    }
+    waiting.push({ session, records, durability, index, resolve, reject });
+    if (durability === 'strict' || flushChannel === null) {
+      flushAppends(db);
+    } else if (!flushQueued) {
+      flushQueued = true;
+      flushChannel.port2.postMessage(null);
+    }
+  });
+}
+
+// Writes the waiting appends of database `name`: one transaction per session, in the order the
+// sessions first appear. Waits for the connection if it is not open yet (they stay queued, so
+// later appends still go out behind them).
+function flushAppends(name, reopened = false) {
+  const waiting = waitingAppends.get(name);
+  if (waiting === undefined || waiting.length === 0) return;
+  const db = openDbs.get(name);
+  if (db === undefined) {
+    connection(name).then(
+      () => flushAppends(name, reopened),
+      (error) => rejectWaiting(name, error),
+    );
+    return;
+  }
+  waitingAppends.delete(name);
+  const groups = new Map();
+  for (const entry of waiting) {
+    const group = groups.get(entry.session);
+    if (group === undefined) groups.set(entry.session, [entry]);
+    else group.push(entry);
+  }
+  const order = [...groups.values()];
+  for (let i = 0; i < order.length; i += 1) {
+    const group = order[i];
+    const durability = group.some((e) => e.durability === 'strict') ? 'strict' : 'relaxed';
+    let tx;
+    try {
+      tx = db.transaction([RECORDS, SESSIONS], 'readwrite', { durability });
+    } catch (error) {
+      if (error?.name !== 'InvalidStateError' || reopened) {
+        for (const entry of group) entry.reject(error);
+        continue;
+      }
+      // Closed without telling us (WebKit's "connection to Indexed Database server lost"):
+      // reopen once, then write this group and the rest, still in order.
+      connections.delete(name);
+      openDbs.delete(name);
+      const rest = order.slice(i).flat();
+      waitingAppends.set(name, [...rest, ...(waitingAppends.get(name) ?? [])]);
+      connection(name).then(
+        () => flushAppends(name, true),
+        (e) => rejectWaiting(name, e),
+      );
+      return;
+    }
+    writeAppends(tx, group).then(
+      (indexed) => group.forEach((entry) => entry.resolve(indexed)),
+      (error) => group.forEach((entry) => entry.reject(error)),
+    );
+  }
+}
+
+function rejectWaiting(name, error) {
+  const waiting = waitingAppends.get(name) ?? [];
+  waitingAppends.delete(name);
+  for (const entry of waiting) entry.reject(error);
+}
+
+// The digest of appends sharing a transaction: the last one's, when each folded over the one
+// before it (its base is where the one before ended); otherwise none (rebuilt when listed).
+function chainedIndex(group) {
+  let index = null;
+  let end = null;
+  for (const entry of group) {
+    const next = entry.index;
+    if (next == null || (end !== null && next.base !== end)) return null;
+    index = index === null ? next : { ...next, base: index.base };
+    end = entry.records.length > 0 ? Math.max(next.base, entry.records[entry.records.length - 1].seq + 1) : next.base;
+  }
+  return index;
+}
+
+// The records of `group` (appends of one session, in order) in the readwrite transaction `tx`.
+async function writeAppends(tx, group) {
+  const session = group[0].session;
+  const records = group.length === 1 ? group[0].records : group.flatMap((entry) => entry.records);
+  const index = group.length === 1 ? group[0].index : chainedIndex(group);
   let failure = null;
   let indexed = false;
   const done = settle(tx, () => failure);
@@ -413,6 +540,8 @@ export async function deleteSession(db, session) {
 
 /** Closes our connection and deletes the whole database (tests; the reset path). */
 export async function deleteDatabase(name) {
+  flushAppends(name);
+  openDbs.delete(name);
   const cached = connections.get(name);
   connections.delete(name);
   if (cached !== undefined) {
