@@ -49,6 +49,24 @@ fn guard_events(h: &Harness) -> Vec<(Detector, bool, usize)> {
     out
 }
 
+/// The run stopped for repetition: diagnosed at the third repeat and stopped at the fifth, after
+/// `before` tool results that came first.
+fn assert_stopped_by_repetition(h: &Harness, outcome: &tabloop::core::RunOutcome, before: usize) {
+    assert_eq!(
+        outcome.stop,
+        StopReason::NoProgress {
+            detector: Detector::Repetition
+        }
+    );
+    assert_eq!(
+        guard_events(h),
+        vec![
+            (Detector::Repetition, false, before + 3),
+            (Detector::Repetition, true, before + 5)
+        ]
+    );
+}
+
 #[test]
 fn a_runaway_repeating_one_call_is_diagnosed_at_three_and_stopped_at_five() {
     let mut h = Harness::new(config());
@@ -63,19 +81,7 @@ fn a_runaway_repeating_one_call_is_diagnosed_at_three_and_stopped_at_five() {
         ("src/a.rs:10: fn rebuild()".into(), false)
     })
     .unwrap();
-    assert_eq!(
-        outcome.stop,
-        StopReason::NoProgress {
-            detector: Detector::Repetition
-        }
-    );
-    assert_eq!(
-        guard_events(&h),
-        vec![
-            (Detector::Repetition, false, 3),
-            (Detector::Repetition, true, 5)
-        ]
-    );
+    assert_stopped_by_repetition(&h, &outcome, 0);
     let tool_calls = h
         .events()
         .filter(|e| matches!(e, Event::ToolCallStarted { .. }))
@@ -325,19 +331,7 @@ fn a_long_run_keeps_the_guard_small_and_still_catches_a_runaway() {
     )
     .unwrap();
     let after_all = guard_size(&h);
-    assert_eq!(
-        outcome.stop,
-        StopReason::NoProgress {
-            detector: Detector::Repetition
-        }
-    );
-    assert_eq!(
-        guard_events(&h),
-        vec![
-            (Detector::Repetition, false, distinct + 3),
-            (Detector::Repetition, true, distinct + 5)
-        ]
-    );
+    assert_stopped_by_repetition(&h, &outcome, distinct);
     // What it remembers is bounded: the same size after 500 distinct observations as after
     // 2,000 (it would be four times larger if it kept them all).
     let mut short = Harness::new(config_with_steps(2_000));
