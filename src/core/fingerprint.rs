@@ -20,6 +20,17 @@ pub fn normalized_json(value: &Value) -> String {
     out
 }
 
+/// The form of a call's arguments by which two calls count as the same action: normalised JSON
+/// when they parsed (`args`), else the trimmed text. The loop guard and the repeated-success rule
+/// share it, so both mean the same thing by "the same call".
+pub fn action_arguments(args: &Value, raw: &str) -> String {
+    if args.is_null() {
+        raw.trim().to_string()
+    } else {
+        normalized_json(args)
+    }
+}
+
 fn write_canonical(value: &Value, out: &mut String, squash: bool) {
     match value {
         Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::fingerprint::{hash64, normalized_json};
+use super::fingerprint::{action_arguments, hash64};
 use super::log::GuardThresholds;
 use super::log::{Detector, EvidenceDelta};
 use super::recent_map::RecentMap;
@@ -84,11 +84,7 @@ impl LoopGuard {
         limits: &GuardThresholds,
         delta: &mut EvidenceDelta,
     ) -> Verdict {
-        let args = if obs.args.is_null() {
-            obs.raw_args.trim().to_string()
-        } else {
-            normalized_json(obs.args)
-        };
+        let args = action_arguments(obs.args, obs.raw_args);
         let action = hash64(&[obs.tool, &args]);
         let result = hash64(&[if obs.is_error { "err" } else { "ok" }, obs.content.trim()]);
         let fingerprint = hash64(&[&action.to_string(), &result.to_string()]);

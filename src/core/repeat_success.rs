@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::agent::Agent;
 use super::completion;
+use super::fingerprint::action_arguments;
 use super::log::{Detector, Event, Rejection, StopReason};
 use super::loop_guard::message as guard_message;
 use super::run::Phase;
@@ -30,15 +31,17 @@ impl Agent {
         let Some(run) = self.state.active_run() else {
             return false;
         };
-        if !self.state.config.guard.end_on_repeated_success
-            || !matches!(run.phase, Phase::Tools(_))
-            || !completion::blockers(run, self.state.config.require_finish, false).is_empty()
+        if !self.state.config.guard.end_on_repeated_success || !matches!(run.phase, Phase::Tools(_))
         {
             return false;
         }
+        // The pattern first (three messages looked at); the completion check builds texts.
         let Some((call, answer)) = repeated_success(self.state.transcript.all()) else {
             return false;
         };
+        if !completion::blockers(run, self.state.config.require_finish, false).is_empty() {
+            return false;
+        }
         self.emit(Event::ToolCallRejected {
             call,
             rejection: Rejection::RepeatsSuccess,
@@ -87,17 +90,13 @@ pub fn repeated_success(messages: &[Message]) -> Option<(String, String)> {
     Some((again.id.clone(), answer))
 }
 
-/// Same tool, and arguments that are the same JSON value (key order and spacing aside), or the
-/// same text when either is not JSON.
+/// The same tool with the same arguments, as the loop guard counts the same action.
 fn same_call(a: &ToolCall, b: &ToolCall) -> bool {
-    a.name == b.name
-        && match (
-            serde_json::from_str::<Value>(&a.arguments),
-            serde_json::from_str::<Value>(&b.arguments),
-        ) {
-            (Ok(x), Ok(y)) => x == y,
-            (Ok(_) | Err(_), Ok(_) | Err(_)) => a.arguments.trim() == b.arguments.trim(),
-        }
+    let form = |call: &ToolCall| {
+        let args = serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null);
+        action_arguments(&args, &call.arguments)
+    };
+    a.name == b.name && form(a) == form(b)
 }
 
 /// `content`, cut to [`MAX_QUOTED_CHARS`] with `…`.
