@@ -105,25 +105,22 @@ impl Agent {
         })
     }
 
-    /// The number of records a snapshot head has folded (where its tail starts) and the parts
-    /// it stands on, if it is readable.
-    pub fn snapshot_extent(head: &str) -> Option<(u64, u64)> {
-        #[derive(Deserialize)]
-        struct Extent {
-            records: u64,
-            parts: u64,
-        }
-        serde_json::from_str::<Extent>(head)
-            .ok()
-            .map(|e| (e.records, e.parts))
-    }
-
     /// An agent from a snapshot head, the session's stored parts (from the first; extra ones
     /// are ignored) and the records from its last folded one on: the same agent
     /// [`Agent::replay`] would build from the whole log. `None` when the snapshot is of another
     /// version, lacks a part, does not end with `tail`'s first record, or the tail has a gap:
     /// then replay the whole log.
     pub fn from_snapshot(head: &str, parts: &[String], tail: &[Record]) -> Option<Agent> {
+        Self::from_snapshot_parts(head, parts, tail).map(|(agent, _)| agent)
+    }
+
+    /// [`Agent::from_snapshot`], with the number of parts the head stands on (the parts the
+    /// store is known to hold, which the next snapshot does not write again).
+    pub fn from_snapshot_parts(
+        head: &str,
+        parts: &[String],
+        tail: &[Record],
+    ) -> Option<(Agent, u64)> {
         let head: Head = serde_json::from_str(head).ok()?;
         let (first, rest) = tail.split_first()?;
         let matches = head.version == SNAPSHOT_VERSION
@@ -151,6 +148,6 @@ impl Agent {
             }
             state.apply(record);
         }
-        Some(Agent::from_state(state))
+        Some((Agent::from_state(state), head.parts))
     }
 }

@@ -29,11 +29,9 @@ pub async fn open_agent<S: EventStore>(
     if let Ok(Some(snapshot)) = store.snapshot(session).await {
         if let Some(from) = snapshot.records.checked_sub(1) {
             let tail = store.load_range(session, from, None).await?;
-            let extent = Agent::snapshot_extent(&snapshot.head);
-            if let (Some(mut agent), Some((_, parts))) = (
-                Agent::from_snapshot(&snapshot.head, &snapshot.parts, &tail),
-                extent,
-            ) {
+            if let Some((mut agent, parts)) =
+                Agent::from_snapshot_parts(&snapshot.head, &snapshot.parts, &tail)
+            {
                 agent.resume(now);
                 let mark = SnapshotMark {
                     records: snapshot.records,
