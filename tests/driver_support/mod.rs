@@ -1,0 +1,238 @@
+//! The driver tests' rig: a scripted model, fake tools, a manual clock, and a driver started
+//! over any store on a local executor.
+#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::wildcard_enum_match_arm)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures::channel::mpsc;
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use tabloop::core::{
+    AgentConfig, Event, Input, Permission, StopReason, ToolDecl, ToolInvocation, ToolKind,
+};
+use tabloop::ports::{
+    Clock, Durability, EventStore, MemoryStore, ModelClient, ToolHost, ToolOutput,
+};
+use tabloop::protocol::{
+    FinishReason, ModelError, ModelReply, ModelRequest, StreamDelta, ToolCall, ToolSpec, Usage,
+};
+
+use tabloop::runtime::{Command, Driver, Notice};
+
+pub enum Scripted {
+    Reply(ModelReply),
+}
+
+#[derive(Default)]
+pub struct ScriptedModel {
+    pub script: RefCell<VecDeque<Scripted>>,
+    pub calls: Cell<u32>,
+}
+
+impl ScriptedModel {
+    pub fn new(script: Vec<Scripted>) -> Rc<Self> {
+        Rc::new(Self {
+            script: RefCell::new(script.into()),
+            calls: Cell::new(0),
+        })
+    }
+}
+
+impl ModelClient for ScriptedModel {
+    async fn complete(
+        &self,
+        _request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        self.calls.set(self.calls.get() + 1);
+        let next = self.script.borrow_mut().pop_front();
+        match next {
+            Some(Scripted::Reply(reply)) => {
+                on_delta(StreamDelta::Text(reply.text.clone()));
+                Ok(reply)
+            }
+            None => futures::future::pending().await,
+        }
+    }
+}
+
+/// Sets its flag when dropped: shows that an aborted call's future was dropped.
+pub struct DropFlag(Rc<Cell<bool>>);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+#[derive(Default)]
+pub struct FakeTools {
+    pub calls: RefCell<Vec<String>>,
+    pub hang: Cell<bool>,
+    pub dropped: Rc<Cell<bool>>,
+}
+
+impl ToolHost for FakeTools {
+    async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
+        self.calls.borrow_mut().push(invocation.call.clone());
+        if self.hang.get() {
+            let _flag = DropFlag(self.dropped.clone());
+            futures::future::pending::<()>().await;
+        }
+        ToolOutput {
+            content: format!("contents of {}", invocation.args["path"]),
+            is_error: false,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct ManualClock(pub Cell<u64>);
+impl Clock for ManualClock {
+    fn now(&self) -> u64 {
+        self.0.set(self.0.get() + 1);
+        self.0.get()
+    }
+    async fn sleep(&self, _ms: u64) {
+        futures::future::pending::<()>().await
+    }
+}
+
+pub fn config() -> AgentConfig {
+    let tool = |name: &str, permission, idempotent| ToolDecl {
+        spec: ToolSpec {
+            local_parameters: None,
+            name: name.into(),
+            description: name.into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        },
+        permission,
+        idempotent,
+        parallel_safe: true,
+        kind: ToolKind::Host,
+        approval_scope: None,
+    };
+    AgentConfig {
+        tools: vec![
+            tool("read_file", Permission::Allow, true),
+            tool("write_file", Permission::Ask, false),
+            tool("append_log", Permission::Allow, false),
+        ],
+        ..AgentConfig::default()
+    }
+}
+
+pub fn reply_calls(calls: Vec<(&str, &str, &str)>) -> Scripted {
+    Scripted::Reply(ModelReply {
+        text: String::new(),
+        tool_calls: calls
+            .into_iter()
+            .map(|(id, name, path)| ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: json!({"path": path}).to_string(),
+            })
+            .collect(),
+        finish: FinishReason::ToolUse,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 2,
+            ..Usage::default()
+        },
+        model: "m".into(),
+    })
+}
+
+pub fn reply_text(t: &str) -> Scripted {
+    Scripted::Reply(ModelReply {
+        text: t.into(),
+        tool_calls: vec![],
+        finish: FinishReason::EndTurn,
+        usage: Usage {
+            input_tokens: 10,
+            output_tokens: 2,
+            ..Usage::default()
+        },
+        model: "m".into(),
+    })
+}
+
+pub struct Rig {
+    pub pool: LocalPool,
+    pub notices: Rc<RefCell<Vec<Notice>>>,
+    pub commands: mpsc::UnboundedSender<Command>,
+}
+
+pub fn start<S: EventStore + 'static>(
+    store: Rc<S>,
+    model: Rc<ScriptedModel>,
+    tools: Rc<FakeTools>,
+) -> Rig {
+    let mut pool = LocalPool::new();
+    let notices = Rc::new(RefCell::new(Vec::new()));
+    let sink = notices.clone();
+    let observer = Box::new(move |n: &Notice| sink.borrow_mut().push(n.clone()));
+    let driver = pool
+        .run_until(Driver::open(
+            "s",
+            config(),
+            model,
+            store,
+            tools,
+            Rc::new(ManualClock::default()),
+            observer,
+        ))
+        .unwrap();
+    let (commands, rx) = mpsc::unbounded();
+    pool.spawner()
+        .spawn_local(async move {
+            driver.run(rx).await;
+        })
+        .unwrap();
+    Rig {
+        pool,
+        notices,
+        commands,
+    }
+}
+
+impl Rig {
+    pub fn send(&mut self, input: Input) {
+        self.commands.unbounded_send(Command::Input(input)).unwrap();
+        self.pool.run_until_stalled();
+    }
+    pub fn outcome(&self) -> Option<StopReason> {
+        self.notices.borrow().iter().find_map(|n| match n {
+            Notice::Finished(o) => Some(o.stop.clone()),
+            _ => None,
+        })
+    }
+}
+
+pub fn log(store: &MemoryStore) -> Vec<tabloop::core::Record> {
+    futures::executor::block_on(store.load("s")).unwrap()
+}
+
+/// The seq of the first record whose event matches.
+pub fn position(store: &MemoryStore, event: impl Fn(&Event) -> bool) -> usize {
+    log(store).iter().position(|r| event(&r.event)).unwrap()
+}
+
+/// Asserts that exactly the appends holding one of `records` (by seq) were strict.
+pub fn assert_strict_exactly(store: &MemoryStore, records: &[usize]) {
+    let mut end = 0;
+    for (len, durability) in store.appends() {
+        let start = end;
+        end += len;
+        let holds = records.iter().any(|seq| (start..end).contains(seq));
+        assert_eq!(
+            durability == Durability::Strict,
+            holds,
+            "batch {start}..{end}"
+        );
+    }
+}

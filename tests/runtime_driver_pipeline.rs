@@ -1,0 +1,184 @@
+//! The driver writing a batch behind the append still in flight: the store applies appends in
+//! the order they were issued, so a strict append goes out behind a relaxed one without waiting
+//! for it, and a tool that is not idempotent runs only once both are stored.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::wildcard_enum_match_arm
+)]
+
+mod driver_support;
+
+use driver_support::*;
+use tabloop::runtime::{Command, Notice};
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use futures::executor::LocalPool;
+use pretty_assertions::assert_eq;
+use tabloop::core::{Agent, Event, Input, Record, StopReason};
+use tabloop::ports::{Durability, EventStore, MemoryStore, SessionSummary, StoreError};
+
+/// A store that behaves as IndexedDB does with appends issued back to back: each is queued
+/// when first polled and applied only when the test releases it, strictly in queue order (a
+/// later one does not overtake an earlier one still held). `fail_next` makes the next released
+/// append fail as a full disk does.
+#[derive(Default)]
+struct QueuedStore {
+    inner: MemoryStore,
+    held: Cell<bool>,
+    fail_next: Cell<bool>,
+    /// Appends issued so far (seq of the first record, count, durability), in queue order.
+    issued: RefCell<Vec<(u64, usize, Durability)>>,
+    queue: RefCell<VecDeque<futures::channel::oneshot::Sender<()>>>,
+}
+
+impl QueuedStore {
+    /// Releases the oldest held append; false if none is held.
+    fn release_one(&self, pool: &mut LocalPool) -> bool {
+        let next = self.queue.borrow_mut().pop_front();
+        let released = next.is_some_and(|gate| gate.send(()).is_ok());
+        pool.run_until_stalled();
+        released
+    }
+}
+
+impl EventStore for QueuedStore {
+    async fn append(
+        &self,
+        session: &str,
+        records: &[Record],
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        let first = records.first().map_or(0, |r| r.seq);
+        self.issued
+            .borrow_mut()
+            .push((first, records.len(), durability));
+        if self.held.get() {
+            let (gate, wait) = futures::channel::oneshot::channel();
+            self.queue.borrow_mut().push_back(gate);
+            let _ = wait.await;
+        }
+        if self.fail_next.replace(false) {
+            return Err(StoreError::QuotaExceeded("test disk full".into()));
+        }
+        self.inner.append(session, records, durability).await
+    }
+    async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
+        self.inner.load(session).await
+    }
+    async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        self.inner.sessions().await
+    }
+    async fn delete(&self, session: &str) -> Result<(), StoreError> {
+        self.inner.delete(session).await
+    }
+}
+
+/// Runs the task of the pipelined tests up to the point where the strict append before
+/// `append_log` (not idempotent) is issued behind the relaxed one still held: the model first
+/// calls the idempotent `read_file`, whose records go out relaxed and are held, then
+/// `append_log`.
+fn pipelined_rig() -> (Rc<QueuedStore>, Rc<FakeTools>, Rig) {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_calls(vec![("c2", "append_log", "b.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let mut rig = start(store.clone(), model, tools.clone());
+    store.held.set(true);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // The task is strict: nothing runs until it is stored.
+    assert!(tools.calls.borrow().is_empty());
+    assert!(store.release_one(&mut rig.pool));
+    (store, tools, rig)
+}
+
+/// Where in the log `call`'s ToolCallStarted is, if stored.
+fn started_at(store: &QueuedStore, call: &str) -> Option<usize> {
+    futures::executor::block_on(store.inner.load("s"))
+        .unwrap()
+        .iter()
+        .position(|r| matches!(&r.event, Event::ToolCallStarted { call: c, .. } if c == call))
+}
+
+#[test]
+fn a_strict_append_goes_out_behind_one_in_flight_and_its_tool_waits_for_both() {
+    let (store, tools, mut rig) = pipelined_rig();
+    // The idempotent read did not wait for its (held) relaxed append; the model answered with
+    // append_log, whose strict append was issued while the relaxed one is still held.
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    let issued = store.issued.borrow().clone();
+    let durabilities: Vec<_> = issued.iter().map(|(_, _, d)| *d).collect();
+    assert_eq!(
+        durabilities[durabilities.len() - 2..],
+        [Durability::Relaxed, Durability::Strict],
+        "issued back to back: {issued:?}"
+    );
+    assert_eq!(started_at(&store, "c2"), None);
+    // The relaxed append is stored; the tool still waits for its own.
+    assert!(store.release_one(&mut rig.pool));
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    assert_eq!(started_at(&store, "c2"), None);
+    // Its ToolCallStarted is stored: now it runs.
+    assert!(store.release_one(&mut rig.pool));
+    assert!(started_at(&store, "c2").is_some());
+    assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
+    while store.release_one(&mut rig.pool) {}
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let persisted: Vec<_> = rig
+        .notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Persisted(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert_eq!(persisted, stored, "every record stored, announced in order");
+}
+
+#[test]
+fn when_the_append_in_flight_fails_the_one_behind_it_fails_too_and_both_are_written_on_retry() {
+    let (store, tools, mut rig) = pipelined_rig();
+    let stored_before = futures::executor::block_on(store.inner.load("s"))
+        .unwrap()
+        .len();
+    // The held relaxed append fails; the strict one behind it no longer continues the log.
+    store.fail_next.set(true);
+    assert!(store.release_one(&mut rig.pool));
+    assert!(store.release_one(&mut rig.pool));
+    assert!(rig
+        .notices
+        .borrow()
+        .iter()
+        .any(|n| matches!(n, Notice::StorageFailed(m) if m.contains("storage is full"))));
+    assert_eq!(*tools.calls.borrow(), vec!["c1"], "append_log did not run");
+    assert_eq!(
+        futures::executor::block_on(store.inner.load("s"))
+            .unwrap()
+            .len(),
+        stored_before,
+        "neither append was stored"
+    );
+    // Retried: every queued record goes out in order, then the tool runs, once.
+    store.held.set(false);
+    rig.commands.unbounded_send(Command::RetryStorage).unwrap();
+    rig.pool.run_until_stalled();
+    assert!(rig.notices.borrow().contains(&Notice::StorageRecovered));
+    assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let log = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+    assert_eq!(Agent::replay(&log).unwrap().run().unwrap().step, 3);
+}
