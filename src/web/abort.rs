@@ -48,6 +48,11 @@ impl AbortOnDrop {
         self.armed = false;
     }
 
+    /// Whether dropping this guard would abort its work.
+    pub fn is_armed(&self) -> bool {
+        self.armed
+    }
+
     /// Lets the work outlive this guard: for a signal the browser API may still consult after
     /// it succeeded (a loaded model), which must then not see an abort.
     pub fn disarm(mut self) {

@@ -105,6 +105,11 @@ pub async fn post_json(
 }
 
 impl HttpStream {
+    /// Whether dropping this stream aborts its request: until the body has been read to its end.
+    pub fn aborts_on_drop(&self) -> bool {
+        self.abort.is_armed()
+    }
+
     /// The HTTP status code.
     pub fn status(&self) -> u16 {
         self.status

@@ -390,3 +390,31 @@ fn a_guard_aborts_when_dropped_unless_its_work_settled() {
         "finished work is not aborted after the fact"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_response_read_to_its_end_is_not_aborted_when_dropped() {
+    use tabloop::web::http_stream::{post_json, Timeouts};
+    let url = format!(
+        "{}/scenario/{}/chat/completions",
+        crate::support::mock_url(),
+        crate::support::scenario("text", "settle")
+    );
+    let headers = [("content-type".to_string(), "application/json".to_string())];
+    let mut stream = post_json(
+        &url,
+        &headers,
+        r#"{"model":"m","messages":[]}"#,
+        Timeouts::default(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        stream.aborts_on_drop(),
+        "an unread body is aborted when dropped"
+    );
+    while stream.next_chunk().await.unwrap().is_some() {}
+    assert!(
+        !stream.aborts_on_drop(),
+        "a body read to its end is settled"
+    );
+}
