@@ -4,10 +4,12 @@
 //! form is read in one pass and is a third smaller, and the snapshot of a long session is mostly
 //! its transcript, so opening one reads and parses markedly less.
 
-use std::rc::Rc;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
+use crate::protocol::decode::{
+    external_variant, variant_content, wrong_kind, DecodeError, FromJson,
+};
 use crate::protocol::{Message, ToolCall};
 
 #[derive(Serialize)]
@@ -15,13 +17,6 @@ enum Out<'a> {
     U(&'a str),
     A(&'a str, &'a [ToolCall]),
     T(&'a str, &'a str, &'a str, bool),
-}
-
-#[derive(Deserialize)]
-enum In {
-    U(String),
-    A(String, Vec<ToolCall>),
-    T(String, String, String, bool),
 }
 
 /// Writes `messages` in the compact form.
@@ -39,26 +34,42 @@ pub fn serialize<S: Serializer>(messages: &[Message], serializer: S) -> Result<S
 }
 
 /// Reads messages written by [`serialize`].
-pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Message>, D::Error> {
-    let messages = Vec::<In>::deserialize(deserializer)?;
-    Ok(messages
-        .into_iter()
-        .map(|message| match message {
-            In::U(text) => Message::User { text },
-            In::A(text, tool_calls) => Message::Assistant { text, tool_calls },
-            In::T(call_id, name, content, is_error) => Message::Tool {
-                call_id,
-                name,
-                content,
-                is_error,
-            },
-        })
-        .collect())
+pub fn read(value: &Value) -> Result<Vec<Message>, DecodeError> {
+    let Value::Array(items) = value else {
+        return Err(wrong_kind("an array of messages", value));
+    };
+    items.iter().map(read_one).collect()
 }
 
-/// Reads messages written by [`serialize`] into a list a transcript shares with its requests.
-pub fn deserialize_shared<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Rc<Vec<Message>>, D::Error> {
-    deserialize(deserializer).map(Rc::new)
+/// One message: `{"U": text}`, `{"A": [text, calls]}` or `{"T": [call_id, name, content, is_error]}`.
+fn read_one(value: &Value) -> Result<Message, DecodeError> {
+    let (name, content) = external_variant(value)?;
+    match name {
+        "U" => Ok(Message::User {
+            text: String::from_json(variant_content("U", content)?)?,
+        }),
+        "A" => {
+            let fields = variant_content("A", content)?;
+            match fields.as_array().map(Vec::as_slice) {
+                Some([text, tool_calls]) => Ok(Message::Assistant {
+                    text: String::from_json(text)?,
+                    tool_calls: Vec::<ToolCall>::from_json(tool_calls)?,
+                }),
+                Some(_) | None => Err(wrong_kind("[text, tool calls]", fields)),
+            }
+        }
+        "T" => {
+            let fields = variant_content("T", content)?;
+            match fields.as_array().map(Vec::as_slice) {
+                Some([call_id, name, content, is_error]) => Ok(Message::Tool {
+                    call_id: String::from_json(call_id)?,
+                    name: String::from_json(name)?,
+                    content: String::from_json(content)?,
+                    is_error: bool::from_json(is_error)?,
+                }),
+                Some(_) | None => Err(wrong_kind("[call id, name, content, is error]", fields)),
+            }
+        }
+        other => Err(crate::protocol::decode::unknown_variant(other)),
+    }
 }

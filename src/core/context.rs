@@ -3,7 +3,9 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{deserialize_via_json, DecodeError, Fields, FromJson};
 
 use crate::protocol::request_messages::new_lineage;
 use crate::protocol::{Message, RequestMessages};
@@ -18,20 +20,32 @@ and brief. Answer with the summary only.";
 ///
 /// The messages are shared with the requests projected from them (see [`RequestMessages`]):
 /// a request is dropped before the next message arrives, so appending never copies them.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 pub struct Transcript {
-    #[serde(
-        serialize_with = "super::compact_messages::serialize",
-        deserialize_with = "super::compact_messages::deserialize_shared"
-    )]
+    #[serde(serialize_with = "super::compact_messages::serialize")]
     messages: Rc<Vec<Message>>,
     summary: Option<String>,
     first_live: usize,
     live_tokens: u64,
     /// The lineage of `messages`: they only ever grow at the end while it stands.
-    #[serde(skip, default = "new_lineage")]
+    #[serde(skip)]
     lineage: u64,
 }
+
+impl FromJson for Transcript {
+    /// A read transcript starts a lineage of its own.
+    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
+        let fields = Fields::of(value)?;
+        Ok(Self::with_messages(
+            super::compact_messages::read(fields.raw("messages")?)?,
+            fields.get("summary")?,
+            fields.get("first_live")?,
+            fields.get("live_tokens")?,
+        ))
+    }
+}
+
+deserialize_via_json!(Transcript);
 
 impl Default for Transcript {
     fn default() -> Self {

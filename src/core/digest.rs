@@ -3,7 +3,9 @@
 //! run has spent. Plain data the sessions index stores next to the records and the playground
 //! shows.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_struct, read_tagged};
 
 use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
@@ -12,7 +14,7 @@ use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
 pub const DIGEST_SCHEMA: u32 = 2;
 
 /// What the current run is doing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunPhase {
     /// No run has started yet.
@@ -32,8 +34,17 @@ pub enum RunPhase {
     },
 }
 
+read_tagged!(RunPhase, "kind", {
+    "idle" => Idle,
+    "working" => Working,
+    "calling_model" => CallingModel,
+    "running_tools" => RunningTools,
+    "awaiting_approval" => AwaitingApproval,
+    "finished" => Finished { stop },
+});
+
 /// What a run had spent at some point, as the timeline and status bar show it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SpentSummary {
     /// Steps started.
     pub steps: u32,
@@ -44,6 +55,13 @@ pub struct SpentSummary {
     /// Spend in USD.
     pub cost_usd: f64,
 }
+
+read_struct!(SpentSummary {
+    steps,
+    tool_calls,
+    tokens,
+    cost_usd
+});
 
 impl SpentSummary {
     /// The summary of a ledger.
@@ -58,7 +76,7 @@ impl SpentSummary {
 }
 
 /// A session at a glance.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionDigest {
     /// Session id (empty until the log's first record).
     pub session: String,
@@ -78,6 +96,17 @@ pub struct SessionDigest {
     #[serde(default)]
     pub paused: Option<String>,
 }
+
+read_struct!(SessionDigest {
+    session,
+    title,
+    flight,
+    phase,
+    spent,
+    limits,
+    records,
+    paused
+});
 
 impl Default for SessionDigest {
     fn default() -> Self {

@@ -2,12 +2,14 @@
 //! sessions digest and, through the digest, every view and the session service read it from
 //! here, so they can never disagree about it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::read_tagged;
 
 use super::log::Event;
 
 /// Where the session's current (or last) run stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Flight {
     /// No run has started yet.
@@ -24,6 +26,12 @@ pub enum Flight {
         run: u32,
     },
 }
+
+read_tagged!(Flight, "state", {
+    "no_run" => NoRun,
+    "in_flight" => InFlight { run },
+    "ended" => Ended { run },
+});
 
 impl Flight {
     /// Folds one event in. Only a run's start, its continuation and its end move it.

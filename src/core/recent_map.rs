@@ -6,17 +6,15 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{DecodeError, FromJson};
 
 /// Up to `cap` entries; inserting a new key beyond that forgets the oldest inserted one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
-    from = "Entries<K, V>",
     into = "Entries<K, V>",
-    bound(
-        serialize = "K: Serialize + Clone, V: Serialize + Clone",
-        deserialize = "K: Deserialize<'de> + Eq + Hash + Clone, V: Deserialize<'de>"
-    )
+    bound(serialize = "K: Serialize + Clone, V: Serialize + Clone")
 )]
 pub struct RecentMap<K: Eq + Hash + Clone, V> {
     values: HashMap<K, V>,
@@ -25,8 +23,14 @@ pub struct RecentMap<K: Eq + Hash + Clone, V> {
 }
 
 /// The serialised form: entries oldest first.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Entries<K, V>(Vec<(K, V)>);
+
+impl<K: FromJson + Eq + Hash + Clone, V: FromJson> FromJson for RecentMap<K, V> {
+    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
+        Vec::<(K, V)>::from_json(value).map(|entries| Entries(entries).into())
+    }
+}
 
 impl<K: Eq + Hash + Clone, V> Default for RecentMap<K, V> {
     fn default() -> Self {
@@ -99,7 +103,7 @@ mod tests {
         assert_eq!((*value, inserted), (7, true), "0 was forgotten");
         let json = serde_json::to_string(&map).unwrap();
         assert_eq!(json, "[[3,3],[4,4],[0,7]]");
-        let back: RecentMap<u64, u64> = serde_json::from_str(&json).unwrap();
+        let back: RecentMap<u64, u64> = crate::protocol::decode::from_str(&json).unwrap();
         assert_eq!(back, map);
     }
 }

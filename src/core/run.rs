@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_external, read_names, read_struct};
 
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
@@ -12,7 +14,7 @@ use super::loop_guard::{LoopGuard, Observation, Verdict};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
 
 /// Where a run is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Phase {
     /// Between steps while the next decision is made (never seen between two inputs).
     Between,
@@ -34,8 +36,14 @@ pub enum Phase {
     Finished(Box<RunOutcome>),
 }
 
+read_external!(Phase {
+    units: ["Between" => Between],
+    newtypes: ["Tools" => Tools, "BatchDone" => BatchDone, "Finished" => Finished],
+    structs: ["AwaitingModel" => AwaitingModel { request, purpose, cut }],
+});
+
 /// One item of the model's task list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TodoItem {
     /// Stable id chosen by the model.
     pub id: String,
@@ -45,8 +53,10 @@ pub struct TodoItem {
     pub status: TodoStatus,
 }
 
+read_struct!(TodoItem { id, text, status });
+
 /// Whether a todo is finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     /// Still to do: blocks completion.
@@ -55,8 +65,10 @@ pub enum TodoStatus {
     Done,
 }
 
+read_names!(TodoStatus { "open" => Open, "done" => Done });
+
 /// Everything about the current (or last) run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunState {
     /// Run number in the session, from 1.
     pub number: u32,
@@ -113,6 +125,36 @@ pub struct RunState {
     /// Completions the stop hook blocked in this run.
     pub stop_hook_blocks: u32,
 }
+
+read_struct!(RunState {
+    number,
+    task,
+    limits,
+    ledger,
+    phase,
+    step,
+    step_open,
+    step_evidence,
+    guard,
+    verdict,
+    consecutive_errors,
+    consecutive_blocks,
+    output_recoveries,
+    verification_failed,
+    verified_summary,
+    todos,
+    queued,
+    tool_stats,
+    findings,
+    errors,
+    last_text,
+    compacted_since_step,
+    model_retries,
+    model_retry_delay_ms,
+    paused,
+    stop_hook_pending,
+    stop_hook_blocks
+});
 
 impl RunState {
     /// A fresh run.

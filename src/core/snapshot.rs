@@ -8,12 +8,13 @@
 //! holds the rest of the state with only the messages after its last part. So what a session
 //! writes for snapshots stays proportional to what it adds, however long it gets.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::agent::Agent;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
 use super::state::AgentState;
+use crate::protocol::decode::{self, read_struct};
 use crate::protocol::Message;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
@@ -27,7 +28,7 @@ pub const SNAPSHOT_EVERY: u64 = 500;
 pub const PART_MESSAGES: usize = 256;
 
 /// The head of a snapshot: the folded state minus the messages kept in parts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 struct Head {
     /// [`SNAPSHOT_VERSION`] of the writer.
     version: u32,
@@ -43,12 +44,18 @@ struct Head {
     state: AgentState,
 }
 
+read_struct!(Head {
+    version,
+    schema,
+    records,
+    last,
+    parts,
+    state
+});
+
 /// One part: [`PART_MESSAGES`] consecutive transcript messages.
 #[derive(Serialize)]
 struct PartOut<'a>(#[serde(serialize_with = "super::compact_messages::serialize")] &'a [Message]);
-
-#[derive(Deserialize)]
-struct PartIn(#[serde(deserialize_with = "super::compact_messages::deserialize")] Vec<Message>);
 
 /// A snapshot to store: its head, replacing the last one, and the parts the store lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,7 +128,7 @@ impl Agent {
         parts: &[String],
         tail: &[Record],
     ) -> Option<(Agent, u64)> {
-        let head: Head = serde_json::from_str(head).ok()?;
+        let head: Head = decode::from_str(head).ok()?;
         let (first, rest) = tail.split_first()?;
         let matches = head.version == SNAPSHOT_VERSION
             && head.schema == SCHEMA_VERSION
@@ -134,7 +141,8 @@ impl Agent {
         }
         let mut earlier = Vec::with_capacity(head.parts as usize * PART_MESSAGES);
         for part in &parts[..head.parts as usize] {
-            let PartIn(messages) = serde_json::from_str(part).ok()?;
+            let part: serde_json::Value = serde_json::from_str(part).ok()?;
+            let messages = super::compact_messages::read(&part).ok()?;
             if messages.len() != PART_MESSAGES {
                 return None;
             }

@@ -3,7 +3,9 @@
 //! in a [`BatchSummary`] for the next decision. The run and the transcript around it take what
 //! the batch reports; the batch itself reads nothing outside its slots.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_external, read_struct};
 use serde_json::Value;
 
 use super::fingerprint::args_hash;
@@ -12,7 +14,7 @@ use super::run::TodoItem;
 use crate::protocol::{Message, ToolCall};
 
 /// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolBatch {
     /// One slot per call, in the model's order.
     pub slots: Vec<Slot>,
@@ -27,8 +29,16 @@ pub struct ToolBatch {
     pub malformed: bool,
 }
 
+read_struct!(ToolBatch {
+    slots,
+    parallel,
+    cut,
+    approval_decided,
+    malformed
+});
+
 /// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slot {
     /// The call as the model made it.
     pub call: ToolCall,
@@ -50,8 +60,20 @@ pub struct Slot {
     pub attempts: u32,
 }
 
+read_struct!(Slot {
+    call,
+    args,
+    kind,
+    args_hash,
+    scope,
+    state,
+    approved,
+    interrupted,
+    attempts
+});
+
 /// Where a tool call is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum SlotState {
     /// Not started and not refused yet.
     Pending,
@@ -71,8 +93,14 @@ pub enum SlotState {
     },
 }
 
+read_external!(SlotState {
+    units: ["Pending" => Pending, "Running" => Running],
+    newtypes: [],
+    structs: ["AwaitingApproval" => AwaitingApproval { after_interrupt }, "Done" => Done { content, is_error }],
+});
+
 /// What a complete tool batch left for the next decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BatchSummary {
     /// A human decided an approval during the batch.
     pub approval_decided: bool,
@@ -82,8 +110,14 @@ pub struct BatchSummary {
     pub finish: Option<FinishResult>,
 }
 
+read_struct!(BatchSummary {
+    approval_decided,
+    cut,
+    finish
+});
+
 /// What a `finish` call that ran came to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum FinishResult {
     /// Its verifier passed; the summary the model gave.
     Verified(String),
@@ -92,6 +126,12 @@ pub enum FinishResult {
     /// It was accepted with no verifier to run: the summary, an unchecked claim.
     Unverified(String),
 }
+
+read_external!(FinishResult {
+    units: ["Failed" => Failed],
+    newtypes: ["Verified" => Verified, "Unverified" => Unverified],
+    structs: [],
+});
 
 /// One call's result as the run around the batch takes it.
 pub struct CallResult<'a> {

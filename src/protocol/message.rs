@@ -2,10 +2,14 @@
 //!
 //! Provider adapters translate these to and from each provider's wire format.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use super::decode::{
+    deserialize_via_json, read_struct, read_tagged, DecodeError, Fields, FromJson,
+};
 
 /// One message of the transcript sent to a model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
     /// Instructions from the user of the runtime (or the runtime itself).
@@ -18,7 +22,7 @@ pub enum Message {
         /// Visible text, already cleaned of leaked control tokens.
         text: String,
         /// Tool calls in the order the model made them.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
     },
     /// The observed result of one tool call, answering the call with the same id.
@@ -33,6 +37,12 @@ pub enum Message {
         is_error: bool,
     },
 }
+
+read_tagged!(Message, "role", {
+    "user" => User { text },
+    "assistant" => Assistant { text, tool_calls = default },
+    "tool" => Tool { call_id, name, content, is_error },
+});
 
 impl Message {
     /// Approximate size in tokens (4 characters a token), used for context accounting when the
@@ -55,7 +65,7 @@ impl Message {
 
 /// A tool call as the model produced it. `arguments` is the raw text the model emitted, which
 /// may be invalid JSON; the core validates it before anything runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolCall {
     /// Provider-assigned call id (unique within a reply).
     pub id: String,
@@ -65,8 +75,14 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+read_struct!(ToolCall {
+    id,
+    name,
+    arguments
+});
+
 /// What a model is told about a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
     /// Unique tool name.
     pub name: String,
@@ -78,10 +94,22 @@ pub struct ToolSpec {
     /// e.g. a `oneOf` by operation with each operation's required arguments, which `parameters`
     /// cannot say in a shape every remote provider accepts. Whatever it admits must also satisfy
     /// `parameters` (the core checks calls against that). Remote providers never see it.
-    #[serde(
-        default,
-        alias = "localParameters",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// Read as `localParameters` too, as pages register tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub local_parameters: Option<serde_json::Value>,
 }
+
+impl FromJson for ToolSpec {
+    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
+        let fields = Fields::of(value)?;
+        Ok(Self {
+            name: fields.get("name")?,
+            description: fields.get("description")?,
+            parameters: fields.get("parameters")?,
+            local_parameters: fields
+                .get_aliased_or_default("local_parameters", "localParameters")?,
+        })
+    }
+}
+
+deserialize_via_json!(ToolSpec);

@@ -4,6 +4,7 @@
 pub mod anthropic;
 pub mod chat_completion;
 pub mod custom_delta;
+pub mod decode;
 pub mod http_error;
 mod json_scan;
 pub mod local;

@@ -2,12 +2,14 @@
 //! what it spent. Wall-clock time counts only while the tab was active; suspended time is kept
 //! apart.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_names, read_struct};
 
 use crate::protocol::Usage;
 
 /// Which budget ran out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetKind {
     /// Loop steps (model calls of the main loop).
@@ -24,6 +26,8 @@ pub enum BudgetKind {
     WallClock,
 }
 
+read_names!(BudgetKind { "steps" => Steps, "tool_calls" => ToolCalls, "input_tokens" => InputTokens, "output_tokens" => OutputTokens, "cost" => Cost, "wall_clock" => WallClock });
+
 impl BudgetKind {
     /// A short human name.
     pub fn label(self) -> &'static str {
@@ -39,7 +43,7 @@ impl BudgetKind {
 }
 
 /// Limits of one run; `None` means unlimited.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BudgetLimits {
     /// Most loop steps.
     pub max_steps: Option<u32>,
@@ -55,6 +59,15 @@ pub struct BudgetLimits {
     pub max_wall_ms: Option<u64>,
 }
 
+read_struct!(BudgetLimits {
+    max_steps,
+    max_tool_calls,
+    max_input_tokens,
+    max_output_tokens,
+    max_cost_usd,
+    max_wall_ms
+});
+
 impl Default for BudgetLimits {
     fn default() -> Self {
         Self {
@@ -69,7 +82,7 @@ impl Default for BudgetLimits {
 }
 
 /// What a run has spent so far. Persisted as `budget_before` / `budget_after` of every step.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Ledger {
     /// Loop steps started.
     pub steps: u32,
@@ -84,6 +97,15 @@ pub struct Ledger {
     /// Milliseconds the tab was suspended or closed (not charged).
     pub suspended_ms: u64,
 }
+
+read_struct!(Ledger {
+    steps,
+    tool_calls,
+    usage,
+    cost_usd,
+    active_ms,
+    suspended_ms
+});
 
 impl Ledger {
     /// Input tokens counted against the budget: uncached, cached and cache writes.

@@ -1,13 +1,16 @@
 //! What a session is configured with: tools and their policies, budgets, guard thresholds,
 //! prices and context limits. Persisted in `SessionStarted`, so replay needs nothing else.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::budget::BudgetLimits;
+use crate::protocol::decode::{
+    deserialize_via_json, read_names, read_struct, DecodeError, Fields, FromJson,
+};
 use crate::protocol::ToolSpec;
 
 /// Whether a tool may run without asking. Decided by the runtime, never by the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Permission {
     /// Runs without asking.
@@ -18,8 +21,10 @@ pub enum Permission {
     Deny,
 }
 
+read_names!(Permission { "allow" => Allow, "ask" => Ask, "deny" => Deny });
+
 /// Who executes a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     /// A capability performed by the tool host (JavaScript in the browser).
@@ -30,13 +35,27 @@ pub enum ToolKind {
     Finish,
 }
 
+read_names!(ToolKind { "host" => Host, "todo" => Todo, "finish" => Finish });
+
 /// What one approval of an `ask` tool covers beyond the call itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ApprovalScope {
     /// Every later call in the session whose URL argument (named here) has the same host.
     UrlHost(String),
 }
+
+impl FromJson for ApprovalScope {
+    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
+        let fields = Fields::of(value)?;
+        match fields.get::<Option<String>>("urlHost")? {
+            Some(arg) => Ok(ApprovalScope::UrlHost(arg)),
+            None => Err(DecodeError::new("expected `urlHost`")),
+        }
+    }
+}
+
+deserialize_via_json!(ApprovalScope);
 
 impl ApprovalScope {
     /// The scope key of a call with these arguments (`None` when the argument is missing or is
@@ -65,7 +84,7 @@ impl ApprovalScope {
 }
 
 /// A tool as the core knows it: what the model is told plus how the runtime treats it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDecl {
     /// Name, description and JSON Schema shown to the model.
     pub spec: ToolSpec,
@@ -78,12 +97,13 @@ pub struct ToolDecl {
     /// Who executes it.
     pub kind: ToolKind,
     /// What an approval of an `ask` call also covers (e.g. the same host).
-    #[serde(default)]
     pub approval_scope: Option<ApprovalScope>,
 }
 
+read_struct!(ToolDecl { spec, permission, idempotent, parallel_safe, kind, approval_scope = default });
+
 /// Loop-detection thresholds (see `loop_guard`). All counts are of tool observations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct GuardThresholds {
     /// Same action on the same state with no new evidence: inject a diagnosis at this count.
     pub repeat_diagnose: u32,
@@ -104,9 +124,10 @@ pub struct GuardThresholds {
     /// A reply that is the call that just succeeded, unchanged, ends the run with that call's
     /// result as the answer instead of running it again. Small local models ask for the same
     /// call again once a task is done rather than answering; on for them by default.
-    #[serde(default)]
     pub end_on_repeated_success: bool,
 }
+
+read_struct!(GuardThresholds { repeat_diagnose, repeat_stop, thrash_diagnose, thrash_stop, stagnation_diagnose, stagnation_stop, error_repeat_diagnose, error_repeat_stop, end_on_repeated_success = default });
 
 impl Default for GuardThresholds {
     fn default() -> Self {
@@ -125,7 +146,7 @@ impl Default for GuardThresholds {
 }
 
 /// USD prices per million tokens of one model.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Price {
     /// Uncached input tokens (and cache writes).
     pub input_per_mtok: f64,
@@ -135,8 +156,14 @@ pub struct Price {
     pub cached_input_per_mtok: f64,
 }
 
+read_struct!(Price {
+    input_per_mtok,
+    output_per_mtok,
+    cached_input_per_mtok
+});
+
 /// Everything that shapes a session's loop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentConfig {
     /// System prompt given to the model.
     pub system: Option<String>,
@@ -156,7 +183,6 @@ pub struct AgentConfig {
     pub require_finish: bool,
     /// The host has a verifier for `finish`. Without one a `finish` call is not sent to the host:
     /// the core records it as a claim nobody checked and ends the run as `unverified_finish`.
-    #[serde(default)]
     pub finish_verifier: bool,
     /// The model's context window in tokens.
     pub context_window: u64,
@@ -172,9 +198,10 @@ pub struct AgentConfig {
     pub max_observation_chars: usize,
     /// Which model the session talks to (kind, base URL, model name; never a key), opaque to
     /// the core, kept so a reopened session calls the same model.
-    #[serde(default)]
     pub provider: serde_json::Value,
 }
+
+read_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, provider = default });
 
 impl Default for AgentConfig {
     fn default() -> Self {

@@ -1,9 +1,11 @@
 //! What the loop detectors record: which detector fired and the evidence a step added.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_names, read_struct};
 
 /// Which loop detector fired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Detector {
     /// The same action on the same state with no new evidence.
@@ -19,11 +21,18 @@ pub enum Detector {
     RepeatedSuccess,
 }
 
+read_names!(Detector { "repetition" => Repetition, "thrashing" => Thrashing, "stagnation" => Stagnation, "repeated_error" => RepeatedError, "repeated_success" => RepeatedSuccess });
+
 /// What a step added to the evidence the run has gathered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct EvidenceDelta {
     /// Observations never seen before in this run.
     pub new_observations: u32,
     /// Observations identical to earlier ones.
     pub repeated_observations: u32,
 }
+
+read_struct!(EvidenceDelta {
+    new_observations,
+    repeated_observations
+});

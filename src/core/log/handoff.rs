@@ -1,10 +1,12 @@
 //! The handoff report as the log records it: what a run that did not complete leaves for the
 //! next person (or run) — progress so far, confirmed findings and where it got stuck.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::read_struct;
 
 /// A report for a run that stopped without completing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HandoffReport {
     /// The task.
     pub task: String,
@@ -17,6 +19,14 @@ pub struct HandoffReport {
     /// The model's last words.
     pub last_message: String,
 }
+
+read_struct!(HandoffReport {
+    task,
+    progress,
+    findings,
+    stuck_on,
+    last_message
+});
 
 impl HandoffReport {
     /// The report as Markdown-free plain text, for the UI and the model.

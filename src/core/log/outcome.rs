@@ -1,7 +1,9 @@
 //! How runs, steps and tool calls turn out, as the log records them: transition and stop
 //! reasons, the run outcome, rejections and interruptions. Plain data.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::protocol::decode::{read_names, read_struct, read_tagged};
 
 use super::budget::BudgetKind;
 use super::guard::Detector;
@@ -9,7 +11,7 @@ use super::handoff::HandoffReport;
 use crate::protocol::Usage;
 
 /// Why the loop went on to another step. Every transition carries one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransitionReason {
     /// A user message started or continued the run.
@@ -36,8 +38,19 @@ pub enum TransitionReason {
     Resumed,
 }
 
+read_tagged!(TransitionReason, "kind", {
+    "next_turn" => NextTurn,
+    "tool_results" => ToolResults,
+    "compaction" => Compaction,
+    "output_token_recovery" => OutputTokenRecovery { attempt },
+    "stop_hook_blocked" => StopHookBlocked { consecutive },
+    "budget_continuation" => BudgetContinuation,
+    "approval_resumed" => ApprovalResumed,
+    "resumed" => Resumed,
+});
+
 /// Why a human is needed before the run can go on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HumanReason {
     /// Completion proposals kept being rejected.
@@ -57,8 +70,14 @@ pub enum HumanReason {
     },
 }
 
+read_tagged!(HumanReason, "kind", {
+    "completion_blocked" => CompletionBlocked { blockers },
+    "stop_hook_blocked" => StopHookBlocked { reason },
+    "stop_hook_failed" => StopHookFailed { message },
+});
+
 /// A completion the core accepted, put to the page's stop hook before the run ends.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StopProposal {
     /// How the run would end.
     pub stop: StopReason,
@@ -68,8 +87,14 @@ pub struct StopProposal {
     pub final_text: Option<String>,
 }
 
+read_struct!(StopProposal {
+    stop,
+    explanation,
+    final_text
+});
+
 /// What the page's stop hook answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopVerdict {
     /// The run may end.
@@ -86,8 +111,14 @@ pub enum StopVerdict {
     },
 }
 
+read_tagged!(StopVerdict, "kind", {
+    "allow" => Allow,
+    "block" => Block { reason },
+    "failed" => Failed { message },
+});
+
 /// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopReason {
     /// A final answer passed the completion check.
@@ -124,6 +155,19 @@ pub enum StopReason {
     FatalError,
 }
 
+read_tagged!(StopReason, "kind", {
+    "completed" => Completed,
+    "verified_finish" => VerifiedFinish,
+    "unverified_finish" => UnverifiedFinish,
+    "budget_exhausted" => BudgetExhausted { budget },
+    "no_progress" => NoProgress { detector },
+    "consecutive_errors" => ConsecutiveErrors { count },
+    "output_limit" => OutputLimit,
+    "cancelled" => Cancelled,
+    "needs_human" => NeedsHuman { reason },
+    "fatal_error" => FatalError,
+});
+
 impl StopReason {
     /// The snake_case name used in the public API (`stopReason`).
     pub fn code(&self) -> &'static str {
@@ -143,7 +187,7 @@ impl StopReason {
 }
 
 /// The result of a run, as the public API reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunOutcome {
     /// Why it stopped.
     pub stop: StopReason,
@@ -161,8 +205,18 @@ pub struct RunOutcome {
     pub handoff: Option<HandoffReport>,
 }
 
+read_struct!(RunOutcome {
+    stop,
+    explanation,
+    final_text,
+    steps,
+    usage,
+    cost_usd,
+    handoff
+});
+
 /// Why a run waits for a person before it goes on (it has not ended).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PauseReason {
     /// The model provider kept failing in a way that may pass; retrying resends the call.
@@ -172,8 +226,10 @@ pub enum PauseReason {
     },
 }
 
+read_tagged!(PauseReason, "kind", { "provider_unreachable" => ProviderUnreachable { purpose } });
+
 /// What a model call was for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallPurpose {
     /// A step of the loop.
@@ -182,8 +238,10 @@ pub enum CallPurpose {
     Compaction,
 }
 
+read_names!(CallPurpose { "step" => Step, "compaction" => Compaction });
+
 /// Why a tool call was not executed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {
     /// No such tool is offered.
@@ -206,8 +264,10 @@ pub enum Rejection {
     RepeatsSuccess,
 }
 
+read_names!(Rejection { "unknown_tool" => UnknownTool, "invalid_json" => InvalidJson, "schema_violation" => SchemaViolation, "denied_by_policy" => DeniedByPolicy, "cut_at_output_limit" => CutAtOutputLimit, "over_budget" => OverBudget, "completion_blocked" => CompletionBlocked, "malformed_reply" => MalformedReply, "repeats_success" => RepeatsSuccess });
+
 /// Why a started tool call has no result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InterruptCause {
     /// The user cancelled the run.
@@ -217,3 +277,5 @@ pub enum InterruptCause {
     /// A budget ran out while it ran.
     Budget,
 }
+
+read_names!(InterruptCause { "cancelled" => Cancelled, "reload" => Reload, "budget" => Budget });

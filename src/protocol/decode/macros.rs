@@ -1,0 +1,113 @@
+//! The macros that write a type's [`FromJson`](super::FromJson) from the list of its fields
+//! and variants, in the shapes serde's derived writers use.
+
+/// Gives a [`FromJson`] type serde's `Deserialize`, reading through [`deserialize_with`].
+macro_rules! deserialize_via_json {
+    ($ty:ty) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::protocol::decode::deserialize_with(deserializer)
+            }
+        }
+    };
+}
+
+/// [`FromJson`] (and serde's `Deserialize`) for a struct read field by field, each field named
+/// in JSON as in Rust. A field written `name = default` keeps its `Default` when absent.
+macro_rules! read_struct {
+    ($ty:ident { $($field:ident $(= $default:ident)?),* $(,)? }) => {
+        impl $crate::protocol::decode::FromJson for $ty {
+            fn from_json(
+                value: &serde_json::Value,
+            ) -> Result<Self, $crate::protocol::decode::DecodeError> {
+                let fields = $crate::protocol::decode::Fields::of(value)?;
+                Ok(Self { $($field: $crate::protocol::decode::read_struct!(@field fields $field $($default)?),)* })
+            }
+        }
+        $crate::protocol::decode::deserialize_via_json!($ty);
+    };
+    (@field $fields:ident $field:ident) => { $fields.get(stringify!($field))? };
+    (@field $fields:ident $field:ident default) => { $fields.get_or_default(stringify!($field))? };
+}
+
+/// [`FromJson`] (and `Deserialize`) for an enum written as one string per variant, all unit
+/// variants: `read_names!(Permission { "allow" => Allow, "deny" => Deny })`.
+macro_rules! read_names {
+    ($ty:ident { $($name:literal => $variant:ident),* $(,)? }) => {
+        impl $crate::protocol::decode::FromJson for $ty {
+            fn from_json(
+                value: &serde_json::Value,
+            ) -> Result<Self, $crate::protocol::decode::DecodeError> {
+                match value.as_str() {
+                    $(Some($name) => Ok(Self::$variant),)*
+                    Some(other) => Err($crate::protocol::decode::unknown_variant(other)),
+                    None => Err($crate::protocol::decode::wrong_kind("a string", value)),
+                }
+            }
+        }
+        $crate::protocol::decode::deserialize_via_json!($ty);
+    };
+}
+
+/// [`FromJson`] (and `Deserialize`) for an internally tagged enum: an object whose field `tag`
+/// names the variant and whose other fields are the variant's. Variants are listed as
+/// `"name" => Unit` or `"name" => Variant { field, other = default }`.
+macro_rules! read_tagged {
+    ($ty:ident, $tag:literal, {
+        $($name:literal => $variant:ident $({ $($field:ident $(= $default:ident)?),* $(,)? })?),* $(,)?
+    }) => {
+        impl $crate::protocol::decode::FromJson for $ty {
+            fn from_json(
+                value: &serde_json::Value,
+            ) -> Result<Self, $crate::protocol::decode::DecodeError> {
+                let fields = $crate::protocol::decode::Fields::of(value)?;
+                #[allow(unused_variables)]
+                let read = fields;
+                match fields.tag($tag)? {
+                    $($name => Ok(Self::$variant $({
+                        $($field: $crate::protocol::decode::read_struct!(@field read $field $($default)?),)*
+                    })?),)*
+                    other => Err($crate::protocol::decode::unknown_variant(other)),
+                }
+            }
+        }
+        $crate::protocol::decode::deserialize_via_json!($ty);
+    };
+}
+
+/// [`FromJson`] (and `Deserialize`) for an externally tagged enum as serde writes it: a unit
+/// variant as its name, any other as `{"Name": content}`. Variants are listed by form: unit,
+/// newtype (`Name(content)`), struct (`Name { fields }`).
+macro_rules! read_external {
+    ($ty:ident {
+        units: [$($unit_name:literal => $unit:ident),* $(,)?],
+        newtypes: [$($newtype_name:literal => $newtype:ident),* $(,)?],
+        structs: [$($struct_name:literal => $variant:ident { $($field:ident $(= $default:ident)?),* $(,)? }),* $(,)?] $(,)?
+    }) => {
+        impl $crate::protocol::decode::FromJson for $ty {
+            fn from_json(
+                value: &serde_json::Value,
+            ) -> Result<Self, $crate::protocol::decode::DecodeError> {
+                let (name, content) = $crate::protocol::decode::external_variant(value)?;
+                match name {
+                    $($unit_name => Ok(Self::$unit),)*
+                    $($newtype_name => Ok(Self::$newtype($crate::protocol::decode::FromJson::from_json(
+                        $crate::protocol::decode::variant_content($newtype_name, content)?,
+                    )?)),)*
+                    $($struct_name => {
+                        let read = $crate::protocol::decode::Fields::of(
+                            $crate::protocol::decode::variant_content($struct_name, content)?,
+                        )?;
+                        Ok(Self::$variant {
+                            $($field: $crate::protocol::decode::read_struct!(@field read $field $($default)?),)*
+                        })
+                    })*
+                    other => Err($crate::protocol::decode::unknown_variant(other)),
+                }
+            }
+        }
+        $crate::protocol::decode::deserialize_via_json!($ty);
+    };
+}
+
+pub(crate) use {deserialize_via_json, read_external, read_names, read_struct, read_tagged};
