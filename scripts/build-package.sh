@@ -20,6 +20,7 @@ wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sig
   -o "$out/tabloop_bg.wasm" "$out/tabloop_bg.wasm"
 cp -r www/tools www/sandbox www/store www/mcp "$out/www/"
 cp www/package/index.js "$out/index.js"
+node scripts/minify-glue.mjs "$out"
 cp www/tabloop.d.ts "$out/tabloop.d.ts"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 cat > "$out/package.json" <<JSON
