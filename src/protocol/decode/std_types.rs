@@ -92,11 +92,12 @@ impl<T: FromJson> FromJson for Vec<T> {
         let Value::Array(items) = value else {
             return Err(wrong_kind("an array", value));
         };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| T::from_json(item).map_err(|e| e.within_index(i)))
-            .collect()
+        // A plain loop: `collect` into a Result compiles an iterator adapter per item type.
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            out.push(T::from_json(item).map_err(|e| e.within_index(i))?);
+        }
+        Ok(out)
     }
 }
 
@@ -105,9 +106,12 @@ impl<T: FromJson> FromJson for BTreeMap<String, T> {
         let Value::Object(map) = value else {
             return Err(wrong_kind("an object", value));
         };
-        map.iter()
-            .map(|(key, item)| Ok((key.clone(), T::from_json(item)?)))
-            .collect()
+        // Inserted one by one: collecting sorts first, a sort compiled per value type.
+        let mut out = BTreeMap::new();
+        for (key, item) in map {
+            out.insert(key.clone(), T::from_json(item)?);
+        }
+        Ok(out)
     }
 }
 
@@ -119,7 +123,11 @@ impl<T: FromJson> FromJson for VecDeque<T> {
 
 impl<T: FromJson + Ord> FromJson for BTreeSet<T> {
     fn from_json(value: &Value) -> Result<Self, DecodeError> {
-        Vec::<T>::from_json(value).map(BTreeSet::from_iter)
+        let mut out = BTreeSet::new();
+        for item in Vec::<T>::from_json(value)? {
+            out.insert(item);
+        }
+        Ok(out)
     }
 }
 
