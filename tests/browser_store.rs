@@ -68,6 +68,26 @@ export function createVersion2(name, session, json) {
     };
   });
 }
+// The raw rows of `session`'s log: [{seq, records}] (records: how many the row holds).
+export function rawRows(name, session) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const q = db.transaction('records').objectStore('records')
+        .getAll(IDBKeyRange.bound([session, -Infinity], [session, Infinity]));
+      q.onsuccess = () => {
+        db.close();
+        resolve(JSON.stringify(q.result.map((row) => ({
+          seq: row.seq,
+          records: Array.isArray(row.json) ? row.json.length : 1,
+        }))));
+      };
+      q.onerror = () => { db.close(); reject(q.error); };
+    };
+  });
+}
 export function putRawDigest(name, session, digest, schema) {
   return writeRaw(name, ['sessions'], (tx) => {
     const rows = tx.objectStore('sessions');
@@ -87,6 +107,9 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_name = createVersion2)]
     async fn create_version_2(name: &str, session: &str, json: &str) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = rawRows)]
+    async fn raw_rows(name: &str, session: &str) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(catch, js_name = putRawDigest)]
     async fn put_raw_digest(
@@ -158,6 +181,7 @@ contract!(
     a_thousand_records_load_back_in_order,
     the_index_digest_matches_the_log_after_every_append,
     load_range_returns_the_asked_records,
+    ranges_and_retries_inside_long_batches,
     a_session_name_survives_appends_and_goes_with_a_delete,
     a_snapshot_reads_back_until_replaced_or_deleted,
 );
@@ -180,6 +204,77 @@ async fn a_database_of_the_previous_schema_opens_with_its_log_and_takes_snapshot
     };
     store.save_snapshot("s", write).await.unwrap();
     assert_eq!(store.snapshot("s").await.unwrap().unwrap().parts, ["[]"]);
+    store.delete_database().await.unwrap();
+}
+
+/// `(first seq, records)` of each raw row of `session`.
+async fn rows_of(store: &IdbStore, session: &str) -> Vec<(u64, u64)> {
+    let text = raw_rows(store.db_name(), session).await.unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text.as_string().unwrap()).unwrap();
+    rows.iter()
+        .map(|row| {
+            (
+                row["seq"].as_u64().unwrap(),
+                row["records"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// An append is written as rows of up to 256 records, one put each, not one row per record.
+#[wasm_bindgen_test]
+async fn an_append_is_stored_as_rows_of_up_to_256_records() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(600), Durability::Relaxed)
+        .await
+        .unwrap();
+    store
+        .append("s", &messages(603)[600..], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(
+        rows_of(&store, "s").await,
+        vec![(0, 256), (256, 256), (512, 88), (600, 3)]
+    );
+    assert_eq!(store.load("s").await.unwrap(), messages(603));
+    store.delete_database().await.unwrap();
+}
+
+/// A log written one row per record (as earlier builds did) reads on, takes appends in rows,
+/// and answers ranges and retries across both kinds of row.
+#[wasm_bindgen_test]
+async fn a_log_of_single_record_rows_reads_on_beside_new_rows() {
+    let store = fresh_store();
+    let all = messages(8);
+    // The store creates the database; the raw rows go in behind its back.
+    assert_eq!(store.load("s").await.unwrap(), vec![]);
+    for record in &all[..3] {
+        let json = serde_json::to_string(record).unwrap();
+        put_raw_record(store.db_name(), "s", record.seq as u32, &json)
+            .await
+            .unwrap();
+    }
+    store
+        .append("s", &all[1..], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(
+        rows_of(&store, "s").await,
+        vec![(0, 1), (1, 1), (2, 1), (3, 5)]
+    );
+    assert_eq!(store.load("s").await.unwrap(), all);
+    assert_eq!(
+        store.load_range("s", 2, Some(5)).await.unwrap(),
+        all[2..5].to_vec()
+    );
+    let mut changed = all[2..4].to_vec();
+    changed[0] = message(2, "rewritten");
+    let refused = store.append("s", &changed, Durability::Strict).await;
+    assert!(
+        matches!(refused, Err(StoreError::Conflict { seq: 2 })),
+        "{refused:?}"
+    );
     store.delete_database().await.unwrap();
 }
 

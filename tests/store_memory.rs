@@ -38,6 +38,7 @@ contract!(
     a_thousand_records_load_back_in_order,
     the_index_digest_matches_the_log_after_every_append,
     load_range_returns_the_asked_records,
+    ranges_and_retries_inside_long_batches,
     a_session_name_survives_appends_and_goes_with_a_delete,
     a_snapshot_reads_back_until_replaced_or_deleted,
 );

@@ -462,6 +462,57 @@ pub async fn load_range_returns_the_asked_records<S: EventStore>(store: &S) {
     );
 }
 
+/// Long batches and the records inside them: ranges starting and ending anywhere, and retries
+/// overlapping the middle of a batch (a store may keep a batch in rows of its own size).
+pub async fn ranges_and_retries_inside_long_batches<S: EventStore>(store: &S) {
+    let all = messages(605);
+    store
+        .append("s", &all[..600], Durability::Relaxed)
+        .await
+        .unwrap();
+    for record in &all[600..] {
+        store
+            .append("s", std::slice::from_ref(record), Durability::Relaxed)
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.load("s").await.unwrap(), all);
+    for (from, to) in [
+        (0, 600),
+        (255, 258),
+        (256, 257),
+        (511, 515),
+        (590, 603),
+        (599, 605),
+    ] {
+        assert_eq!(
+            store.load_range("s", from, Some(to)).await.unwrap(),
+            all[from as usize..to as usize].to_vec(),
+            "{from}..{to}"
+        );
+    }
+    assert_eq!(
+        store.load_range("s", 300, None).await.unwrap(),
+        all[300..].to_vec()
+    );
+    // Identical records from inside the log, then new ones: only the new ones are added.
+    let more = messages(610);
+    store
+        .append("s", &more[250..610], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), more);
+    // One of them different: refused, nothing written.
+    let mut changed = messages(612)[500..].to_vec();
+    changed[1] = message(501, "rewritten");
+    let refused = store.append("s", &changed, Durability::Strict).await;
+    assert!(
+        matches!(refused, Err(StoreError::Conflict { seq: 501 })),
+        "{refused:?}"
+    );
+    assert_eq!(store.load("s").await.unwrap(), more);
+}
+
 /// A saved snapshot reads back until its head is replaced, its parts accumulate (read back
 /// from the first up to a gap), and both go with their deleted session. (A store may keep no
 /// snapshots at all: then it reads back nothing.)

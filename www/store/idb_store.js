@@ -2,11 +2,13 @@
 // file on its own, so it must stay self-contained (no imports).
 //
 // Layout (schema version 3):
-//   records        key [session, seq]   value {session, seq, at, json}   json = one serialised Record
+//   records        key [session, seq]   value {session, seq, json}       json = serialised Records
+//                  seq, seq + 1, … (an array of at most ROW_RECORDS), or one Record (a string)
 //   sessions       key session          value {session, records, updated_at, digest, digest_schema, name}
 //   snapshots      key session          value {session, records, json}   json = a fold snapshot's head
 //   snapshot_parts key [session, part]  value {session, part, json}      json = transcript messages
-// An append writes records and the sessions row in ONE transaction, so the row always counts the
+// An append writes its records as rows of up to ROW_RECORDS (one put per row, not per record:
+// fewer puts are most of a step's write cost) and the sessions row in ONE transaction, so the row always counts the
 // log. The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
 // in that same transaction, and only when it was folded from exactly the records the row counted
 // before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
@@ -29,6 +31,8 @@ const RECORDS = 'records';
 const SESSIONS = 'sessions';
 const SNAPSHOTS = 'snapshots';
 const SNAPSHOT_PARTS = 'snapshot_parts';
+// Records per row at most, so the row holding a record starts at most this many seqs before it.
+const ROW_RECORDS = 256;
 // How long an open may wait for other tabs to close their connections before it gives up.
 const BLOCKED_GRACE_MS = 3000;
 
@@ -304,50 +308,32 @@ async function writeAppends(tx, group) {
     const row = rowRequest.result;
     const count = row === undefined ? 0 : row.records;
     // Classify in order: stored (compare), fresh (write) or a gap. The first problem wins.
-    const steps = [];
+    const stored = [];
+    const fresh = [];
+    let gap = null;
     let next = count;
     for (const record of records) {
       if (record.seq < count) {
-        steps.push({ kind: 'stored', record, request: recordStore.get([session, record.seq]) });
+        stored.push(record);
       } else if (record.seq === next) {
-        steps.push({ kind: 'fresh', record });
+        fresh.push(record);
         next += 1;
       } else {
-        steps.push({ kind: 'gap', record, expected: next });
+        gap = namedError('GapError', `record ${record.seq} does not continue the log`, {
+          expected: next,
+          found: record.seq,
+        });
         break;
       }
     }
-    const stored = steps.filter((step) => step.kind === 'stored');
-    let pending = stored.length;
-    const decide = () => {
-      const fresh = [];
-      for (const step of steps) {
-        if (step.kind === 'stored') {
-          const existing = step.request.result;
-          if (existing === undefined) {
-            const message = `the sessions row counts ${count} records but ${step.record.seq} is missing`;
-            fail(namedError('CorruptError', message, {}));
-            return;
-          }
-          if (existing.json !== step.record.json) {
-            const message = `record ${step.record.seq} is stored with other content`;
-            fail(namedError('ConflictError', message, { seq: step.record.seq }));
-            return;
-          }
-        } else if (step.kind === 'gap') {
-          fail(
-            namedError('GapError', `record ${step.record.seq} does not continue the log`, {
-              expected: step.expected,
-              found: step.record.seq,
-            }),
-          );
-          return;
-        } else {
-          fresh.push(step.record);
-        }
+    const write = () => {
+      if (gap !== null) {
+        fail(gap);
+        return;
       }
-      for (const record of fresh) {
-        recordStore.put({ session, seq: record.seq, at: record.at, json: record.json });
+      for (let i = 0; i < fresh.length; i += ROW_RECORDS) {
+        const chunk = fresh.slice(i, i + ROW_RECORDS);
+        recordStore.put({ session, seq: chunk[0].seq, json: chunk.map((record) => record.json) });
       }
       if (fresh.length > 0) {
         const last = fresh[fresh.length - 1];
@@ -365,19 +351,60 @@ async function writeAppends(tx, group) {
       }
       if (typeof tx.commit === 'function') tx.commit();
     };
-    if (pending === 0) {
-      decide();
+    if (stored.length === 0) {
+      write();
       return;
     }
-    for (const step of stored) {
-      step.request.onsuccess = () => {
-        pending -= 1;
-        if (pending === 0) decide();
-      };
-    }
+    // A retry of records already stored: each must be stored with identical json.
+    const from = stored[0].seq;
+    const to = stored[stored.length - 1].seq + 1;
+    const request = recordStore.getAll(rowsRange(session, from, to));
+    request.onsuccess = () => {
+      const texts = new Map();
+      for (const row of request.result) {
+        const json = Array.isArray(row.json) ? row.json : [row.json];
+        json.forEach((text, i) => texts.set(row.seq + i, text));
+      }
+      for (const record of stored) {
+        const existing = texts.get(record.seq);
+        if (existing === undefined) {
+          const message = `the sessions row counts ${count} records but ${record.seq} is missing`;
+          fail(namedError('CorruptError', message, {}));
+          return;
+        }
+        if (existing !== record.json) {
+          const message = `record ${record.seq} is stored with other content`;
+          fail(namedError('ConflictError', message, { seq: record.seq }));
+          return;
+        }
+      }
+      write();
+    };
   };
   await done;
   return indexed;
+}
+
+/**
+ * The records of `rows` (in key order) from seq `from` (inclusive) to `to` (exclusive; null =
+ * the end) as json strings; a row is an array of consecutive records or one record.
+ */
+function rowRecords(rows, from, to) {
+  const out = [];
+  for (const row of rows) {
+    const texts = Array.isArray(row.json) ? row.json : [row.json];
+    for (let i = 0; i < texts.length; i += 1) {
+      const seq = row.seq + i;
+      if (seq >= from && (to == null || seq < to)) out.push(texts[i]);
+    }
+  }
+  return out;
+}
+
+/** The key range of the rows that can hold records `from` to `to` (exclusive; null = the end). */
+function rowsRange(session, from, to) {
+  const upper = to == null ? [session, Infinity] : [session, to];
+  return IDBKeyRange.bound([session, from - (ROW_RECORDS - 1)], upper, false, to != null);
 }
 
 /** Opens the connection ahead of first use (opening costs milliseconds); never rejects. */
@@ -390,16 +417,14 @@ export async function load(db, session) {
   const tx = await transaction(db, [RECORDS], 'readonly');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
   const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
-  return result.map((row) => row.json);
+  return rowRecords(result, 0, null);
 }
 
 /** Records `from` (inclusive) to `to` (exclusive; null = the end) as json strings, by seq. */
 export async function loadRange(db, session, from, to) {
   const tx = await transaction(db, [RECORDS], 'readonly');
-  const upper = to == null ? [session, Infinity] : [session, to];
-  const range = IDBKeyRange.bound([session, from], upper, false, to != null);
-  const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
-  return result.map((row) => row.json);
+  const result = await read(tx, tx.objectStore(RECORDS).getAll(rowsRange(session, from, to)));
+  return rowRecords(result, from, to);
 }
 
 /** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */
