@@ -49,8 +49,7 @@ fn service() -> Result<Rc<SessionService>, JsValue> {
 }
 
 fn to_js(value: &Value) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value.serialize(&serializer).unwrap_or(JsValue::NULL)
+    super::js_json::to_js(value)
 }
 
 fn error(message: impl std::fmt::Display) -> JsValue {
@@ -64,7 +63,7 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
     let options: AgentOptions = if options.is_undefined() || options.is_null() {
         AgentOptions::default()
     } else {
-        serde_wasm_bindgen::from_value(custom_client::without_complete(&options))
+        super::js_json::from_js(&custom_client::without_complete(&options))
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
     let service = service()?;
@@ -231,7 +230,7 @@ impl AgentHandle {
     /// keep the run's current values.
     #[wasm_bindgen(js_name = extendBudget)]
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
-        let options: BudgetOptions = serde_wasm_bindgen::from_value(budget).map_err(error)?;
+        let options: BudgetOptions = super::js_json::from_js(&budget).map_err(error)?;
         self.inner.extend_budget(options).map_err(error)
     }
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
@@ -65,17 +65,16 @@ impl DigestCache {
     }
 }
 
-/// The `index` argument of the JS `append`.
-#[derive(Debug, Serialize)]
+/// The index an append hands to the JS `append`.
+#[derive(Debug)]
 pub struct IndexArg {
     /// Records the base digest had folded.
     pub base: u64,
     /// The new digest as JSON.
-    digest: String,
+    pub digest: String,
     /// Its schema.
-    schema: u32,
+    pub schema: u32,
     /// The new digest.
-    #[serde(skip)]
     pub folded: SessionDigest,
 }
 
@@ -167,7 +166,7 @@ impl IdbStore {
         if row.is_null() || row.is_undefined() {
             return Some(SessionDigest::default());
         }
-        let row: IndexRow<String> = serde_wasm_bindgen::from_value(row).ok()?;
+        let row: IndexRow<String> = super::js_json::from_js(&row).ok()?;
         match row.current() {
             Some(digest) => Some(digest),
             None => Some(SessionDigest::from_records(&self.load(session).await.ok()?)),

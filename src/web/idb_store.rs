@@ -1,10 +1,9 @@
 //! The IndexedDB [`EventStore`]: every session's append-only log in the browser, written
 //! through `www/store/idb_store.js` (which owns the transactions, so none is ever held across a
-//! Rust `.await`). Records are stored as their serde JSON, one IndexedDB row each. Each append
+//! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records. Each append
 //! also hands over the session's digest folded over the new records, so the sessions index is
 //! written in the records' own transaction (see `idb_index`).
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::idb_index::{DigestCache, IndexArg};
@@ -18,13 +17,17 @@ use crate::ports::{
 extern "C" {
     /// Called in the append's turn, not awaited there: the JS store queues appends in call
     /// order.
-    #[wasm_bindgen(catch, js_name = append)]
+    #[wasm_bindgen(catch, js_name = appendPacked)]
+    #[allow(clippy::too_many_arguments)]
     fn js_append(
         db: &str,
         session: &str,
-        records: JsValue,
+        seqs_and_ats: &[f64],
+        jsons: &str,
         durability: &str,
-        index: JsValue,
+        index_base: f64,
+        index_digest: Option<String>,
+        index_schema: u32,
     ) -> Result<js_sys::Promise, JsValue>;
 
     #[wasm_bindgen(js_name = warm)]
@@ -91,14 +94,6 @@ extern "C" {
 /// The database name used by the app.
 pub const DEFAULT_DB_NAME: &str = "tabloop";
 
-/// One row handed to the JS `append`.
-#[derive(Serialize)]
-struct AppendRow {
-    seq: u64,
-    at: u64,
-    json: String,
-}
-
 /// An [`EventStore`] over one IndexedDB database. The connection is opened on first use and
 /// shared by every `IdbStore` with the same name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,20 +155,18 @@ impl EventStore for IdbStore {
         records: &[Record],
         durability: Durability,
     ) -> Result<(), StoreError> {
-        let rows = records
-            .iter()
-            .map(|record| {
-                let json = serde_json::to_string(record)
-                    .map_err(|e| StoreError::Corrupt(format!("record {}: {e}", record.seq)))?;
-                Ok(AppendRow {
-                    seq: record.seq,
-                    at: record.at,
-                    json,
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        let rows = serde_wasm_bindgen::to_value(&rows)
-            .map_err(|e| StoreError::Unavailable(format!("cannot hand records to JS: {e}")))?;
+        // Packed for the JS side: one string and one array, not an object per record.
+        let mut seqs_and_ats = Vec::with_capacity(records.len() * 2);
+        let mut jsons = String::new();
+        for record in records {
+            seqs_and_ats.extend([record.seq as f64, record.at as f64]);
+            if !jsons.is_empty() {
+                jsons.push('\n');
+            }
+            let json = serde_json::to_string(record)
+                .map_err(|e| StoreError::Corrupt(format!("record {}: {e}", record.seq)))?;
+            jsons.push_str(&json);
+        }
         let durability = match durability {
             Durability::Strict => "strict",
             Durability::Relaxed => "relaxed",
@@ -182,14 +175,23 @@ impl EventStore for IdbStore {
         // is still in flight (remembered as it is issued, forgotten if it fails).
         let turn = self.digests.turn().await;
         let index: Option<IndexArg> = self.next_digest(session, records).await;
-        let index_js = match &index {
+        let (index_base, index_digest, index_schema) = match &index {
             Some(index) => {
                 self.digests.remember(session, index.folded.clone());
-                serde_wasm_bindgen::to_value(index).unwrap_or(JsValue::NULL)
+                (index.base as f64, Some(index.digest.clone()), index.schema)
             }
-            None => JsValue::NULL,
+            None => (0.0, None, 0),
         };
-        let issued = js_append(&self.db_name, session, rows, durability, index_js);
+        let issued = js_append(
+            &self.db_name,
+            session,
+            &seqs_and_ats,
+            &jsons,
+            durability,
+            index_base,
+            index_digest,
+            index_schema,
+        );
         drop(turn);
         let appended = match issued {
             Ok(promise) => wasm_bindgen_futures::JsFuture::from(promise).await,
@@ -310,10 +312,17 @@ impl EventStore for IdbStore {
     }
 }
 
-/// Records from the JS rows (json strings), which must continue from `from` without a gap.
+/// Records from the JS rows (json joined by newlines), which must continue from `from`
+/// without a gap.
 fn parse_rows(session: &str, rows: JsValue, from: u64) -> Result<Vec<Record>, StoreError> {
-    let rows: Vec<String> = serde_wasm_bindgen::from_value(rows)
-        .map_err(|e| StoreError::Corrupt(format!("log of {session}: {e}")))?;
+    let Some(text) = rows.as_string() else {
+        return Err(StoreError::Corrupt(format!("log of {session}: not text")));
+    };
+    let rows: Vec<&str> = if text.is_empty() {
+        Vec::new()
+    } else {
+        text.split('\n').collect()
+    };
     let mut records = Vec::with_capacity(rows.len());
     for (offset, json) in rows.iter().enumerate() {
         let index = from + offset as u64;

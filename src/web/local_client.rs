@@ -84,7 +84,7 @@ impl LocalModel {
     ) -> Result<Self, ModelError> {
         let progress = Closure::<dyn FnMut(JsValue)>::new(move |value: JsValue| {
             // A malformed report is only progress: skip it.
-            if let Ok(report) = serde_wasm_bindgen::from_value::<LoadProgress>(value) {
+            if let Ok(report) = super::js_json::from_js::<LoadProgress>(&value) {
                 on_progress(report);
             }
         });
@@ -220,7 +220,7 @@ impl ModelClient for LocalModel {
             result
                 .map_err(|error| local_failure(&error))
                 .and_then(|value| {
-                    serde_wasm_bindgen::from_value(value).map_err(|error| ModelError {
+                    super::js_json::from_js(&value).map_err(|error| ModelError {
                         kind: ModelErrorKind::LocalModel,
                         message: format!("unexpected reply from the local model: {error}"),
                     })

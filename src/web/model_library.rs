@@ -63,7 +63,7 @@ async fn settle<T: for<'de> Deserialize<'de>>(
     let value = JsFuture::from(promise.map_err(|e| failure(&e))?)
         .await
         .map_err(|e| failure(&e))?;
-    serde_wasm_bindgen::from_value(value)
+    super::js_json::from_js(&value)
         .map_err(|e| format!("unexpected answer from the model files module: {e}"))
 }
 
@@ -72,7 +72,7 @@ fn progress_callback(
 ) -> Closure<dyn FnMut(JsValue)> {
     Closure::new(move |value: JsValue| {
         // A malformed report is only progress: skip it.
-        if let Ok(report) = serde_wasm_bindgen::from_value::<ByteProgress>(value) {
+        if let Ok(report) = super::js_json::from_js::<ByteProgress>(&value) {
             on_progress(report);
         }
     })

@@ -3,7 +3,6 @@
 //! it writes must equal the log's; resolves `{ ok, records, inputs, divergence }` where
 //! `divergence` is `{ seq, expected, got }` at the first difference, or `null`.
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::core::{parse_jsonl, verify_replay as verify};
@@ -20,6 +19,5 @@ pub fn verify_replay(jsonl: String) -> Result<JsValue, JsValue> {
         "inputs": report.inputs,
         "divergence": report.divergence,
     });
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value.serialize(&serializer).map_err(|e| fail(&e))
+    Ok(super::js_json::to_js(&value))
 }

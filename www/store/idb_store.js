@@ -216,6 +216,22 @@ export function append(db, session, records, durability, index) {
   });
 }
 
+/**
+ * `append` with its records packed as the Rust side hands them over, with no object per
+ * record to build across the boundary: `seqsAndAts` a Float64Array [seq, at, seq, at, …],
+ * `jsons` the records' json joined by newlines (compact JSON never holds a raw newline), and
+ * the index as its three parts (`indexDigest` null: none).
+ */
+export function appendPacked(db, session, seqsAndAts, jsons, durability, indexBase, indexDigest, indexSchema) {
+  const texts = jsons.length === 0 ? [] : jsons.split('\n');
+  if (texts.length * 2 !== seqsAndAts.length) {
+    return Promise.reject(namedError('CorruptError', `${texts.length} records but ${seqsAndAts.length / 2} seqs`, {}));
+  }
+  const records = texts.map((json, i) => ({ seq: seqsAndAts[2 * i], at: seqsAndAts[2 * i + 1], json }));
+  const index = indexDigest == null ? null : { base: indexBase, digest: indexDigest, schema: indexSchema };
+  return append(db, session, records, durability, index);
+}
+
 // Writes the waiting appends of database `name`: one transaction per session, in the order the
 // sessions first appear. Waits for the connection if it is not open yet (they stay queued, so
 // later appends still go out behind them).
@@ -412,19 +428,19 @@ export function warm(db) {
   connection(db).catch(() => {});
 }
 
-/** The whole log of a session as an array of json strings, ordered by seq. */
+/** The whole log of a session: its records' json, ordered by seq, joined by newlines. */
 export async function load(db, session) {
   const tx = await transaction(db, [RECORDS], 'readonly');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
   const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
-  return rowRecords(result, 0, null);
+  return rowRecords(result, 0, null).join('\n');
 }
 
-/** Records `from` (inclusive) to `to` (exclusive; null = the end) as json strings, by seq. */
+/** Records `from` (inclusive) to `to` (exclusive; null = the end): json joined by newlines. */
 export async function loadRange(db, session, from, to) {
   const tx = await transaction(db, [RECORDS], 'readonly');
   const result = await read(tx, tx.objectStore(RECORDS).getAll(rowsRange(session, from, to)));
-  return rowRecords(result, from, to);
+  return rowRecords(result, from, to).join('\n');
 }
 
 /** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */

@@ -1,0 +1,30 @@
+//! Values across the JS boundary as JSON text: `JSON.stringify` on the way in, `JSON.parse`
+//! on the way out. Everything from and to pages then goes through serde_json's one text reader
+//! and writer, which the bundle carries anyway, instead of a second (de)serializer per type for
+//! JS values; the engine's own JSON is fast at both ends.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+/// Reads a `T` from a JS value as `JSON.stringify` writes it (functions and `undefined`
+/// fields left out, as JSON has none); `undefined` itself reads as `null`.
+pub fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    let text = if value.is_undefined() {
+        "null".to_string()
+    } else {
+        js_sys::JSON::stringify(value)
+            .map_err(|e| super::js_error::JsFailure::from_js(&e).message)?
+            .as_string()
+            .unwrap_or_else(|| "null".to_string())
+    };
+    serde_json::from_str(&text).map_err(|e| e.to_string())
+}
+
+/// A JS value for `value`, as `JSON.parse` reads its JSON text (`null` if it cannot be written).
+pub fn to_js(value: &impl Serialize) -> JsValue {
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|text| js_sys::JSON::parse(&text).ok())
+        .unwrap_or(JsValue::NULL)
+}
