@@ -41,7 +41,8 @@ pub fn read(value: &Value) -> Result<Vec<Message>, DecodeError> {
     items.iter().map(read_one).collect()
 }
 
-/// One message: `{"U": text}`, `{"A": [text, calls]}` or `{"T": [call_id, name, content, is_error]}`.
+/// One message: `{"U": text}`, `{"A": [text, calls]}` or
+/// `{"T": [call_id, name, content, is_error]}`.
 fn read_one(value: &Value) -> Result<Message, DecodeError> {
     let (name, content) = external_variant(value)?;
     match name {

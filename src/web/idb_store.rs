@@ -1,8 +1,8 @@
 //! The IndexedDB [`EventStore`]: every session's append-only log in the browser, written
 //! through `www/store/idb_store.js` (which owns the transactions, so none is ever held across a
-//! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records. Each append
-//! also hands over the session's digest folded over the new records, so the sessions index is
-//! written in the records' own transaction (see `idb_index`).
+//! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records. Each
+//! append also hands over the session's digest folded over the new records, so the sessions
+//! index is written in the records' own transaction (see `idb_index`).
 
 use wasm_bindgen::prelude::*;
 

@@ -20,14 +20,17 @@ macro_rules! read_struct {
             fn from_json(
                 value: &serde_json::Value,
             ) -> Result<Self, $crate::protocol::decode::DecodeError> {
-                let fields = $crate::protocol::decode::Fields::of(value)?;
-                Ok(Self { $($field: $crate::protocol::decode::read_struct!(@field fields $field $($default)?),)* })
+                use $crate::protocol::decode as decode;
+                let fields = decode::Fields::of(value)?;
+                Ok(Self { $($field: decode::read_struct!(@field fields $field $($default)?),)* })
             }
         }
         $crate::protocol::decode::deserialize_via_json!($ty);
     };
     (@field $fields:ident $field:ident) => { $fields.get(stringify!($field))? };
-    (@field $fields:ident $field:ident default) => { $fields.get_or_default(stringify!($field))? };
+    (@field $fields:ident $field:ident default) => {
+        $fields.get_or_default(stringify!($field))?
+    };
 }
 
 /// [`FromJson`] (and `Deserialize`) for an enum written as one string per variant, all unit
@@ -54,20 +57,22 @@ macro_rules! read_names {
 /// `"name" => Unit` or `"name" => Variant { field, other = default }`.
 macro_rules! read_tagged {
     ($ty:ident, $tag:literal, {
-        $($name:literal => $variant:ident $({ $($field:ident $(= $default:ident)?),* $(,)? })?),* $(,)?
+        $($name:literal => $variant:ident
+            $({ $($field:ident $(= $default:ident)?),* $(,)? })?),* $(,)?
     }) => {
         impl $crate::protocol::decode::FromJson for $ty {
             fn from_json(
                 value: &serde_json::Value,
             ) -> Result<Self, $crate::protocol::decode::DecodeError> {
-                let fields = $crate::protocol::decode::Fields::of(value)?;
+                use $crate::protocol::decode as decode;
+                let fields = decode::Fields::of(value)?;
                 #[allow(unused_variables)]
                 let read = fields;
                 match fields.tag($tag)? {
                     $($name => Ok(Self::$variant $({
-                        $($field: $crate::protocol::decode::read_struct!(@field read $field $($default)?),)*
+                        $($field: decode::read_struct!(@field read $field $($default)?),)*
                     })?),)*
-                    other => Err($crate::protocol::decode::unknown_variant(other)),
+                    other => Err(decode::unknown_variant(other)),
                 }
             }
         }
@@ -82,27 +87,30 @@ macro_rules! read_external {
     ($ty:ident {
         units: [$($unit_name:literal => $unit:ident),* $(,)?],
         newtypes: [$($newtype_name:literal => $newtype:ident),* $(,)?],
-        structs: [$($struct_name:literal => $variant:ident { $($field:ident $(= $default:ident)?),* $(,)? }),* $(,)?] $(,)?
+        structs: [$($struct_name:literal => $variant:ident {
+            $($field:ident $(= $default:ident)?),* $(,)?
+        }),* $(,)?] $(,)?
     }) => {
         impl $crate::protocol::decode::FromJson for $ty {
             fn from_json(
                 value: &serde_json::Value,
             ) -> Result<Self, $crate::protocol::decode::DecodeError> {
-                let (name, content) = $crate::protocol::decode::external_variant(value)?;
+                use $crate::protocol::decode as decode;
+                let (name, content) = decode::external_variant(value)?;
                 match name {
                     $($unit_name => Ok(Self::$unit),)*
-                    $($newtype_name => Ok(Self::$newtype($crate::protocol::decode::FromJson::from_json(
-                        $crate::protocol::decode::variant_content($newtype_name, content)?,
-                    )?)),)*
+                    $($newtype_name => {
+                        let content = decode::variant_content($newtype_name, content)?;
+                        Ok(Self::$newtype(decode::FromJson::from_json(content)?))
+                    })*
                     $($struct_name => {
-                        let read = $crate::protocol::decode::Fields::of(
-                            $crate::protocol::decode::variant_content($struct_name, content)?,
-                        )?;
+                        let read =
+                            decode::Fields::of(decode::variant_content($struct_name, content)?)?;
                         Ok(Self::$variant {
-                            $($field: $crate::protocol::decode::read_struct!(@field read $field $($default)?),)*
+                            $($field: decode::read_struct!(@field read $field $($default)?),)*
                         })
                     })*
-                    other => Err($crate::protocol::decode::unknown_variant(other)),
+                    other => Err(decode::unknown_variant(other)),
                 }
             }
         }
