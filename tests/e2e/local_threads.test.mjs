@@ -3,7 +3,7 @@
 // (a restart on fewer threads) when generation later slows down sharply (local_model.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { threadChoices, threadsFromProbe } from '../../www/local/core_probe.js';
+import { probeRates, threadChoices, threadsFromProbe } from '../../www/local/core_probe.js';
 import { LocalModel } from '../../www/local/local_model.js';
 
 test('the choices are half the cores (safe) and all of them, or all but one (fast)', () => {
@@ -25,6 +25,20 @@ test('free cores get every thread; busy ones keep half', () => {
   // A probe that measured nothing is no evidence of free cores.
   assert.equal(threadsFromProbe({ single: 0, concurrent: [0, 0] }, 2).threads, 1);
   assert.match(threadsFromProbe({ single: 1000, concurrent: [700, 650] }, 2).reason, /kept 65% of one alone: the cores are busy, 1 thread/);
+});
+
+test('every worker is warmed up before it is timed, so a cold start does not read as a busy core', async () => {
+  // Workers on free cores whose first run does 20% less work per millisecond (compiling).
+  const runs = new Map();
+  const spinFor = async (worker, ms) => {
+    const run = runs.get(worker) ?? 0;
+    runs.set(worker, run + 1);
+    return Math.round(ms * 100 * (run === 0 ? 0.8 : 1));
+  };
+  const rates = await probeRates(['a', 'b'], spinFor);
+  assert.deepEqual(rates.concurrent, [rates.single, rates.single], 'both timed warm, as fast as one alone');
+  assert.equal(threadsFromProbe(rates, 2).threads, 2);
+  assert.deepEqual([...runs.values()], [3, 2], 'the lone worker ran three times, the other twice');
 });
 
 /** A stand-in for wllama whose completions write 20 tokens at the given rates, in turn. */

@@ -8,6 +8,8 @@
 
 /** How long each probe spins, in milliseconds. */
 const SPIN_MS = 60;
+/** How long every worker spins first, unmeasured, so its loop is compiled before it is timed. */
+const WARM_MS = 20;
 /** A worker counts as having its own core when it keeps this share of the lone worker's speed. */
 const FREE_SHARE = 0.85;
 /** Never more threads than this. */
@@ -59,11 +61,26 @@ function startSpinner(url) {
   });
 }
 
-function spin(worker) {
+function spin(worker, ms) {
   return new Promise((resolve) => {
     worker.onmessage = (event) => resolve(Number(event.data) || 0);
-    worker.postMessage(SPIN_MS);
+    worker.postMessage(ms);
   });
+}
+
+/**
+ * The probe's figures from started workers: every worker first spins once unmeasured (a worker
+ * timed on its first run is still compiling its loop: measured cold beside the warm lone one,
+ * an idle machine read as busy), then the first alone, then all at once.
+ * @param {unknown[]} workers
+ * @param {(worker: unknown, ms: number) => Promise<number>} spinFor work one worker did in `ms`
+ * @returns {Promise<{single: number, concurrent: number[]}>}
+ */
+export async function probeRates(workers, spinFor) {
+  await Promise.all(workers.map((worker) => spinFor(worker, WARM_MS)));
+  const single = await spinFor(workers[0], SPIN_MS);
+  const concurrent = await Promise.all(workers.map((worker) => spinFor(worker, SPIN_MS)));
+  return { single, concurrent };
 }
 
 /**
@@ -80,9 +97,7 @@ export async function chooseThreads(cores = globalThis.navigator?.hardwareConcur
   const workers = [];
   try {
     for (let i = 0; i < fast; i += 1) workers.push(await startSpinner(url));
-    const single = await spin(workers[0]);
-    const concurrent = await Promise.all(workers.map(spin));
-    const rates = { single, concurrent };
+    const rates = await probeRates(workers, spin);
     return { ...threadsFromProbe(rates, cores), rates };
   } catch (err) {
     return { threads: safe, reason: `the probe could not run (${err?.message ?? err}): ${safe} thread(s)`, short: 'the cores could not be measured', rates: null };
