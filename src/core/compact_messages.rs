@@ -50,14 +50,9 @@ fn read_one(value: &Value) -> Result<Message, DecodeError> {
             text: String::from_json(variant_content("U", content)?)?,
         }),
         "A" => {
-            let fields = variant_content("A", content)?;
-            match fields.as_array().map(Vec::as_slice) {
-                Some([text, tool_calls]) => Ok(Message::Assistant {
-                    text: String::from_json(text)?,
-                    tool_calls: Vec::<ToolCall>::from_json(tool_calls)?,
-                }),
-                Some(_) | None => Err(wrong_kind("[text, tool calls]", fields)),
-            }
+            let (text, tool_calls) =
+                <(String, Vec<ToolCall>)>::from_json(variant_content("A", content)?)?;
+            Ok(Message::Assistant { text, tool_calls })
         }
         "T" => {
             let fields = variant_content("T", content)?;

@@ -4,9 +4,7 @@
 use serde::Serialize;
 
 use super::budget::BudgetLimits;
-use crate::protocol::decode::{
-    deserialize_via_json, read_names, read_struct, DecodeError, Fields, FromJson,
-};
+use crate::protocol::decode::{read_external, read_names, read_struct};
 use crate::protocol::ToolSpec;
 
 /// Whether a tool may run without asking. Decided by the runtime, never by the model.
@@ -45,17 +43,11 @@ pub enum ApprovalScope {
     UrlHost(String),
 }
 
-impl FromJson for ApprovalScope {
-    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
-        let fields = Fields::of(value)?;
-        match fields.get::<Option<String>>("urlHost")? {
-            Some(arg) => Ok(ApprovalScope::UrlHost(arg)),
-            None => Err(DecodeError::new("expected `urlHost`")),
-        }
-    }
-}
-
-deserialize_via_json!(ApprovalScope);
+read_external!(ApprovalScope {
+    units: [],
+    newtypes: ["urlHost" => UrlHost],
+    structs: [],
+});
 
 impl ApprovalScope {
     /// The scope key of a call with these arguments (`None` when the argument is missing or is
