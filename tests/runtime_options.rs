@@ -86,7 +86,7 @@ fn an_unknown_tool_or_an_incomplete_provider_is_refused() {
 fn outcomes_and_records_have_the_public_shape() {
     use tabloop::core::{BudgetKind, Event, Record, RunOutcome, StopReason};
     use tabloop::protocol::Usage;
-    use tabloop::view::public::{outcome_json, record_json};
+    use tabloop::view::public::{outcome_json, record_text, records_text};
     let outcome = RunOutcome {
         stop: StopReason::BudgetExhausted {
             budget: BudgetKind::Steps,
@@ -116,10 +116,24 @@ fn outcomes_and_records_have_the_public_shape() {
         at: 9,
         event: Event::UserMessage { text: "hi".into() },
     };
+    let parsed = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
     assert_eq!(
-        record_json(&record),
+        parsed(record_text(&record)),
         json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9})
     );
+    let suspended = Record {
+        seq: 5,
+        at: 10,
+        event: Event::Suspended,
+    };
+    assert_eq!(
+        parsed(records_text(&[record.clone(), suspended])),
+        json!([
+            {"type": "user_message", "text": "hi", "seq": 4, "at": 9},
+            {"type": "suspended", "seq": 5, "at": 10}
+        ])
+    );
+    assert_eq!(parsed(records_text(&[])), json!([]));
 }
 
 #[test]

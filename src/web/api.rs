@@ -16,7 +16,7 @@ use super::tool_host::register_tool as register_js_tool;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
 use crate::runtime::{ListedSession, LiveSession, Notice, SessionEvent, SessionService};
-use crate::view::public::{outcome_json, record_json};
+use crate::view::public::{outcome_json, record_text, records_text};
 
 thread_local! {
     static SERVICE: RefCell<Option<Rc<SessionService>>> = const { RefCell::new(None) };
@@ -50,6 +50,11 @@ fn service() -> Result<Rc<SessionService>, JsValue> {
 
 fn to_js(value: &Value) -> JsValue {
     super::js_json::to_js(value)
+}
+
+/// JSON text the Rust side wrote, as a JS value (`null` if it is not JSON).
+fn parse_js(text: &str) -> JsValue {
+    js_sys::JSON::parse(text).unwrap_or(JsValue::NULL)
 }
 
 fn error(message: impl std::fmt::Display) -> JsValue {
@@ -164,7 +169,7 @@ impl AgentHandle {
                 let Notice::Persisted(record) = notice.as_ref() else {
                     return;
                 };
-                let _ = callback.call1(&JsValue::NULL, &to_js(&record_json(record)));
+                let _ = callback.call1(&JsValue::NULL, &parse_js(&record_text(record)));
             }
         }));
     }
@@ -247,9 +252,7 @@ impl AgentHandle {
             .records(&self.inner.session)
             .await
             .map_err(error)?;
-        Ok(to_js(&Value::Array(
-            records.iter().map(record_json).collect(),
-        )))
+        Ok(parse_js(&records_text(&records)))
     }
 
     /// The session as JSON lines (no API keys are ever in the log).
