@@ -1,5 +1,6 @@
 //! The IndexedDB [`EventStore`]: every session's append-only log in the browser, written
-//! through `www/store/idb_store.js` (which owns the transactions, so none is ever held across a
+//! through `www/store/` (`idb_append.js` the append queue, `idb_store.js` the reads, both on
+//! `idb_connection.js`; the JS owns the transactions, so none is ever held across a
 //! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records. Each
 //! append also hands over the session's digest folded over the new records, so the sessions
 //! index is written in the records' own transaction (see `idb_index`).
@@ -13,7 +14,7 @@ use crate::ports::{
     Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
 };
 
-#[wasm_bindgen(module = "/www/store/idb_store.js")]
+#[wasm_bindgen(module = "/www/store/idb_append.js")]
 extern "C" {
     /// Called in the append's turn, not awaited there: the JS store queues appends in call
     /// order.
@@ -29,9 +30,16 @@ extern "C" {
         index_digest: Option<String>,
         index_schema: u32,
     ) -> Result<js_sys::Promise, JsValue>;
+}
 
+#[wasm_bindgen(module = "/www/store/idb_connection.js")]
+extern "C" {
     #[wasm_bindgen(js_name = warm)]
     fn js_warm(db: &str);
+}
+
+#[wasm_bindgen(module = "/www/store/idb_store.js")]
+extern "C" {
     #[wasm_bindgen(catch, js_name = load)]
     async fn js_load(db: &str, session: &str) -> Result<JsValue, JsValue>;
 

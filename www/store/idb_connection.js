@@ -1,0 +1,162 @@
+// The IndexedDB connections of tabloop's store and what every part of it shares: the schema
+// (see the layout in idb_store.js), the connection cache, named errors, request and transaction
+// promises, and the row layout of the records store. Its own file so that the append queue
+// (idb_append.js) and the reads (idb_store.js) each stay one job; wasm-bindgen copies each of
+// the three because the Rust side imports from each.
+
+export const SCHEMA_VERSION = 3;
+export const RECORDS = 'records';
+export const SESSIONS = 'sessions';
+export const SNAPSHOTS = 'snapshots';
+export const SNAPSHOT_PARTS = 'snapshot_parts';
+// Records per row at most, so the row holding a record starts at most this many seqs before it.
+export const ROW_RECORDS = 256;
+// How long an open may wait for other tabs to close their connections before it gives up.
+const BLOCKED_GRACE_MS = 3000;
+
+/** Cached connections: database name -> Promise<IDBDatabase>. */
+export const connections = new Map();
+/** The same connections once open, so an append can start its transaction in the same task. */
+export const openDbs = new Map();
+
+export function namedError(name, message, fields) {
+  const error = new Error(message);
+  error.name = name;
+  return Object.assign(error, fields);
+}
+
+function openDatabase(name) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let request;
+    try {
+      request = indexedDB.open(name, SCHEMA_VERSION);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(RECORDS)) {
+        db.createObjectStore(RECORDS, { keyPath: ['session', 'seq'] });
+      }
+      if (!db.objectStoreNames.contains(SESSIONS)) {
+        db.createObjectStore(SESSIONS, { keyPath: 'session' });
+      }
+      if (!db.objectStoreNames.contains(SNAPSHOTS)) {
+        db.createObjectStore(SNAPSHOTS, { keyPath: 'session' });
+      }
+      if (!db.objectStoreNames.contains(SNAPSHOT_PARTS)) {
+        db.createObjectStore(SNAPSHOT_PARTS, { keyPath: ['session', 'part'] });
+      }
+    };
+    request.onblocked = () => {
+      setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        connections.delete(name);
+        reject(namedError('BlockedError', `opening "${name}" is blocked by another tab`, {}));
+      }, BLOCKED_GRACE_MS);
+    };
+    request.onsuccess = () => {
+      const db = request.result;
+      if (settled) {
+        // We already gave up on this open; do not leak the late connection.
+        db.close();
+        return;
+      }
+      settled = true;
+      // Another tab wants to upgrade or delete: step aside, reopen on next use.
+      db.onversionchange = () => {
+        db.close();
+        forget(name, db);
+      };
+      // Closed by the browser (storage cleared, backing store lost): drop the handle.
+      db.onclose = () => forget(name, db);
+      resolve(db);
+    };
+    request.onerror = () => {
+      if (settled) return;
+      settled = true;
+      reject(request.error);
+    };
+  });
+}
+
+function forget(name, db) {
+  if (openDbs.get(name) === db) openDbs.delete(name);
+  const cached = connections.get(name);
+  if (cached === undefined) return;
+  cached.then(
+    (current) => {
+      if (current === db && connections.get(name) === cached) connections.delete(name);
+    },
+    () => {},
+  );
+}
+
+export function connection(name) {
+  let cached = connections.get(name);
+  if (cached === undefined) {
+    const opening = openDatabase(name);
+    cached = opening;
+    connections.set(name, opening);
+    opening.then(
+      (db) => {
+        if (connections.get(name) === opening) openDbs.set(name, db);
+      },
+      () => {
+        if (connections.get(name) === opening) connections.delete(name);
+      },
+    );
+  }
+  return cached;
+}
+
+// The result of a read request as soon as it succeeds: a read-only transaction's later
+// `complete` event costs one more round trip to the browser's storage process and adds nothing.
+export function read(tx, request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+    tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+  });
+}
+
+// Settles when the transaction completes; rejects with `failure()` (a reason chosen by the
+// caller) or the transaction's own error when it aborts.
+export function settle(tx, failure) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onabort = () => {
+      reject(failure() ?? tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+    };
+  });
+}
+
+/**
+ * The records of `rows` (in key order) from seq `from` (inclusive) to `to` (exclusive; null =
+ * the end) as json strings; a row is an array of consecutive records or one record.
+ */
+export function rowRecords(rows, from, to) {
+  const out = [];
+  for (const row of rows) {
+    const texts = Array.isArray(row.json) ? row.json : [row.json];
+    for (let i = 0; i < texts.length; i += 1) {
+      const seq = row.seq + i;
+      if (seq >= from && (to == null || seq < to)) out.push(texts[i]);
+    }
+  }
+  return out;
+}
+
+/** The key range of the rows that can hold records `from` to `to` (exclusive; null = the end). */
+export function rowsRange(session, from, to) {
+  const upper = to == null ? [session, Infinity] : [session, to];
+  return IDBKeyRange.bound([session, from - (ROW_RECORDS - 1)], upper, false, to != null);
+}
+
+/** Opens the connection ahead of first use (opening costs milliseconds); never rejects. */
+export function warm(db) {
+  connection(db).catch(() => {});
+}
