@@ -1,0 +1,248 @@
+//! Float kernels: RMS normalization, rotary positions, SiLU gating, softmax and dot products,
+//! with a polynomial `exp` that the compiler can vectorize (a libm call per element would cost
+//! more than the matrix products around it).
+
+/// `exp(x)` to about 2 ulp for x in [−87, 88] (clamped outside): 2^n · p(r) with
+/// r = x − n·ln2 and a degree-6 polynomial on |r| ≤ ln2/2. Branch-free, so loops over it vectorize.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    let x = x.clamp(-87.0, 88.0);
+    let n = (x * LOG2E).round_ties_even();
+    let r = x - n * LN2_HI - n * LN2_LO;
+    // Taylor coefficients 1/k!, good to ~1e-7 relative on |r| <= 0.347
+    let p = 1.0 / 720.0;
+    let p = p * r + 1.0 / 120.0;
+    let p = p * r + 1.0 / 24.0;
+    let p = p * r + 1.0 / 6.0;
+    let p = p * r + 0.5;
+    let p = p * r + 1.0;
+    let p = p * r + 1.0;
+    let scale = f32::from_bits(((n as i32 + 127) as u32) << 23);
+    p * scale
+}
+
+/// `out = x / rms(x) · weight`, per token of `weight.len()` values.
+pub fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
+    let n = weight.len();
+    for (xs, os) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+        let sum = sum_squares(xs);
+        let scale = 1.0 / (sum / n as f32 + eps).sqrt();
+        for ((o, v), w) in os.iter_mut().zip(xs).zip(weight) {
+            *o = v * scale * w;
+        }
+    }
+}
+
+fn sum_squares(xs: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let chunks = xs.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, v) in lanes.iter_mut().zip(chunk) {
+            *l += v * v;
+        }
+    }
+    lanes.iter().sum::<f32>() + rest.iter().map(|v| v * v).sum::<f32>()
+}
+
+/// `Σ a[i] · b[i]` with eight independent partial sums (vectorizes).
+#[inline(always)]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    let half = [
+        lanes[0] + lanes[4],
+        lanes[1] + lanes[5],
+        lanes[2] + lanes[6],
+        lanes[3] + lanes[7],
+    ];
+    (half[0] + half[2]) + (half[1] + half[3]) + tail
+}
+
+/// `out[i] += a · x[i]`.
+#[inline(always)]
+pub fn axpy(a: f32, x: &[f32], out: &mut [f32]) {
+    for (o, v) in out.iter_mut().zip(x) {
+        *o += a * v;
+    }
+}
+
+/// Positions whose scores are computed together (two vectors of accumulators).
+const KEYS_AT_ONCE: usize = 8;
+
+/// `scores[j] = Σ_k query[k] · keys[k · stride + j]` for every position `j < scores.len()`:
+/// one head's attention scores against keys stored transposed (row `k` holds value `k` of
+/// every position). Accumulates eight positions at a time in registers.
+pub fn attention_scores(query: &[f32], keys: &[f32], stride: usize, scores: &mut [f32]) {
+    let seen = scores.len();
+    let whole = seen - seen % KEYS_AT_ONCE;
+    for j in (0..whole).step_by(KEYS_AT_ONCE) {
+        let mut acc = [0.0f32; KEYS_AT_ONCE];
+        for (k, q) in query.iter().enumerate() {
+            let row = &keys[k * stride + j..k * stride + j + KEYS_AT_ONCE];
+            for (a, key) in acc.iter_mut().zip(row) {
+                *a += q * key;
+            }
+        }
+        scores[j..j + KEYS_AT_ONCE].copy_from_slice(&acc);
+    }
+    for (j, score) in scores.iter_mut().enumerate().skip(whole) {
+        *score = query
+            .iter()
+            .enumerate()
+            .map(|(k, q)| q * keys[k * stride + j])
+            .sum();
+    }
+}
+
+/// `out[l] = Σ_j weights[j] · values[j · stride + l]` for `l < out.len()`: one head's
+/// attention output, its values one row per position. Accumulates in registers, half a head at
+/// a time.
+pub fn attention_values(weights: &[f32], values: &[f32], stride: usize, out: &mut [f32]) {
+    const LANES: usize = 32;
+    let width = out.len();
+    let mut start = 0;
+    while start + LANES <= width {
+        let mut acc = [0.0f32; LANES];
+        for (j, w) in weights.iter().enumerate() {
+            let row = &values[j * stride + start..j * stride + start + LANES];
+            for (a, v) in acc.iter_mut().zip(row) {
+                *a += w * v;
+            }
+        }
+        out[start..start + LANES].copy_from_slice(&acc);
+        start += LANES;
+    }
+    for (l, o) in out.iter_mut().enumerate().skip(start) {
+        *o = weights
+            .iter()
+            .enumerate()
+            .map(|(j, w)| w * values[j * stride + l])
+            .sum();
+    }
+}
+
+/// `gate[i] = silu(gate[i]) · up[i]` (SwiGLU).
+pub fn swiglu(gate: &mut [f32], up: &[f32]) {
+    for (g, u) in gate.iter_mut().zip(up) {
+        let v = *g;
+        *g = v / (1.0 + exp(-v)) * u;
+    }
+}
+
+/// Softmax in place.
+pub fn softmax(xs: &mut [f32]) {
+    let max = xs.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+    let mut sum = 0.0;
+    for v in xs.iter_mut() {
+        *v = exp(*v - max);
+    }
+    for v in xs.iter() {
+        sum += *v;
+    }
+    let inverse = 1.0 / sum;
+    for v in xs.iter_mut() {
+        *v *= inverse;
+    }
+}
+
+/// Which values of a head rotate together (llama.cpp's rope modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RopeStyle {
+    /// Values 2i and 2i+1 (llama's "normal" mode; GGUF stores llama's q/k permuted for it).
+    Adjacent,
+    /// Values i and i + dims/2 (GPT-NeoX style: Qwen2).
+    Halves,
+}
+
+/// Rotary position tables: for each position, `dims/2` (cos, sin) pairs, as llama.cpp's
+/// "normal" mode uses them (adjacent pairs rotated by `pos · base^(−2i/dims) / factor[i]`).
+#[derive(Debug, Clone)]
+pub struct Rope {
+    dims: usize,
+    style: RopeStyle,
+    inverse_frequencies: Vec<f32>,
+}
+
+impl Rope {
+    /// Tables for `dims` rotated values per head with base `base` and optional per-pair
+    /// frequency factors (llama 3's `rope_freqs`).
+    pub fn new(dims: usize, style: RopeStyle, base: f32, factors: Option<&[f32]>) -> Rope {
+        let scale = base.powf(-2.0 / dims as f32);
+        let mut theta = 1.0f32;
+        let mut inverse_frequencies = Vec::with_capacity(dims / 2);
+        for i in 0..dims / 2 {
+            let factor = factors.and_then(|f| f.get(i)).copied().unwrap_or(1.0);
+            inverse_frequencies.push(theta / factor);
+            theta *= scale;
+        }
+        Rope {
+            dims,
+            style,
+            inverse_frequencies,
+        }
+    }
+
+    /// The (cos, sin) pairs of position `pos`.
+    fn table(&self, pos: usize, out: &mut Vec<(f32, f32)>) {
+        out.extend(self.inverse_frequencies.iter().map(|f| {
+            let angle = pos as f32 * f;
+            (angle.cos(), angle.sin())
+        }));
+    }
+
+    /// Rotates every head of `x` (heads of `head_dim` values, the first `dims` rotated) by a
+    /// position's table (from [`RopeTables`]).
+    pub fn apply(&self, x: &mut [f32], head_dim: usize, table: &[(f32, f32)]) {
+        let half = self.dims / 2;
+        for head in x.chunks_exact_mut(head_dim) {
+            for (i, (cos, sin)) in table.iter().enumerate() {
+                let (ia, ib) = match self.style {
+                    RopeStyle::Adjacent => (2 * i, 2 * i + 1),
+                    RopeStyle::Halves => (i, i + half),
+                };
+                let (a, b) = (head[ia], head[ib]);
+                head[ia] = a * cos - b * sin;
+                head[ib] = a * sin + b * cos;
+            }
+        }
+    }
+}
+
+/// The rotation tables of a batch's positions, computed once per batch (not once per layer).
+#[derive(Debug, Clone, Default)]
+pub struct RopeTables {
+    pairs: usize,
+    tables: Vec<(f32, f32)>,
+}
+
+impl RopeTables {
+    /// Tables for positions `start..start + n`.
+    pub fn fill(&mut self, rope: &Rope, start: usize, n: usize) {
+        self.pairs = rope.inverse_frequencies.len();
+        self.tables.clear();
+        for pos in start..start + n {
+            rope.table(pos, &mut self.tables);
+        }
+    }
+
+    /// The table of the batch's `i`-th position.
+    pub fn position(&self, i: usize) -> &[(f32, f32)] {
+        &self.tables[i * self.pairs..(i + 1) * self.pairs]
+    }
+}

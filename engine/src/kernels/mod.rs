@@ -1,0 +1,94 @@
+//! The arithmetic of a forward pass: quantized matrix products, normalization, rotary
+//! positions, attention and activations. The matrix product has a relaxed-SIMD version for
+//! wasm32 builds with `relaxed-simd` enabled ([`wasm`]) and a portable one ([`portable`]) that
+//! computes the same integer sums; everything else is plain Rust written so that the compiler
+//! vectorizes it (independent lanes, no reductions across one accumulator).
+
+pub mod math;
+pub mod portable;
+#[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+#[allow(unsafe_code)]
+pub mod wasm;
+
+pub mod out;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::pool::Pool;
+use crate::quant::{QActs, QMatrix};
+use out::SharedOut;
+
+/// `out[t · w.rows + r] = Σ_k w[r][k] · x[t][k]` for every token `t` of `x` and row `r`.
+pub fn matmul(w: &QMatrix, x: &QActs, out: &mut [f32]) {
+    let shared = SharedOut::new(out);
+    // SAFETY: one caller, every group.
+    #[allow(unsafe_code)]
+    unsafe {
+        groups_into(w, x, 0..w.groups(), &shared)
+    };
+}
+
+/// Pieces of work per thread a parallel product is cut into: threads claim pieces as they
+/// come free, so one slowed by a busy core does less of the work instead of holding up the rest.
+const PIECES_PER_THREAD: usize = 4;
+
+/// [`matmul`] with its row groups shared out across the pool's threads.
+pub fn matmul_on(pool: &Pool, w: &QMatrix, x: &QActs, out: &mut [f32]) {
+    let threads = pool.threads();
+    if threads == 1 {
+        return matmul(w, x, out);
+    }
+    let groups = w.groups();
+    let pieces = (threads * PIECES_PER_THREAD).min(groups).max(1);
+    let next = AtomicUsize::new(0);
+    let shared = SharedOut::new(out);
+    pool.run(&|_| loop {
+        let piece = next.fetch_add(1, Ordering::Relaxed);
+        if piece >= pieces {
+            break;
+        }
+        // SAFETY: each piece is claimed by one thread, and pieces are disjoint (`split`).
+        #[allow(unsafe_code)]
+        unsafe {
+            groups_into(w, x, split(groups, pieces, piece), &shared)
+        };
+    });
+}
+
+/// The `index`-th of `parts` contiguous, disjoint ranges covering `0..len` (sizes differ by
+/// at most one).
+pub fn split(len: usize, parts: usize, index: usize) -> std::ops::Range<usize> {
+    let (base, extra) = (len / parts, len % parts);
+    let start = index * base + index.min(extra);
+    start..start + base + usize::from(index < extra)
+}
+
+/// The rows of groups `groups` for every token.
+///
+/// # Safety
+/// Callers sharing `out` at the same time must pass disjoint group ranges.
+#[allow(unsafe_code)]
+unsafe fn groups_into(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &SharedOut) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    {
+        // SAFETY: passed on from the caller.
+        unsafe { wasm::matmul(w, x, groups, out) };
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    {
+        // SAFETY: passed on from the caller.
+        unsafe { portable::matmul(w, x, groups, out) };
+    }
+}
+
+/// Which kernels this build computes with, for reports.
+pub fn kernel_name() -> &'static str {
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    {
+        "wasm relaxed-simd"
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    {
+        "portable"
+    }
+}

@@ -1,0 +1,45 @@
+//! The quantized matrix product in plain Rust: the same integer block sums as the SIMD
+//! kernel, so both give the same results up to the order of float additions.
+
+use super::out::SharedOut;
+use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
+
+/// The rows of `groups` for every token (see [`super::matmul`]).
+///
+/// # Safety
+/// Callers sharing `out` at the same time must pass disjoint group ranges.
+#[allow(unsafe_code)]
+pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &SharedOut) {
+    let blocks = w.blocks();
+    let cols = w.cols;
+    for t in 0..x.tokens() {
+        let xq = &x.quants[t * cols..(t + 1) * cols];
+        let xs = &x.scales[t * blocks..(t + 1) * blocks];
+        for group in groups.clone() {
+            let mut acc = [0.0f32; GROUP_ROWS];
+            for (block, dx) in xs.iter().enumerate() {
+                let index = group * blocks + block;
+                let packed = &w.quants[index * GROUP_BLOCK_BYTES..(index + 1) * GROUP_BLOCK_BYTES];
+                let xb = &xq[block * BLOCK..(block + 1) * BLOCK];
+                let mut sums = [0i32; GROUP_ROWS];
+                for chunk in 0..BLOCK / 4 {
+                    for (lane, sum) in sums.iter_mut().enumerate() {
+                        for k in 0..4 {
+                            let wv = i32::from(packed[chunk * 16 + lane * 4 + k]);
+                            *sum += wv * i32::from(xb[chunk * 4 + k]);
+                        }
+                    }
+                }
+                for (lane, a) in acc.iter_mut().enumerate() {
+                    let scale = w.scales[index * GROUP_ROWS + lane];
+                    let correction = w.corrections[index * GROUP_ROWS + lane];
+                    *a += dx * (sums[lane] as f32 * scale - correction);
+                }
+            }
+            let row = group * GROUP_ROWS;
+            let valid = GROUP_ROWS.min(w.rows - row);
+            // SAFETY: these rows belong to this caller's groups.
+            unsafe { out.write(t * w.rows + row, &acc[..valid]) };
+        }
+    }
+}

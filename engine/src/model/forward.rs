@@ -1,0 +1,309 @@
+//! The forward pass of a batch of tokens through every layer (pre-norm attention with rotary
+//! positions and grouped-query heads, then a SwiGLU feed-forward layer), and the logits of the
+//! batch's last token.
+
+use crate::kernels::math::{
+    attention_scores, attention_values, rms_norm, softmax, swiglu, RopeTables,
+};
+use crate::kernels::out::SharedOut;
+use crate::kernels::{matmul_on, split};
+use crate::pool::Pool;
+use crate::quant::{QActs, QMatrix};
+
+use super::{KvCache, Model};
+
+/// Where a forward pass spends its time, in milliseconds (kept only with a clock).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Phases {
+    /// Quantized matrix products.
+    pub matmul: f64,
+    /// Attention over the cache.
+    pub attention: f64,
+    /// Everything else: norms, rotary positions, activation quantization, gating, sums.
+    pub other: f64,
+}
+
+/// What forward passes work with besides the model and the cache: buffers reused from batch
+/// to batch, the threads the work is split across, and an optional clock.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// The threads matrix products and attention are split across.
+    pub pool: Pool,
+    /// A clock in milliseconds; when set, [`Scratch::phases`] accumulates timings.
+    pub clock: Option<fn() -> f64>,
+    /// Time spent so far, by phase (with a clock).
+    pub phases: Phases,
+    x: Vec<f32>,
+    normed: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    attended: Vec<f32>,
+    projected: Vec<f32>,
+    gate: Vec<f32>,
+    up: Vec<f32>,
+    acts: QActs,
+    rope_tables: RopeTables,
+}
+
+fn sized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    buffer.resize(len, 0.0);
+    &mut buffer[..len]
+}
+
+impl Scratch {
+    /// Scratch whose work is split across `threads` threads (the caller and `threads − 1`
+    /// spawned ones; fewer when spawning fails).
+    pub fn with_threads(threads: usize) -> Scratch {
+        Scratch {
+            pool: Pool::new(threads),
+            ..Scratch::default()
+        }
+    }
+}
+
+/// `out = w · acts` over all of `w`'s rows.
+fn project(
+    pool: &Pool,
+    w: &QMatrix,
+    acts: &QActs,
+    out: &mut Vec<f32>,
+    clock: Option<fn() -> f64>,
+    spent: &mut f64,
+) {
+    let started = clock.map(|now| now());
+    let len = acts.tokens() * w.rows;
+    matmul_on(pool, w, acts, sized(out, len));
+    if let (Some(now), Some(started)) = (clock, started) {
+        *spent += now() - started;
+    }
+}
+
+impl Model {
+    /// Runs `tokens` at the positions after the cache's, appends their keys and values, and
+    /// writes the last token's logits into `logits` when given. Errors when the batch would
+    /// overflow the cache or names a token outside the vocabulary; nothing is appended then.
+    pub fn forward(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        scratch: &mut Scratch,
+        logits: Option<&mut Vec<f32>>,
+    ) -> Result<(), String> {
+        let c = &self.config;
+        let n = tokens.len();
+        let start = cache.len;
+        if n == 0 {
+            return Err("no tokens to evaluate".into());
+        }
+        if start + n > cache.capacity {
+            return Err(format!(
+                "the context is full: {} tokens held, {n} more, room for {}",
+                start, cache.capacity
+            ));
+        }
+        if let Some(bad) = tokens.iter().find(|t| **t as usize >= c.vocab) {
+            return Err(format!(
+                "token {bad} is outside the vocabulary of {}",
+                c.vocab
+            ));
+        }
+        let started = scratch.clock.map(|now| now());
+        let before = scratch.phases;
+        let e = c.embedding;
+        let kv = c.kv_width();
+        scratch.rope_tables.fill(&self.rope, start, n);
+        let x = sized(&mut scratch.x, n * e);
+        for (row, token) in x.chunks_exact_mut(e).zip(tokens) {
+            self.weights.embeddings.row(*token as usize, row);
+        }
+        for (index, layer) in self.weights.layers.iter().enumerate() {
+            rms_norm(
+                &scratch.x,
+                &layer.attn_norm,
+                c.norm_eps,
+                sized(&mut scratch.normed, n * e),
+            );
+            scratch.acts.quantize(&scratch.normed, e);
+            project(
+                &scratch.pool,
+                &layer.q,
+                &scratch.acts,
+                &mut scratch.q,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            project(
+                &scratch.pool,
+                &layer.k,
+                &scratch.acts,
+                &mut scratch.k,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            project(
+                &scratch.pool,
+                &layer.v,
+                &scratch.acts,
+                &mut scratch.v,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            if let Some([bq, bk, bv]) = &layer.qkv_bias {
+                add_rows(&mut scratch.q, bq);
+                add_rows(&mut scratch.k, bk);
+                add_rows(&mut scratch.v, bv);
+            }
+            for i in 0..n {
+                let table = scratch.rope_tables.position(i);
+                self.rope
+                    .apply(&mut scratch.q[i * e..(i + 1) * e], c.head_dim, table);
+                self.rope
+                    .apply(&mut scratch.k[i * kv..(i + 1) * kv], c.head_dim, table);
+            }
+            let keys = &mut cache.keys[index];
+            let values = &mut cache.values[index];
+            // keys are stored transposed (one row per key value, one column per position), so
+            // a query's scores are axpys along a row instead of one reduction per position
+            let capacity = cache.capacity;
+            for (i, key) in scratch.k.chunks_exact(kv).enumerate() {
+                for (value, row) in key.iter().zip(keys.chunks_exact_mut(capacity)) {
+                    row[start + i] = *value;
+                }
+            }
+            values[start * kv..(start + n) * kv].copy_from_slice(&scratch.v);
+            let started = scratch.clock.map(|now| now());
+            self.attend(start, n, capacity, keys, values, scratch);
+            if let (Some(now), Some(started)) = (scratch.clock, started) {
+                scratch.phases.attention += now() - started;
+            }
+            scratch.acts.quantize(&scratch.attended, e);
+            project(
+                &scratch.pool,
+                &layer.o,
+                &scratch.acts,
+                &mut scratch.projected,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            add_into(&mut scratch.x, &scratch.projected);
+
+            rms_norm(
+                &scratch.x,
+                &layer.ffn_norm,
+                c.norm_eps,
+                sized(&mut scratch.normed, n * e),
+            );
+            scratch.acts.quantize(&scratch.normed, e);
+            project(
+                &scratch.pool,
+                &layer.gate,
+                &scratch.acts,
+                &mut scratch.gate,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            project(
+                &scratch.pool,
+                &layer.up,
+                &scratch.acts,
+                &mut scratch.up,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            swiglu(&mut scratch.gate, &scratch.up);
+            scratch.acts.quantize(&scratch.gate, c.feed_forward);
+            project(
+                &scratch.pool,
+                &layer.down,
+                &scratch.acts,
+                &mut scratch.projected,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+            add_into(&mut scratch.x, &scratch.projected);
+        }
+        cache.len = start + n;
+        let finish = |scratch: &mut Scratch| {
+            if let (Some(now), Some(started)) = (scratch.clock, started) {
+                let p = &mut scratch.phases;
+                let measured = (p.matmul - before.matmul) + (p.attention - before.attention);
+                p.other += now() - started - measured;
+            }
+        };
+        if let Some(logits) = logits {
+            let last = &scratch.x[(n - 1) * e..n * e];
+            let normed = sized(&mut scratch.normed, e);
+            rms_norm(last, &self.weights.output_norm, c.norm_eps, normed);
+            scratch.acts.quantize(&scratch.normed[..e], e);
+            project(
+                &scratch.pool,
+                self.weights.head(),
+                &scratch.acts,
+                logits,
+                scratch.clock,
+                &mut scratch.phases.matmul,
+            );
+        }
+        finish(scratch);
+        Ok(())
+    }
+
+    /// Causal attention of the batch's queries over every cached position up to their own.
+    fn attend(
+        &self,
+        start: usize,
+        n: usize,
+        capacity: usize,
+        keys: &[f32],
+        values: &[f32],
+        s: &mut Scratch,
+    ) {
+        let c = &self.config;
+        let (e, kv, d) = (c.embedding, c.kv_width(), c.head_dim);
+        let per_kv = c.heads / c.kv_heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        let q = &s.q;
+        let threads = s.pool.threads();
+        let attended = SharedOut::new(sized(&mut s.attended, n * e));
+        // heads are split across the threads; each writes only its heads' values
+        s.pool.run(&|index| {
+            let mut scores = Vec::new();
+            let mut query = Vec::with_capacity(d);
+            let mut out = vec![0.0; d];
+            for h in split(c.heads, threads, index) {
+                let g = h / per_kv;
+                for i in 0..n {
+                    let seen = start + i + 1;
+                    scores.resize(seen, 0.0);
+                    query.clear();
+                    query.extend(
+                        q[i * e + h * d..i * e + (h + 1) * d]
+                            .iter()
+                            .map(|v| v * scale),
+                    );
+                    attention_scores(&query, &keys[g * d * capacity..], capacity, &mut scores);
+                    softmax(&mut scores);
+                    attention_values(&scores, &values[g * d..], kv, &mut out);
+                    // SAFETY: head h's values of every token are written by this thread only.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        attended.write(i * e + h * d, &out)
+                    };
+                }
+            }
+        });
+    }
+}
+
+fn add_into(x: &mut [f32], y: &[f32]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+fn add_rows(x: &mut [f32], bias: &[f32]) {
+    for row in x.chunks_exact_mut(bias.len()) {
+        add_into(row, bias);
+    }
+}

@@ -1,0 +1,156 @@
+//! A model's tensors, taken from a GGUF file into the engine's own layouts: matrices packed for
+//! the kernels ([`QMatrix`]), vectors as floats. After loading, the file's bytes are no longer
+//! needed.
+
+use crate::gguf::{Gguf, TensorInfo, TensorType};
+use crate::quant::{decode_row, QMatrix, BLOCK};
+
+use super::config::{Architecture, Config};
+
+/// One transformer block's tensors.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// RMS norm before attention.
+    pub attn_norm: Vec<f32>,
+    /// Query projection (embedding → heads · head_dim).
+    pub q: QMatrix,
+    /// Key projection (embedding → kv_heads · head_dim).
+    pub k: QMatrix,
+    /// Value projection.
+    pub v: QMatrix,
+    /// Biases of q, k, v (Qwen2), else `None`.
+    pub qkv_bias: Option<[Vec<f32>; 3]>,
+    /// Attention output projection.
+    pub o: QMatrix,
+    /// RMS norm before the feed-forward layer.
+    pub ffn_norm: Vec<f32>,
+    /// Feed-forward gate.
+    pub gate: QMatrix,
+    /// Feed-forward up projection.
+    pub up: QMatrix,
+    /// Feed-forward down projection.
+    pub down: QMatrix,
+}
+
+/// All of a model's tensors.
+#[derive(Debug, Clone)]
+pub struct Weights {
+    /// Token embeddings (one row per token).
+    pub embeddings: QMatrix,
+    /// The blocks, in order.
+    pub layers: Vec<Layer>,
+    /// Final RMS norm.
+    pub output_norm: Vec<f32>,
+    /// The output head, or `None` when it is the embedding matrix (tied).
+    pub output: Option<QMatrix>,
+    /// Per-pair rotary frequency factors (llama 3), if the file has them.
+    pub rope_factors: Option<Vec<f32>>,
+}
+
+impl Weights {
+    /// Loads every tensor `config` needs from `file`, checking names, shapes and types.
+    pub fn from_gguf(file: &Gguf, config: &Config) -> Result<Weights, String> {
+        let e = config.embedding;
+        let kv = config.kv_width();
+        let ff = config.feed_forward;
+        let mut layers = Vec::with_capacity(config.layers);
+        for i in 0..config.layers {
+            let name = |part: &str| format!("blk.{i}.{part}");
+            let qkv_bias = match config.architecture {
+                Architecture::Llama => None,
+                Architecture::Qwen2 => Some([
+                    vector(file, &name("attn_q.bias"), e)?,
+                    vector(file, &name("attn_k.bias"), kv)?,
+                    vector(file, &name("attn_v.bias"), kv)?,
+                ]),
+            };
+            layers.push(Layer {
+                attn_norm: vector(file, &name("attn_norm.weight"), e)?,
+                q: matrix(file, &name("attn_q.weight"), e, e)?,
+                k: matrix(file, &name("attn_k.weight"), e, kv)?,
+                v: matrix(file, &name("attn_v.weight"), e, kv)?,
+                qkv_bias,
+                o: matrix(file, &name("attn_output.weight"), e, e)?,
+                ffn_norm: vector(file, &name("ffn_norm.weight"), e)?,
+                gate: matrix(file, &name("ffn_gate.weight"), e, ff)?,
+                up: matrix(file, &name("ffn_up.weight"), e, ff)?,
+                down: matrix(file, &name("ffn_down.weight"), ff, e)?,
+            });
+        }
+        let output = match file.tensor("output.weight") {
+            Some(_) => Some(matrix(file, "output.weight", e, config.vocab)?),
+            None => None,
+        };
+        let rope_factors = match file.tensor("rope_freqs.weight") {
+            Some(_) => Some(vector(file, "rope_freqs.weight", config.rope_dims / 2)?),
+            None => None,
+        };
+        Ok(Weights {
+            embeddings: matrix(file, "token_embd.weight", e, config.vocab)?,
+            layers,
+            output_norm: vector(file, "output_norm.weight", e)?,
+            output,
+            rope_factors,
+        })
+    }
+
+    /// The matrix that turns the last hidden state into logits.
+    pub fn head(&self) -> &QMatrix {
+        self.output.as_ref().unwrap_or(&self.embeddings)
+    }
+}
+
+fn find<'f>(file: &'f Gguf, name: &str) -> Result<&'f TensorInfo, String> {
+    let tensor = file
+        .tensor(name)
+        .ok_or_else(|| format!("the file has no tensor {name}"))?;
+    if tensor.kind.block().is_none() {
+        return Err(format!(
+            "tensor {name} is {}, which this engine does not compute with (it reads F32, F16, Q8_0, Q4_0 and Q4_1)",
+            tensor.kind.name()
+        ));
+    }
+    Ok(tensor)
+}
+
+fn matrix(file: &Gguf, name: &str, cols: usize, rows: usize) -> Result<QMatrix, String> {
+    let tensor = find(file, name)?;
+    if tensor.dims != [cols, rows] {
+        return Err(format!(
+            "tensor {name} is {:?}, expected [{cols}, {rows}]",
+            tensor.dims
+        ));
+    }
+    if !cols.is_multiple_of(BLOCK) {
+        return Err(format!(
+            "tensor {name}: rows of {cols} are not whole blocks of {BLOCK}"
+        ));
+    }
+    Ok(QMatrix::from_tensor(
+        tensor.kind,
+        file.data(tensor),
+        rows,
+        cols,
+    ))
+}
+
+fn vector(file: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, String> {
+    let tensor = find(file, name)?;
+    if tensor.elements() != len {
+        return Err(format!(
+            "tensor {name} has {} values, expected {len}",
+            tensor.elements()
+        ));
+    }
+    let mut out = vec![0.0; len];
+    match tensor.kind {
+        TensorType::F32 | TensorType::F16 => decode_row(tensor.kind, file.data(tensor), &mut out),
+        TensorType::Q4_0 | TensorType::Q4_1 | TensorType::Q8_0 | TensorType::Other(_) => {
+            return Err(format!(
+                "tensor {name} is {}, expected floats",
+                tensor.kind.name()
+            ))
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,263 @@
+//! Quantized weights and activations in the layouts the matrix kernels read.
+//!
+//! Weights are 8-bit blocks of 32 (ggml's Q8_0 values, one scale per block), repacked at load
+//! so that one 16-byte vector holds four consecutive bytes of four rows: a relaxed-SIMD dot
+//! product then sums each row's products into its own lane, and a block of four rows ends as
+//! one vector of four row sums with no horizontal additions.
+//!
+//! Activations are quantized per block of 32 to 7 bits (−63..=63) and stored offset by 64
+//! (1..=127): the relaxed dot product is exact on every platform only when its second operand
+//! has the top bit clear. The offset is undone with each weight block's precomputed sum
+//! (`64 · scale · Σq`, the block's correction).
+
+use crate::gguf::TensorType;
+
+/// Elements per quantization block.
+pub const BLOCK: usize = 32;
+/// Rows interleaved in one packed group.
+pub const GROUP_ROWS: usize = 4;
+/// Bytes of one packed block of a group: 4 rows × 32 values.
+pub const GROUP_BLOCK_BYTES: usize = GROUP_ROWS * BLOCK;
+/// What activations are offset by (their quantized range is −63..=63).
+pub const ACT_OFFSET: i32 = 64;
+/// Largest magnitude of a quantized activation.
+const ACT_MAX: f32 = 63.0;
+
+/// IEEE half to single precision.
+pub fn f16_to_f32(bits: u16) -> f32 {
+    let sign = u32::from(bits >> 15) << 31;
+    let exponent = u32::from((bits >> 10) & 0x1f);
+    let mantissa = u32::from(bits & 0x3ff);
+    let out = match (exponent, mantissa) {
+        (0, 0) => sign,
+        (0, _) => {
+            // subnormal: value = mantissa · 2^-24
+            let value = mantissa as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -value } else { value };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, _) => sign | 0x7fc0_0000 | (mantissa << 13),
+        _ => sign | ((exponent + 112) << 23) | (mantissa << 13),
+    };
+    f32::from_bits(out)
+}
+
+fn half(bytes: &[u8], at: usize) -> f32 {
+    f16_to_f32(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+}
+
+/// One row of a tensor decoded to floats (`row.len()` values from `data`, which holds the row's
+/// encoded bytes). Types without a block size give zeros; callers check types first.
+pub fn decode_row(kind: TensorType, data: &[u8], row: &mut [f32]) {
+    match kind {
+        TensorType::F32 => {
+            for (out, bytes) in row.iter_mut().zip(data.chunks_exact(4)) {
+                *out = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            }
+        }
+        TensorType::F16 => {
+            for (out, bytes) in row.iter_mut().zip(data.chunks_exact(2)) {
+                *out = f16_to_f32(u16::from_le_bytes([bytes[0], bytes[1]]));
+            }
+        }
+        TensorType::Q8_0 => {
+            for (out, block) in row.chunks_exact_mut(BLOCK).zip(data.chunks_exact(34)) {
+                let d = half(block, 0);
+                for (o, q) in out.iter_mut().zip(&block[2..]) {
+                    *o = d * f32::from(*q as i8);
+                }
+            }
+        }
+        TensorType::Q4_0 => {
+            for (out, block) in row.chunks_exact_mut(BLOCK).zip(data.chunks_exact(18)) {
+                let d = half(block, 0);
+                for (i, byte) in block[2..].iter().enumerate() {
+                    out[i] = d * (f32::from(byte & 0x0f) - 8.0);
+                    out[i + 16] = d * (f32::from(byte >> 4) - 8.0);
+                }
+            }
+        }
+        TensorType::Q4_1 => {
+            for (out, block) in row.chunks_exact_mut(BLOCK).zip(data.chunks_exact(20)) {
+                let (d, m) = (half(block, 0), half(block, 2));
+                for (i, byte) in block[4..].iter().enumerate() {
+                    out[i] = d * f32::from(byte & 0x0f) + m;
+                    out[i + 16] = d * f32::from(byte >> 4) + m;
+                }
+            }
+        }
+        TensorType::Other(_) => row.fill(0.0),
+    }
+}
+
+/// A weight matrix (`rows` outputs × `cols` inputs) in packed 8-bit blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QMatrix {
+    /// Output rows.
+    pub rows: usize,
+    /// Input columns (a multiple of [`BLOCK`]).
+    pub cols: usize,
+    /// Packed values: per group of 4 rows, per block, 8 chunks of 16 bytes (4 bytes of each row).
+    pub quants: Vec<i8>,
+    /// Per group, per block: the 4 rows' scales.
+    pub scales: Vec<f32>,
+    /// Per group, per block: the 4 rows' corrections, `ACT_OFFSET · scale · Σq`.
+    pub corrections: Vec<f32>,
+}
+
+impl QMatrix {
+    /// Groups of [`GROUP_ROWS`] rows (the last padded with zero rows).
+    pub fn groups(&self) -> usize {
+        self.rows.div_ceil(GROUP_ROWS)
+    }
+
+    /// Blocks per row.
+    pub fn blocks(&self) -> usize {
+        self.cols / BLOCK
+    }
+
+    /// Packs a tensor of `rows` rows of `cols` values. Q8_0 keeps its values and scales exactly;
+    /// other types are decoded and quantized to 8 bits per block as ggml's Q8_0 would.
+    pub fn from_tensor(kind: TensorType, data: &[u8], rows: usize, cols: usize) -> QMatrix {
+        let blocks = cols / BLOCK;
+        let groups = rows.div_ceil(GROUP_ROWS);
+        let mut out = QMatrix {
+            rows,
+            cols,
+            quants: vec![0; groups * blocks * GROUP_BLOCK_BYTES],
+            scales: vec![0.0; groups * blocks * GROUP_ROWS],
+            corrections: vec![0.0; groups * blocks * GROUP_ROWS],
+        };
+        let row_bytes = kind.block().map_or(0, |(per, bytes)| cols / per * bytes);
+        let mut floats = vec![0.0f32; cols];
+        let mut q = [0i8; BLOCK];
+        for row in 0..rows {
+            let encoded = data
+                .get(row * row_bytes..(row + 1) * row_bytes)
+                .unwrap_or(&[]);
+            let exact_q8 = kind == TensorType::Q8_0;
+            if !exact_q8 {
+                decode_row(kind, encoded, &mut floats);
+            }
+            for block in 0..blocks {
+                let d = if exact_q8 {
+                    let at = block * 34;
+                    for (dst, src) in q.iter_mut().zip(&encoded[at + 2..at + 34]) {
+                        *dst = *src as i8;
+                    }
+                    half(encoded, at)
+                } else {
+                    quantize_block_q8(&floats[block * BLOCK..(block + 1) * BLOCK], &mut q)
+                };
+                out.set_block(row, block, d, &q);
+            }
+        }
+        out
+    }
+
+    fn set_block(&mut self, row: usize, block: usize, d: f32, q: &[i8; BLOCK]) {
+        let (group, lane) = (row / GROUP_ROWS, row % GROUP_ROWS);
+        let index = group * self.blocks() + block;
+        let base = index * GROUP_BLOCK_BYTES;
+        for chunk in 0..BLOCK / 4 {
+            let at = base + chunk * 16 + lane * 4;
+            self.quants[at..at + 4].copy_from_slice(&q[chunk * 4..chunk * 4 + 4]);
+        }
+        let sum: i32 = q.iter().map(|v| i32::from(*v)).sum();
+        self.scales[index * GROUP_ROWS + lane] = d;
+        self.corrections[index * GROUP_ROWS + lane] = ACT_OFFSET as f32 * d * sum as f32;
+    }
+
+    /// Row `row` decoded to floats (the token embedding lookup).
+    pub fn row(&self, row: usize, out: &mut [f32]) {
+        let (group, lane) = (row / GROUP_ROWS, row % GROUP_ROWS);
+        for block in 0..self.blocks() {
+            let index = group * self.blocks() + block;
+            let d = self.scales[index * GROUP_ROWS + lane];
+            let base = index * GROUP_BLOCK_BYTES;
+            for chunk in 0..BLOCK / 4 {
+                let at = base + chunk * 16 + lane * 4;
+                for k in 0..4 {
+                    out[block * BLOCK + chunk * 4 + k] = d * f32::from(self.quants[at + k]);
+                }
+            }
+        }
+    }
+}
+
+/// ggml's Q8_0 quantization of one block: scale `amax / 127`, values rounded to nearest.
+fn quantize_block_q8(values: &[f32], out: &mut [i8; BLOCK]) -> f32 {
+    let amax = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let d = amax / 127.0;
+    let inverse = if d > 0.0 { 1.0 / d } else { 0.0 };
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = (v * inverse).round() as i8;
+    }
+    // the scale as ggml stores it, in half precision
+    f16_to_f32(f32_to_f16(d))
+}
+
+/// Single to half precision, rounding to nearest even (for scales, which are finite).
+pub fn f32_to_f16(value: f32) -> u16 {
+    let bits = value.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mantissa = bits & 0x7f_ffff;
+    if exponent >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if exponent <= 0 {
+        if exponent < -10 {
+            return sign;
+        }
+        let m = mantissa | 0x80_0000;
+        let shift = (14 - exponent) as u32;
+        let half_m = m >> shift;
+        let rest = m & ((1 << shift) - 1);
+        let halfway = 1 << (shift - 1);
+        let round = u32::from(rest > halfway || (rest == halfway && half_m & 1 == 1));
+        return sign | (half_m + round) as u16;
+    }
+    let half_m = mantissa >> 13;
+    let rest = mantissa & 0x1fff;
+    let round = u32::from(rest > 0x1000 || (rest == 0x1000 && half_m & 1 == 1));
+    let combined = ((exponent as u32) << 10 | half_m) + round;
+    sign | combined as u16
+}
+
+/// Activations of several tokens quantized for the kernels.
+#[derive(Debug, Clone, Default)]
+pub struct QActs {
+    /// Values per token.
+    pub cols: usize,
+    /// Per token, per value: the 7-bit value plus [`ACT_OFFSET`].
+    pub quants: Vec<u8>,
+    /// Per token, per block: the scale.
+    pub scales: Vec<f32>,
+}
+
+impl QActs {
+    /// Quantizes `tokens` rows of `cols` floats each (`values.len() == tokens · cols`).
+    pub fn quantize(&mut self, values: &[f32], cols: usize) {
+        let tokens = values.len() / cols;
+        let blocks = cols / BLOCK;
+        self.cols = cols;
+        self.quants.resize(tokens * cols, 0);
+        self.scales.resize(tokens * blocks, 0.0);
+        for (i, block) in values.chunks_exact(BLOCK).enumerate() {
+            let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            let d = amax / ACT_MAX;
+            let inverse = if d > 0.0 { 1.0 / d } else { 0.0 };
+            self.scales[i] = d;
+            let out = &mut self.quants[i * BLOCK..(i + 1) * BLOCK];
+            for (o, v) in out.iter_mut().zip(block) {
+                *o = ((v * inverse).round_ties_even() as i32 + ACT_OFFSET) as u8;
+            }
+        }
+    }
+
+    /// How many tokens it holds.
+    pub fn tokens(&self) -> usize {
+        self.quants.len().checked_div(self.cols).unwrap_or(0)
+    }
+}

@@ -1,0 +1,363 @@
+//! One model serving completions one at a time: a prompt is read in batches (the caller
+//! reports progress and may stop between them), then tokens are generated one by one, greedy
+//! or sampled, under an optional grammar. What the cache already holds is reused: the longest
+//! run of cached tokens whose text starts the new prompt is kept, even when the prompt's own
+//! tokenization would split that text otherwise (the model's earlier reply, as it wrote it).
+
+use crate::gguf::Gguf;
+use crate::grammar::{Grammar, GrammarState};
+use crate::model::{KvCache, Model, Phases, Scratch};
+use crate::sampling::{choose, Sampling};
+use crate::tokenizer::Tokenizer;
+
+/// A loaded model with its cache.
+pub struct Session {
+    model: Model,
+    tokenizer: Tokenizer,
+    cache: KvCache,
+    /// The tokens whose keys and values the cache holds, in order.
+    cached: Vec<u32>,
+    scratch: Scratch,
+    logits: Vec<f32>,
+    completion: Option<Completion>,
+    /// Whether a prompt starts with the BOS token (the file's `add_bos_token`).
+    add_bos: bool,
+    /// The file's chat template (Jinja text), for the caller to render prompts with.
+    chat_template: Option<String>,
+}
+
+/// The completion in progress.
+struct Completion {
+    /// Prompt tokens not yet evaluated.
+    pending: Vec<u32>,
+    grammar: Option<(Grammar, GrammarState)>,
+    sampling: Sampling,
+    max_tokens: usize,
+    generated: usize,
+}
+
+/// Why a model could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file is a model this engine does not run (another runtime may): the reason.
+    Unsupported(String),
+    /// The file is broken or inconsistent: the reason.
+    Invalid(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Unsupported(why) => write!(f, "the engine does not run this model: its {why}"),
+            LoadError::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Why this engine cannot run the model in `file`, or `None` when it can: its architecture,
+/// tokenizer and tensor types.
+pub fn unsupported(file: &Gguf) -> Option<String> {
+    let arch = file.string("general.architecture").unwrap_or_default();
+    if !matches!(arch.as_str(), "llama" | "qwen2") {
+        return Some(format!("architecture {arch:?} (it runs llama and qwen2)"));
+    }
+    let tokenizer = file.string("tokenizer.ggml.model").unwrap_or_default();
+    if tokenizer != "gpt2" {
+        return Some(format!(
+            "tokenizer {tokenizer:?} (it runs byte-level BPE, \"gpt2\")"
+        ));
+    }
+    let pre = file.string("tokenizer.ggml.pre").unwrap_or_default();
+    if crate::tokenizer::PreTokenizer::from_name(&pre).is_err() {
+        return Some(format!("pre-tokenizer {pre:?}"));
+    }
+    file.tensors()
+        .iter()
+        .find(|t| t.kind.block().is_none())
+        .map(|t| format!("tensor type {} ({})", t.kind.name(), t.name))
+}
+
+/// What starting a completion found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptPlan {
+    /// Tokens in the whole prompt (reused ones included).
+    pub total: usize,
+    /// Tokens reused from the cache.
+    pub reused: usize,
+}
+
+/// One generation step's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A token was generated: its bytes (possibly part of a UTF-8 character).
+    Token(Vec<u8>),
+    /// Generation ended: an end-of-generation token, or the grammar admits nothing more.
+    Stop,
+    /// Generation reached its token limit.
+    Length,
+}
+
+impl Session {
+    /// Loads a model and its tokenizer from a GGUF file, with room for `context` tokens
+    /// (clamped to what the model was trained for), its work split across `threads` threads.
+    pub fn load(bytes: &[u8], context: usize, threads: usize) -> Result<Session, LoadError> {
+        let file = Gguf::parse(bytes).map_err(|e| LoadError::Invalid(e.to_string()))?;
+        unsupported(&file).map_or(Ok(()), |why| Err(LoadError::Unsupported(why)))?;
+        let model = Model::from_gguf(&file).map_err(LoadError::Invalid)?;
+        let tokenizer =
+            Tokenizer::from_gguf(&file).map_err(|e| LoadError::Invalid(e.to_string()))?;
+        let context = context.clamp(16, model.config.trained_context.max(16));
+        let cache = KvCache::new(&model.config, context);
+        let add_bos = matches!(
+            file.get("tokenizer.ggml.add_bos_token"),
+            Some(crate::gguf::Value::Bool(true))
+        );
+        Ok(Session {
+            add_bos,
+            chat_template: file.string("tokenizer.chat_template"),
+            model,
+            tokenizer,
+            cache,
+            cached: Vec::new(),
+            scratch: Scratch::with_threads(threads),
+            logits: Vec::new(),
+            completion: None,
+        })
+    }
+
+    /// Threads the work is split across, and whether all of them are running yet.
+    pub fn threads(&self) -> (usize, bool) {
+        (self.scratch.pool.threads(), self.scratch.pool.ready())
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Turns timing by phase on (with a clock in milliseconds) or off; clears the totals.
+    pub fn set_clock(&mut self, clock: Option<fn() -> f64>) {
+        self.scratch.clock = clock;
+        self.scratch.phases = Phases::default();
+    }
+
+    /// Time spent by phase since the clock was set.
+    pub fn phases(&self) -> Phases {
+        self.scratch.phases
+    }
+
+    /// The model as JSON: its shape, context, chat template and the kernels in use.
+    pub fn describe(&self) -> String {
+        let c = &self.model.config;
+        let template = match &self.chat_template {
+            Some(text) => json_string(text),
+            None => "null".into(),
+        };
+        format!(
+            "{{\"architecture\":{},\"layers\":{},\"embedding\":{},\"heads\":{},\"kv_heads\":{},\"vocab\":{},\"context\":{},\"threads\":{},\"chat_template\":{template},\"kernels\":{}}}",
+            json_string(match c.architecture {
+                crate::model::Architecture::Llama => "llama",
+                crate::model::Architecture::Qwen2 => "qwen2",
+            }),
+            c.layers,
+            c.embedding,
+            c.heads,
+            c.kv_heads,
+            c.vocab,
+            self.cache.capacity(),
+            self.scratch.pool.threads(),
+            json_string(crate::kernels::kernel_name()),
+        )
+    }
+
+    /// Starts a completion of `prompt` (text with control tokens written out, e.g.
+    /// `<|im_start|>`), constrained by GBNF `grammar` when given. Returns how many prompt tokens
+    /// there are and how many the cache already holds.
+    pub fn begin(
+        &mut self,
+        prompt: &str,
+        grammar: Option<&str>,
+        sampling: Sampling,
+        max_tokens: usize,
+    ) -> Result<PromptPlan, String> {
+        self.completion = None;
+        let grammar = match grammar {
+            Some(text) => {
+                let grammar = Grammar::parse(text).map_err(|e| format!("grammar: {e}"))?;
+                let state = GrammarState::new(&grammar);
+                Some((grammar, state))
+            }
+            None => None,
+        };
+        let (kept, rest) = self.reusable_prefix(prompt.as_bytes());
+        let rest = String::from_utf8_lossy(rest);
+        let mut pending = self.tokenizer.encode(&rest, true);
+        if kept == 0 {
+            if let Some(bos) = self.tokenizer.bos().filter(|_| self.add_bos) {
+                pending.insert(0, bos);
+            }
+        }
+        // The last prompt token is always evaluated again: its logits start the generation.
+        let kept = if pending.is_empty() && kept > 0 {
+            pending.push(self.cached[kept - 1]);
+            kept - 1
+        } else {
+            kept
+        };
+        if pending.is_empty() {
+            return Err("the prompt is empty".into());
+        }
+        let total = kept + pending.len();
+        if total + max_tokens.min(1) > self.cache.capacity() {
+            return Err(format!(
+                "the prompt is {total} tokens, more than the context of {} holds",
+                self.cache.capacity()
+            ));
+        }
+        self.cache.truncate(kept);
+        self.cached.truncate(kept);
+        self.completion = Some(Completion {
+            pending,
+            grammar,
+            sampling,
+            max_tokens,
+            generated: 0,
+        });
+        Ok(PromptPlan {
+            total,
+            reused: kept,
+        })
+    }
+
+    /// How many cached tokens spell a prefix of `prompt`, and the rest of the prompt after them.
+    fn reusable_prefix<'p>(&self, prompt: &'p [u8]) -> (usize, &'p [u8]) {
+        let mut at = 0;
+        let mut kept = 0;
+        for token in &self.cached {
+            let bytes = self.tokenizer.token_bytes(*token);
+            if bytes.is_empty() || !prompt[at..].starts_with(bytes) {
+                break;
+            }
+            at += bytes.len();
+            kept += 1;
+        }
+        // never split a UTF-8 character between the kept tokens and the rest
+        while kept > 0 && at < prompt.len() && (prompt[at] & 0xc0) == 0x80 {
+            kept -= 1;
+            at -= self.tokenizer.token_bytes(self.cached[kept]).len();
+        }
+        (kept, &prompt[at..])
+    }
+
+    /// Evaluates up to `batch` more prompt tokens; returns how many remain.
+    pub fn feed(&mut self, batch: usize) -> Result<usize, String> {
+        let Some(completion) = self.completion.as_mut() else {
+            return Err("no completion is in progress".into());
+        };
+        let take = batch.max(1).min(completion.pending.len());
+        if take == 0 {
+            return Ok(0);
+        }
+        let chunk: Vec<u32> = completion.pending.drain(..take).collect();
+        let last = completion.pending.is_empty();
+        let logits = if last { Some(&mut self.logits) } else { None };
+        if let Err(error) = self
+            .model
+            .forward(&chunk, &mut self.cache, &mut self.scratch, logits)
+        {
+            self.completion = None;
+            return Err(error);
+        }
+        self.cached.extend_from_slice(&chunk);
+        Ok(completion.pending.len())
+    }
+
+    /// Generates the next token (after the prompt is fed).
+    pub fn next(&mut self, random: f32) -> Result<Step, String> {
+        let Some(completion) = self.completion.as_mut() else {
+            return Err("no completion is in progress".into());
+        };
+        if !completion.pending.is_empty() {
+            return Err("the prompt is not read yet".into());
+        }
+        if completion.generated >= completion.max_tokens {
+            self.completion = None;
+            return Ok(Step::Length);
+        }
+        if let Some((_, state)) = &completion.grammar {
+            if state.is_complete() && !state.can_continue() {
+                self.completion = None;
+                return Ok(Step::Stop);
+            }
+        }
+        let tokenizer = &self.tokenizer;
+        let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
+        let Some(token) = choose(
+            &self.logits,
+            tokenizer,
+            grammar,
+            completion.sampling,
+            random,
+        ) else {
+            self.completion = None;
+            return Err("the grammar admits no token the model can write".into());
+        };
+        if tokenizer.is_end_of_generation(token) {
+            self.completion = None;
+            return Ok(Step::Stop);
+        }
+        let bytes = tokenizer.token_bytes(token).to_vec();
+        if let Some((grammar, state)) = completion.grammar.as_mut() {
+            state.advance(grammar, &bytes).map_err(|e| e.to_string())?;
+        }
+        completion.generated += 1;
+        let done = completion.generated >= completion.max_tokens
+            || completion
+                .grammar
+                .as_ref()
+                .is_some_and(|(_, s)| s.is_complete() && !s.can_continue());
+        if !done {
+            if self.cache.len() >= self.cache.capacity() {
+                self.completion = None;
+                return Ok(Step::Length);
+            }
+            self.model.forward(
+                &[token],
+                &mut self.cache,
+                &mut self.scratch,
+                Some(&mut self.logits),
+            )?;
+            self.cached.push(token);
+        }
+        Ok(Step::Token(bytes))
+    }
+
+    /// Drops the completion in progress (the cache keeps what was evaluated).
+    pub fn cancel(&mut self) {
+        self.completion = None;
+    }
+}
+
+/// `text` as a JSON string literal.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

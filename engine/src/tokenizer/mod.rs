@@ -1,0 +1,244 @@
+//! Text to token ids and back for byte-level BPE vocabularies (`tokenizer.ggml.model =
+//! "gpt2"`), matching llama.cpp token for token.
+//!
+//! Encoding runs in three steps: special tokens written in the text are cut out (`special`),
+//! the rest is split into words by the model's pre-tokenizer (`pretokenize`), and each word's
+//! bytes are merged by BPE (`bpe`). The vocabulary's tables live in `vocab`; `unicode` and
+//! `byte_level` hold the character classes and GPT-2's byte alphabet. Everything is built once
+//! in [`Tokenizer::from_gguf`]; encoding allocates only its output and a few buffers.
+//!
+//! Verified against llama.cpp's own tokenizer (`tests/tokenizer.rs` and its fixtures). Where
+//! llama.cpp's result depends on hash-map order (two tokens with the same text, several
+//! fill-in-the-middle candidates, special tokens of equal length), this picks one fixed
+//! order; SmolLM2's vocabulary hits none of them. Per-token `lstrip`/`rstrip`
+//! attributes (set by llama.cpp for a few models by name) are not applied.
+
+mod bpe;
+mod byte_level;
+mod hash;
+mod pretokenize;
+mod special;
+mod unicode;
+mod vocab;
+
+use std::borrow::Cow;
+use std::fmt;
+
+pub use pretokenize::PreTokenizer;
+
+use crate::gguf::{Gguf, Value};
+use bpe::{Merges, Scratch};
+use byte_level::Alphabet;
+use special::{Fragment, SpecialIds};
+use vocab::{Kind, Vocab};
+
+/// Why a tokenizer could not be built from a model file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenizerError(pub String);
+
+impl fmt::Display for TokenizerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TokenizerError {}
+
+fn error(message: impl Into<String>) -> TokenizerError {
+    TokenizerError(message.into())
+}
+
+/// A byte-level BPE tokenizer read from a GGUF file's `tokenizer.ggml.*` metadata.
+pub struct Tokenizer {
+    vocab: Vocab,
+    merges: Merges,
+    alphabet: Alphabet,
+    pre: PreTokenizer,
+    ignore_merges: bool,
+    /// Special tokens in the order they are cut out of text.
+    cut_order: Vec<u32>,
+    /// The end-of-generation set, sorted.
+    end_of_generation: Vec<u32>,
+    bos: Option<u32>,
+    add_bos: bool,
+}
+
+impl fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("tokens", &self.vocab.len())
+            .field("merges", &self.merges.len())
+            .field("pre", &self.pre)
+            .field("end_of_generation", &self.end_of_generation)
+            .field("bos", &self.bos)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tokenizer {
+    /// Reads the tokenizer of a GGUF file. Only byte-level BPE (`tokenizer.ggml.model =
+    /// "gpt2"`) with one of the [`PreTokenizer`] families is supported; anything else is an
+    /// error naming what the file asks for.
+    pub fn from_gguf(file: &Gguf) -> Result<Tokenizer, TokenizerError> {
+        let model = file
+            .string("tokenizer.ggml.model")
+            .ok_or_else(|| error("the file has no tokenizer (no tokenizer.ggml.model)"))?;
+        if model != "gpt2" {
+            return Err(error(format!(
+                "tokenizer model {model:?} is not supported: only \"gpt2\" (byte-level BPE) is"
+            )));
+        }
+        let pre_name = file
+            .string("tokenizer.ggml.pre")
+            .ok_or_else(|| error("the file names no pre-tokenizer (tokenizer.ggml.pre)"))?;
+        let config = pretokenize::config(&pre_name)?;
+
+        let tokens = file
+            .array("tokenizer.ggml.tokens")
+            .ok_or_else(|| error("the file has no tokenizer.ggml.tokens"))?
+            .strings()
+            .map_err(|e| error(format!("tokenizer.ggml.tokens: {e}")))?;
+        let n = tokens.len();
+        if n == 0 || n >= (u32::MAX / 2) as usize {
+            return Err(error(format!("a vocabulary of {n} tokens is not usable")));
+        }
+        // llama.cpp names an empty token "[EMPTY_<id>]".
+        let texts: Vec<Cow<'_, [u8]>> = tokens
+            .iter()
+            .enumerate()
+            .map(|(id, &text)| match text {
+                [] => Cow::Owned(format!("[EMPTY_{id}]").into_bytes()),
+                text => Cow::Borrowed(text),
+            })
+            .collect();
+        let mut kinds = match file.array("tokenizer.ggml.token_type") {
+            Some(types) => {
+                let types = types
+                    .numbers()
+                    .map_err(|e| error(format!("tokenizer.ggml.token_type: {e}")))?;
+                if types.len() < n {
+                    return Err(error(format!(
+                        "tokenizer.ggml.token_type has {} entries for {n} tokens",
+                        types.len()
+                    )));
+                }
+                types[..n].iter().map(|&t| Kind::from_type(t)).collect()
+            }
+            None => vec![Kind::Normal; n],
+        };
+        let ids = SpecialIds::read(file, n);
+        let end_of_generation = special::end_of_generation(&texts, &mut kinds, &ids);
+        let alphabet = Alphabet::new();
+        let vocab = Vocab::new(&texts, kinds, &alphabet);
+        let merges = file
+            .array("tokenizer.ggml.merges")
+            .ok_or_else(|| error("the file has no tokenizer.ggml.merges"))?
+            .strings()
+            .map_err(|e| error(format!("tokenizer.ggml.merges: {e}")))?;
+        let merges = Merges::new(&merges, &vocab, &alphabet);
+        let add_bos = match file.get("tokenizer.ggml.add_bos_token") {
+            Some(Value::Bool(add)) => *add,
+            _ => config.add_bos,
+        };
+        Ok(Tokenizer {
+            cut_order: special::cut_order(&vocab),
+            vocab,
+            merges,
+            alphabet,
+            pre: config.splitter,
+            ignore_merges: config.ignore_merges,
+            end_of_generation,
+            bos: ids.bos,
+            add_bos,
+        })
+    }
+
+    /// Text to ids. With `parse_special`, control tokens written in the text (e.g.
+    /// `"<|im_start|>"`) become their ids; otherwise they are ordinary text. Never adds BOS
+    /// (callers decide, see [`Tokenizer::add_bos`]).
+    pub fn encode(&self, text: &str, parse_special: bool) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 4);
+        let (mut fragments, mut spare) = (Vec::new(), Vec::new());
+        special::cut(
+            text,
+            &self.cut_order,
+            &self.vocab,
+            parse_special,
+            &mut fragments,
+            &mut spare,
+        );
+        let mut scratch = Scratch::default();
+        let (mut chars, mut ends) = (Vec::new(), Vec::new());
+        for fragment in fragments {
+            let (start, end) = match fragment {
+                Fragment::Token(id) => {
+                    out.push(id);
+                    continue;
+                }
+                Fragment::Text(start, end) => (start, end),
+            };
+            let Some(piece) = text.get(start..end) else {
+                continue;
+            };
+            self.pre.split_into(piece, &mut chars, &mut ends);
+            let mut word_start = 0;
+            for &word_end in &ends {
+                let word = piece.as_bytes().get(word_start..word_end).unwrap_or(&[]);
+                word_start = word_end;
+                if self.ignore_merges {
+                    if let Some(id) = self.vocab.find(word) {
+                        out.push(id);
+                        continue;
+                    }
+                }
+                self.merges
+                    .encode_word(word, &self.vocab, &self.alphabet, &mut scratch, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The bytes token `id` stands for (control tokens: their text, e.g. `b"<|im_end|>"`);
+    /// empty for an id out of range. A token may be part of a UTF-8 character.
+    pub fn token_bytes(&self, id: u32) -> &[u8] {
+        self.vocab.shown(id)
+    }
+
+    /// Whether generation ends at this token: llama.cpp's end-of-generation set, i.e. EOS,
+    /// EOT, EOM and the tokens named like `<|im_end|>`, `<|endoftext|>`, `<|eot_id|>`,
+    /// `<|end_of_text|>`, `<end_of_turn>`, ...
+    pub fn is_end_of_generation(&self, id: u32) -> bool {
+        self.end_of_generation.binary_search(&id).is_ok()
+    }
+
+    /// Whether the token is a control token (not text).
+    pub fn is_control(&self, id: u32) -> bool {
+        self.vocab.kind(id) == Kind::Control
+    }
+
+    /// How many tokens the vocabulary has.
+    pub fn len(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// Whether the vocabulary is empty (never, for a tokenizer that loaded).
+    pub fn is_empty(&self) -> bool {
+        self.vocab.len() == 0
+    }
+
+    /// The beginning-of-sequence token, if the model has one.
+    pub fn bos(&self) -> Option<u32> {
+        self.bos
+    }
+
+    /// Whether the model asks for BOS before a prompt (`tokenizer.ggml.add_bos_token`, else
+    /// llama.cpp's default for the pre-tokenizer).
+    pub fn add_bos(&self) -> bool {
+        self.add_bos
+    }
+
+    /// The pre-tokenizer this model uses.
+    pub fn pre_tokenizer(&self) -> PreTokenizer {
+        self.pre
+    }
+}
