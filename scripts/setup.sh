@@ -52,6 +52,7 @@ if [ "$(wasm-opt --version 2>/dev/null | awk '{print $3}')" != "132" ]; then
 fi
 
 bash scripts/fetch-model-assets.sh
+bash scripts/build-engine.sh
 
 if [ "$mode" = "--serve" ]; then
   exit 0

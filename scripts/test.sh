@@ -19,12 +19,22 @@ cargo clippy --all-targets -- -D warnings
 section "cargo clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
+section "cargo clippy: the model engine (native, and both wasm builds with their SIMD features)"
+cargo clippy -p tabloop-engine --all-targets -- -D warnings
+for target in wasm32-unknown-unknown wasm32-wasip1-threads; do
+  CARGO_TARGET_DIR="$PWD/target/engine-wasm" \
+    RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd,+bulk-memory,+nontrapping-fptoint" \
+    cargo clippy -p tabloop-engine --lib --target "$target" -- -D warnings
+done
+
 section "types: tsc over www/tabloop.d.ts and examples/typed"
 tsc -p tsconfig.json
 
 section "native tests: cargo test"
 mkdir -p target
 cargo test 2>&1 | tee target/native-tests.log
+section "native tests: the model engine (cargo test -p tabloop-engine, against llama.cpp's figures)"
+cargo test -p tabloop-engine 2>&1 | tee -a target/native-tests.log
 
 section "browser tests: wasm-bindgen-test in headless Chromium via playwright-core (with a loopback mock provider)"
 export WASM_BINDGEN_TEST_TIMEOUT=180
