@@ -1,19 +1,26 @@
-// The in-tab local model: a small GGUF model run by wllama (llama.cpp compiled to wasm) in a
-// worker. No server and no key. One completion runs at a time; later calls wait their turn.
+// The in-tab local model: a small GGUF model run in a worker, no server and no key. Models the
+// engine runs (llama-family with 8-bit or 4-bit blocks, ChatML template: the bundled SmolLM2)
+// run on tabloop's own engine (engine/, WebAssembly relaxed SIMD); others, and any model when
+// the browser offers WebGPU, run on wllama (llama.cpp compiled to wasm). One completion runs at
+// a time; later calls wait their turn.
 //
 //   const model = await loadLocalModel({ onProgress });
 //   const out = await model.complete({ messages, max_tokens: 64 }, { onDelta, signal });
 //   await model.unload();
 
-import { Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
 import { DEFAULT_MODEL_URL, fetchModel } from './model_store.js';
 import { chooseThreads, threadChoices } from './core_probe.js';
+import { EngineModel, EngineUnsupportedError, startEngine } from './engine/engine_model.js';
+import { startWllama, WllamaModel } from './wllama_model.js';
+import { modelStarted, modelStopped } from './live_models.js';
 
 export { DEFAULT_MODEL_URL, clearModelCache, isModelCached, ModelDownloadError } from './model_store.js';
+export { liveLocalModels } from './live_models.js';
 
-const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 const DEFAULT_N_CTX = 4096;
 const DEFAULT_N_BATCH = 64;
+/** Most threads the engine takes. */
+const MAX_ENGINE_THREADS = 8;
 
 // A module with one 64-bit memory: validates only where wasm memory64 is supported.
 const MEMORY64_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]);
@@ -34,12 +41,11 @@ export function localModelSupport() {
   }
   const jspi = wasm && typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
   const isolated = !!globalThis.crossOriginIsolated;
-  let reason = null;
-  if (!wasm) reason = 'WebAssembly is not available';
-  else if (!memory64) reason = 'this browser lacks WebAssembly memory64, which the local model needs';
+  const reason = wasm ? null : 'WebAssembly is not available';
   return {
     ok: reason == null,
     memory64,
+    memory64_reason: memory64 ? null : 'this browser lacks WebAssembly memory64, which wllama needs for this model',
     jspi,
     cross_origin_isolated: isolated,
     threads: defaultThreads(),
@@ -74,13 +80,6 @@ function abortError(message) {
   return new DOMException(message, 'AbortError');
 }
 
-const quietLogger = {
-  debug: () => {},
-  log: () => {},
-  warn: (...args) => console.warn('[wllama]', ...args),
-  error: (...args) => console.error('[wllama]', ...args),
-};
-
 /**
  * Downloads (or reads from browser storage) a GGUF model and starts it.
  *
@@ -101,11 +100,17 @@ const quietLogger = {
  * @param {number} [options.n_batch] prompt tokens per decode call (default 64): the prompt-reading
  *   progress and a cancel land between calls, so a smaller batch reports and stops sooner
  * @param {AbortSignal} [options.signal] aborts the download / start (rejects with an AbortError)
+ * @param {'auto'|'tabloop'|'wllama'} [options.engine] what runs the model: 'auto' (default)
+ *   tabloop's engine on the CPU when it runs this model, else wllama (and wllama on the GPU
+ *   when the browser has one); 'tabloop' only the engine (rejects a model it does not run);
+ *   'wllama' only wllama
  * @param {boolean} [options.debug] print llama.cpp's own log
  * @returns {Promise<LocalModel>}
  */
 export async function loadLocalModel(options = {}) {
   const { url = DEFAULT_MODEL_URL, blob, onProgress, signal, store = 'auto', gpu = 'auto', debug = false } = options;
+  const engine = options.engine ?? 'auto';
+  if (!['auto', 'tabloop', 'wllama'].includes(engine)) throw new TypeError(`unknown engine ${engine}`);
   const support = localModelSupport();
   if (!support.ok) throw new Error(`the local model cannot run in this browser: ${support.reason}`);
   const started = performance.now();
@@ -120,41 +125,78 @@ export async function loadLocalModel(options = {}) {
   if (signal?.aborted) throw abortError('loading the local model was aborted');
 
   const isolated = !!globalThis.crossOriginIsolated;
+  const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
+  const nBatch = options.n_batch ?? DEFAULT_N_BATCH;
+  const init = (note) =>
+    onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache, note });
+  const initStarted = performance.now();
+  const figures = (extra) => {
+    const now = performance.now();
+    return {
+      url: source.url,
+      bytes: source.bytes,
+      from_cache: source.from_cache,
+      store: source.store,
+      download_ms: Math.round(source.ms),
+      init_ms: Math.round(now - initStarted),
+      load_ms: Math.round(now - started),
+      cross_origin_isolated: isolated,
+      n_ctx: nCtx,
+      n_batch: nBatch,
+      ...extra,
+    };
+  };
+  const gpuProblem = gpu === false ? 'the GPU is turned off' : await webGpuProblem();
+
+  // tabloop's engine, on the CPU, unless the GPU can take the model
+  let engineRefusal = null;
   const asked = Number.isInteger(options.threads) && options.threads > 0 ? options.threads : null;
+  if (engine === 'tabloop' || (engine === 'auto' && gpuProblem != null)) {
+    // The engine's threads take their work in small pieces as they come free, so a busy core
+    // slows only its own share: every core is worth taking (threads need isolation).
+    const cores = Math.min(globalThis.navigator?.hardwareConcurrency || 1, MAX_ENGINE_THREADS);
+    const threads = !isolated ? 1 : (asked ?? cores);
+    const why = gpuProblem ?? 'the engine runs on the CPU';
+    const threadsReason = !isolated
+      ? 'not cross-origin isolated: 1 thread'
+      : asked != null
+        ? `asked for ${asked}`
+        : `every core (${cores}): threads take work as they come free`;
+    const note = `on the CPU (tabloop engine, WebAssembly SIMD): ${why}; ${threads} thread${threads === 1 ? '' : 's'}`;
+    init(note);
+    try {
+      const running = await startEngine(source.blob, { context: nCtx, threads, signal });
+      modelStarted();
+      const info = figures({
+        runtime: 'tabloop',
+        kernels: running.info.kernels,
+        threads: running.info.threads,
+        threads_reason: threadsReason,
+        threads_probe: null,
+        multithread: running.info.threads > 1,
+        backend: 'cpu',
+        backend_note: note,
+      });
+      return new EngineModel(running, info, { batch: nBatch, onUnload: modelStopped });
+    } catch (err) {
+      if (!(err instanceof EngineUnsupportedError) || engine === 'tabloop') throw err;
+      engineRefusal = err.message;
+    }
+  }
+
+  // wllama: threads as the cores allow (llama.cpp's threads wait for each other)
+  if (!support.memory64) throw new Error(`the local model cannot run in this browser: ${support.memory64_reason}`);
   const choice = !isolated
     ? { threads: 1, reason: 'not cross-origin isolated: 1 thread', short: 'the page is not cross-origin isolated', rates: null }
     : asked != null
       ? { threads: asked, reason: `asked for ${asked}`, short: 'as asked', rates: null }
       : await chooseThreads();
   const threads = choice.threads;
-  const nCtx = options.n_ctx ?? DEFAULT_N_CTX;
-
-  const nBatch = options.n_batch ?? DEFAULT_N_BATCH;
-  const init = (note) =>
-    onProgress?.({ phase: 'init', loaded: source.bytes, total: source.bytes, from_cache: source.from_cache, note });
-  const initStarted = performance.now();
-  const start = async (onGpu, nThreads = threads) => {
-    const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
-    try {
-      await wllama.loadModel([source.blob], {
-        n_ctx: nCtx,
-        n_threads: nThreads,
-        n_batch: nBatch,
-        n_ubatch: nBatch,
-        // one slot: requests run one at a time and reuse the previous prompt's KV cache
-        n_parallel: 1,
-        ...(onGpu ? {} : { n_gpu_layers: 0 }),
-      });
-      return wllama;
-    } catch (err) {
-      await wllama.exit().catch(() => {});
-      throw err;
-    }
-  };
-  const gpuProblem = gpu === false ? 'the GPU is turned off' : await webGpuProblem();
+  const start = (onGpu, nThreads = threads) => startWllama(source.blob, { threads: nThreads, nCtx, nBatch, onGpu, debug });
   let backend = gpuProblem == null ? 'webgpu' : 'cpu';
   const onThreads = `${threads} thread${threads === 1 ? '' : 's'} (${choice.short})`;
-  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU: ${gpuProblem}; ${onThreads}`;
+  const onWllama = engineRefusal ? ` on wllama (${engineRefusal})` : '';
+  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU${onWllama}: ${gpuProblem}; ${onThreads}`;
   init(note);
   let wllama;
   try {
@@ -174,302 +216,19 @@ export async function loadLocalModel(options = {}) {
     await wllama.exit().catch(() => {});
     throw abortError('loading the local model was aborted');
   }
-  const now = performance.now();
-  const info = {
-    url: source.url,
-    bytes: source.bytes,
-    from_cache: source.from_cache,
-    store: source.store,
-    download_ms: Math.round(source.ms),
-    init_ms: Math.round(now - initStarted),
-    load_ms: Math.round(now - started),
+  const info = figures({
+    runtime: 'wllama',
     threads: wllama.getNumThreads(),
     threads_reason: choice.reason,
     threads_probe: choice.rates,
     multithread: wllama.isMultithread(),
-    cross_origin_isolated: isolated,
-    n_ctx: nCtx,
-    n_batch: nBatch,
     backend,
     backend_note: note,
-  };
+  });
   // Threads the probe found free may stop being free: if generation then slows down sharply,
   // the model restarts on the threads that are safe on a busy machine.
   const safe = threadChoices(globalThis.navigator?.hardwareConcurrency || 1).safe;
   const fallback =
     asked == null && backend === 'cpu' && info.threads > safe ? { threads: safe, start: () => start(false, safe) } : null;
-  return new LocalModel(wllama, info, fallback);
-}
-
-function toChatMessages(messages) {
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw new TypeError('complete(): messages must be a non-empty array of {role, content}');
-  }
-  return messages.map((m, i) => {
-    if (typeof m?.content !== 'string') throw new TypeError(`complete(): messages[${i}].content must be a string`);
-    // The chat template knows system/user/assistant; anything else (e.g. tool results) is user text.
-    const role = m.role === 'system' || m.role === 'assistant' ? m.role : 'user';
-    return { role, content: m.content };
-  });
-}
-
-function toResponseFormat(format) {
-  if (format == null) return undefined;
-  if (format.type === 'json_schema') {
-    const js = format.json_schema ?? {};
-    if (js.schema == null) throw new TypeError('complete(): response_format.json_schema.schema is missing');
-    return { type: 'json_schema', json_schema: { name: js.name ?? 'response', schema: js.schema, strict: js.strict ?? true } };
-  }
-  if (format.type === 'json_object' || format.type === 'text') return { type: format.type };
-  throw new TypeError(`complete(): unknown response_format type ${format.type}`);
-}
-
-let liveModels = 0;
-
-/** A completion's generation rate below this share of the best one seen means the cores got busy. */
-const SLOWDOWN_SHARE = 0.4;
-/** Completions writing fewer tokens than this say too little about the rate. */
-const WATCHED_MIN_TOKENS = 8;
-
-/** How many models are started and not unloaded in this page (the playground keeps one). */
-export function liveLocalModels() {
-  return liveModels;
-}
-
-/** A started model. Create it with loadLocalModel(). */
-export class LocalModel {
-  /**
-   * @param {object} wllama the started wllama instance
-   * @param {object} info load figures
-   * @param {{threads: number, start: () => Promise<object>}|null} [fallback] how to restart on
-   *   fewer threads when generation slows down sharply (null: never)
-   */
-  constructor(wllama, info, fallback = null) {
-    liveModels += 1;
-    this._wllama = wllama;
-    this._fallback = fallback;
-    this._bestRate = null;
-    this._slowdown = null;
-    this._queue = Promise.resolve();
-    this._unloaded = false;
-    /** Load figures: {url, bytes, from_cache, store, download_ms, init_ms, load_ms, threads, threads_reason, threads_probe, multithread, cross_origin_isolated, n_ctx, n_batch, backend: 'webgpu'|'cpu', backend_note} */
-    this.info = info;
-    /** Generation speed of the last finished completion (tokens per second), or null. */
-    this.last_tokens_per_s = null;
-  }
-
-  /**
-   * Runs one chat completion, streaming the text as it is generated.
-   *
-   * @param {{messages: {role: string, content: string}[], grammar?: string, response_format?: object, max_tokens?: number, temperature?: number}} request
-   *   `grammar`: GBNF text the output must match; or `response_format`:
-   *   `{type: 'json_schema', json_schema: {schema}}` constrains the output to JSON matching
-   *   `schema` (grammar-constrained decoding); `max_tokens` defaults to 256
-   * @param {{onDelta?: (text: string) => void, onProgress?: (p: {phase: 'prompt'|'writing', loaded: number, total: number|null, per_second?: number|null}) => void, signal?: AbortSignal}} [options]
-   *   `onProgress`: 'prompt' while the prompt is read (`loaded` of `total` tokens, cached ones
-   *   included), then 'writing' per generated piece (`loaded` pieces, `per_second` their rate)
-   * @returns {Promise<{text: string, finish: 'stop'|'length'|'abort', usage: {input_tokens: number, output_tokens: number},
-   *   timings: {first_token_ms: number|null, total_ms: number, prompt_ms: number|null, generation_ms: number|null, tokens_per_s: number|null,
- *   prompt_tokens: number|null, cached_tokens: number|null, prompt_tokens_per_s: number|null}}>}
-   *   On abort it resolves (not rejects) with the text so far and finish 'abort'.
-   */
-  complete(request, options = {}) {
-    if (this._unloaded) return Promise.reject(new Error('the local model was unloaded'));
-    // Requests run one at a time: each waits until wllama has really finished the previous one
-    // (an aborted request resolves at once but frees the model a moment later).
-    let release;
-    const turn = new Promise((resolve) => {
-      release = resolve;
-    });
-    const previous = this._queue;
-    this._queue = turn;
-    return previous.then(async () => {
-      let work = null;
-      try {
-        return await this._run(request, options, (w) => {
-          work = w;
-        });
-      } finally {
-        if (work) work.then(release, release);
-        else release();
-      }
-    });
-  }
-
-  /** Learns from a finished completion's generation rate whether the cores got busy. */
-  _watchRate(timings) {
-    const rate = timings?.predicted_per_second;
-    if (!this._fallback || !(rate > 0) || !((timings?.predicted_n ?? 0) >= WATCHED_MIN_TOKENS)) return;
-    if (this._bestRate == null || rate > this._bestRate) this._bestRate = rate;
-    else if (rate < this._bestRate * SLOWDOWN_SHARE) this._slowdown = { from: this._bestRate, to: rate };
-  }
-
-  /** Restarts the model on the fallback threads (between completions; the KV cache is lost). */
-  async _restartOnFewerThreads() {
-    const { threads, start } = this._fallback;
-    const { from, to } = this._slowdown;
-    const before = this.info.threads;
-    this._fallback = null;
-    this._slowdown = null;
-    await this._wllama.exit().catch(() => {});
-    try {
-      this._wllama = await start();
-    } catch (err) {
-      this._unloaded = true;
-      liveModels -= 1;
-      throw new Error(`the local model failed to restart on ${threads} thread(s): ${err?.message ?? err}`, { cause: err });
-    }
-    this.info = {
-      ...this.info,
-      threads: this._wllama.getNumThreads(),
-      threads_reason: `generation fell from ${from.toFixed(1)} to ${to.toFixed(1)} tokens/s on ${before} threads (the cores got busy): restarted on ${threads}`,
-    };
-  }
-
-  async _run(request, { onDelta, onProgress, signal } = {}, onWork) {
-    if (this._unloaded) throw new Error('the local model was unloaded');
-    if (this._slowdown) await this._restartOnFewerThreads();
-    const started = performance.now();
-    const result = (text, finish, usage, extra = {}) => ({
-      text,
-      finish,
-      usage,
-      timings: {
-        first_token_ms: null,
-        total_ms: Math.round(performance.now() - started),
-        prompt_ms: null,
-        generation_ms: null,
-        tokens_per_s: null,
-        ...extra,
-      },
-    });
-    if (signal?.aborted) return result('', 'abort', { input_tokens: 0, output_tokens: 0 });
-
-    const params = {
-      messages: toChatMessages(request?.messages),
-      max_tokens: request?.max_tokens ?? 256,
-      stream: true,
-      return_progress: true,
-    };
-    if (request?.temperature != null) params.temperature = request.temperature;
-    if (request?.grammar != null) {
-      if (typeof request.grammar !== 'string') throw new TypeError('complete(): grammar must be GBNF text');
-      if (request.response_format != null) throw new TypeError('complete(): give grammar or response_format, not both');
-      params.grammar = request.grammar;
-    }
-    const format = toResponseFormat(request?.response_format);
-    if (format) params.response_format = format;
-
-    const inner = new AbortController();
-    params.abortSignal = inner.signal;
-    let text = '';
-    let deltas = 0;
-    let firstTokenAt = null;
-    let finishReason = null;
-    let usage = null;
-    let timings = null;
-    let promptTokens = null;
-    let aborted = false;
-    let callbackError = null;
-    const progress = (report) => {
-      try {
-        onProgress?.(report);
-      } catch (err) {
-        callbackError ??= err;
-        inner.abort();
-      }
-    };
-    progress({ phase: 'prompt', loaded: 0, total: null });
-    params.onData = (chunk) => {
-      const pp = chunk?.prompt_progress;
-      if (pp?.total != null) {
-        promptTokens = pp.total;
-        // tokens reused from the KV cache count as read
-        progress({ phase: 'prompt', loaded: Math.min(pp.total, (pp.cache ?? 0) + (pp.processed ?? 0)), total: pp.total });
-      }
-      if (chunk?.usage) usage = chunk.usage;
-      if (chunk?.timings) timings = chunk.timings;
-      const choice = chunk?.choices?.[0];
-      if (choice?.finish_reason) finishReason = choice.finish_reason;
-      const delta = choice?.delta?.content;
-      if (!delta || aborted) return;
-      const now = performance.now();
-      if (firstTokenAt == null) firstTokenAt = now;
-      text += delta;
-      deltas += 1;
-      const seconds = (now - firstTokenAt) / 1000;
-      progress({ phase: 'writing', loaded: deltas, total: null, per_second: seconds > 0 ? (deltas - 1) / seconds : null });
-      try {
-        onDelta?.(delta);
-      } catch (err) {
-        callbackError ??= err;
-        inner.abort();
-      }
-    };
-
-    let settleAbort;
-    const abortedPromise = new Promise((resolve) => {
-      settleAbort = resolve;
-    });
-    const onAbort = () => {
-      aborted = true;
-      inner.abort();
-      settleAbort('abort');
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    const work = this._wllama.createChatCompletion(params);
-    onWork(work);
-    let outcome;
-    try {
-      outcome = await Promise.race([work.then(() => 'done'), abortedPromise]);
-    } catch (err) {
-      if (callbackError) throw callbackError;
-      if (err instanceof WllamaAbortError || err?.name === 'AbortError' || aborted) outcome = 'abort';
-      else throw new Error(`the local model failed: ${err?.message ?? err}`, { cause: err });
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-    if (callbackError) throw callbackError;
-
-    // prompt_progress.total counts the whole prompt; timings.prompt_n only the part not reused
-    // from the previous request's KV cache (timings.cache_n).
-    const inputTokens =
-      promptTokens ?? usage?.prompt_tokens ?? (timings ? (timings.cache_n ?? 0) + (timings.prompt_n ?? 0) : 0);
-    const outputTokens = usage?.completion_tokens ?? timings?.predicted_n ?? deltas;
-    const firstTokenMs = firstTokenAt == null ? null : Math.round(firstTokenAt - started);
-    if (outcome === 'abort') {
-      return result(text, 'abort', { input_tokens: inputTokens, output_tokens: deltas }, { first_token_ms: firstTokenMs });
-    }
-    const tokensPerS = timings?.predicted_per_second ?? null;
-    if (tokensPerS != null) this.last_tokens_per_s = tokensPerS;
-    this._watchRate(timings);
-    return result(
-      text,
-      finishReason === 'length' ? 'length' : 'stop',
-      { input_tokens: inputTokens, output_tokens: outputTokens },
-      {
-        first_token_ms: firstTokenMs,
-        prompt_ms: timings?.prompt_ms != null ? Math.round(timings.prompt_ms) : null,
-        generation_ms: timings?.predicted_ms != null ? Math.round(timings.predicted_ms) : null,
-        tokens_per_s: tokensPerS,
-        // prompt tokens read this call, and those reused from the previous call's KV cache
-        prompt_tokens: timings?.prompt_n ?? null,
-        cached_tokens: timings?.cache_n ?? null,
-        prompt_tokens_per_s: timings?.prompt_per_second ?? null,
-      },
-    );
-  }
-
-  /** Stops the model and frees its memory (waits for a running completion to end). */
-  async unload() {
-    if (this._unloaded) return;
-    this._unloaded = true;
-    await this._queue.catch(() => {});
-    try {
-      await this._wllama.exit();
-    } finally {
-      liveModels -= 1;
-    }
-  }
+  return new WllamaModel(wllama, info, fallback);
 }
