@@ -1,7 +1,9 @@
-// End-to-end tests of the in-tab local model (www/local/*.js + wllama + SmolLM2-135M) in headless
-// Chromium: download with progress, browser-storage cache across a reload, streamed text,
-// JSON-Schema- and GBNF-constrained tool calls, abort (while writing and while reading the prompt),
-// and both thread modes (cross-origin isolated or not).
+// End-to-end tests of the in-tab local model (www/local/*.js + SmolLM2-135M) in headless
+// Chromium, on tabloop's engine (the default) and on wllama (other models, the GPU): download
+// with progress, browser-storage cache across a reload, streamed text, JSON-Schema- and
+// GBNF-constrained tool calls, abort (while writing and while reading the prompt), both thread
+// modes (cross-origin isolated or not), the prompt reused across steps, and a model the engine
+// does not run going to wllama.
 // Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,14 +118,14 @@ after(async () => {
 });
 
 /** Loads the model in `page` (kept as window.model) and returns what was observed. */
-function loadInPage(page, { threads, clear }) {
+function loadInPage(page, { threads, clear, engine, url }) {
   return page.evaluate(
-    async ({ threads, clear }) => {
+    async ({ threads, clear, engine, url }) => {
       const L = window.tabloopLocal;
       if (clear) await L.clearModelCache();
       const events = [];
       const started = performance.now();
-      window.model = await L.loadLocalModel({ threads, onProgress: (p) => events.push(p) });
+      window.model = await L.loadLocalModel({ threads, engine, url, onProgress: (p) => events.push(p) });
       return {
         wall_ms: Math.round(performance.now() - started),
         info: window.model.info,
@@ -131,7 +133,7 @@ function loadInPage(page, { threads, clear }) {
         events,
       };
     },
-    { threads, clear },
+    { threads, clear, engine, url },
   );
 }
 
@@ -235,6 +237,34 @@ function checkToolCall(result) {
   return { branch, value };
 }
 
+// A GBNF grammar in the shape the app builds: one call or a final answer, compact.
+const GBNF_CALL = [
+  'root ::= call | final',
+  'call ::= "{\\"tool\\":\\"read_file\\",\\"arguments\\":{\\"path\\":" string "}}"',
+  'final ::= "{\\"final\\":" string "}"',
+  'string ::= "\\"" [^"\\\\\\x00-\\x1F]* "\\""',
+].join('\n');
+
+// The bundled model with its pre-tokenizer renamed from "smollm" to "falcon" (another
+// pre-tokenizer to llama.cpp, a name the engine does not know): what a model the engine does
+// not run looks like, without another download.
+const RENAMED_PRE_PATH = '/models/renamed-pre.gguf';
+let renamedPre = null;
+function serveRenamedPre(res) {
+  if (!renamedPre) {
+    const bytes = fs.readFileSync(path.join(WWW, MODEL_PATH));
+    const key = Buffer.from('tokenizer.ggml.pre');
+    const at = bytes.indexOf(key);
+    // key, then the value's type (u32) and length (u64), then the text
+    const text = at + key.length + 4 + 8;
+    assert.equal(bytes.toString('latin1', text, text + 6), 'smollm');
+    bytes.write('falcon', text, 'latin1');
+    renamedPre = bytes;
+  }
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': renamedPre.length, ...ISOLATION_HEADERS });
+  res.end(renamedPre);
+}
+
 const FREE_TEXT = {
   messages: [{ role: 'user', content: 'What is the capital of France? Answer in one short sentence.' }],
   max_tokens: 16,
@@ -246,7 +276,7 @@ const TOOL_CALL = {
   temperature: 0,
 };
 
-describe('local model, cross-origin isolated (multi-thread)', () => {
+describe('local model on the engine, cross-origin isolated (threads)', () => {
   let server;
   let context;
   let page;
@@ -264,6 +294,8 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
 
   test('cold load downloads the GGUF with progress up to the total, using threads', { timeout: TEST_TIMEOUT_MS }, async () => {
     const loaded = await loadInPage(page, { threads: 2, clear: true });
+    assert.equal(loaded.info.runtime, 'tabloop');
+    assert.equal(loaded.info.kernels, 'wasm relaxed-simd');
     assert.equal(loaded.isolated, true, 'the page should be cross-origin isolated');
     const downloads = loaded.events.filter((e) => e.phase === 'download');
     assert.ok(downloads.length >= 2, `expected several progress events, got ${downloads.length}`);
@@ -277,7 +309,7 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
     assert.ok(loaded.info.threads >= 2, `threads: ${loaded.info.threads}`);
     // Headless Chromium here has no GPU: the model falls back to the CPU and says why.
     assert.equal(loaded.info.backend, 'cpu');
-    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter)/);
+    assert.match(loaded.info.backend_note, /^on the CPU \(tabloop engine, WebAssembly SIMD\): this browser (offers no WebGPU|has no WebGPU adapter); 2 threads$/);
     assert.equal(loaded.events.at(-1).note, loaded.info.backend_note, 'the start event carries the note');
     assert.equal(ggufHits(server), 1);
     Object.assign(f, { load_ms_cold: loaded.info.load_ms, download_ms: loaded.info.download_ms, threads: loaded.info.threads, store: loaded.info.store });
@@ -318,19 +350,33 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
     Object.assign(f, { cancel_while_reading_return_ms: returnMs, cancel_at_tokens: `${prompt.at(-1).loaded} of ${prompt.at(-1).total}` });
   });
 
-  test('a reload gets the model from browser storage, not the server, with threads the probe chose', { timeout: TEST_TIMEOUT_MS }, async () => {
+  test('the next step reads only what is new: the prompt up to the model\'s own reply is reused', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { first, second } = await page.evaluate(async (grammar) => {
+      const messages = [
+        { role: 'system', content: 'Reply with one JSON object only. Tools: read_file(path).' },
+        { role: 'user', content: 'Read the file notes.txt.' },
+      ];
+      const first = await window.model.complete({ messages, grammar, max_tokens: 48 });
+      const second = await window.model.complete({
+        messages: [...messages, { role: 'assistant', content: first.text }, { role: 'user', content: 'Result of read_file:\nhello' }],
+        grammar,
+        max_tokens: 48,
+      });
+      return { first, second };
+    }, GBNF_CALL);
+    // everything the first step held comes back: its prompt and what the model wrote, as it wrote it
+    assert.equal(second.timings.cached_tokens, first.usage.input_tokens + first.usage.output_tokens - 1, JSON.stringify({ first: first.timings, second: second.timings }));
+    assert.equal(second.timings.prompt_tokens + second.timings.cached_tokens, second.usage.input_tokens);
+    Object.assign(f, { step2_cached_tokens: second.timings.cached_tokens, step2_read_tokens: second.timings.prompt_tokens, step2_first_token_ms: second.timings.first_token_ms });
+  });
+
+  test('a reload gets the model from browser storage, not the server, on every core', { timeout: TEST_TIMEOUT_MS }, async () => {
     await page.reload();
     await page.waitForFunction(() => window.tabloopLocalReady === true);
     const loaded = await loadInPage(page, { clear: false });
-    // No threads asked: the core probe measured the machine and chose (which depends on how
-    // busy it is: both choices are right, each for its own measurement).
-    const { threads, threads_reason: reason, threads_probe: probe } = loaded.info;
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-    assert.ok(probe && probe.single > 0 && probe.concurrent.length >= 2 && probe.concurrent.every((r) => r > 0), JSON.stringify(probe));
-    const kept = Math.min(...probe.concurrent) / probe.single;
-    assert.equal(threads, kept >= 0.85 ? Math.min(cores <= 2 ? cores : cores - 1, 8) : Math.max(1, Math.floor(cores / 2)), `${reason}`);
-    assert.match(reason, /workers at once kept \d+% of one alone/);
-    f.threads_probe = { threads, reason };
+    assert.equal(loaded.info.threads, Math.min(cores, 8));
+    assert.match(loaded.info.threads_reason, /^every core \(\d+\): threads take work as they come free$/);
     assert.equal(loaded.info.from_cache, true);
     assert.equal(loaded.info.bytes, MODEL_BYTES);
     const cacheEvent = loaded.events.find((e) => e.phase === 'cache');
@@ -342,7 +388,59 @@ describe('local model, cross-origin isolated (multi-thread)', () => {
   });
 });
 
-describe('local model, not isolated (single thread)', () => {
+describe('local model on wllama, cross-origin isolated (threads)', () => {
+  let server;
+  let context;
+  let page;
+  const f = (figures.wllama = {});
+
+  before(async () => {
+    server = await startServer({
+      isolated: true,
+      // The bundled model with a pre-tokenizer name the engine does not know (llama.cpp does).
+      routes: { [RENAMED_PRE_PATH]: (req, res) => serveRenamedPre(res) },
+    });
+    context = await browser.newContext();
+    page = await openTestPage(context, server);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+  });
+
+  test('wllama runs the model on threads the core probe chose, and writes a constrained call', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const loaded = await loadInPage(page, { engine: 'wllama', clear: true });
+    assert.equal(loaded.info.runtime, 'wllama');
+    assert.equal(loaded.info.multithread, loaded.info.threads > 1);
+    const { threads, threads_reason: reason, threads_probe: probe } = loaded.info;
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    assert.ok(probe && probe.single > 0 && probe.concurrent.length >= 2 && probe.concurrent.every((r) => r > 0), JSON.stringify(probe));
+    const kept = Math.min(...probe.concurrent) / probe.single;
+    assert.equal(threads, kept >= 0.85 ? Math.min(cores <= 2 ? cores : cores - 1, 8) : Math.max(1, Math.floor(cores / 2)), `${reason}`);
+    assert.match(reason, /workers at once kept \d+% of one alone/);
+    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); \d threads? \(/);
+    const result = await streamInPage(page, TOOL_CALL);
+    checkToolCall(result);
+    const text = await streamInPage(page, FREE_TEXT);
+    checkFreeText(text);
+    checkCallProgress(text);
+    const { out } = await abortInPage(page);
+    assert.equal(out.finish, 'abort');
+    Object.assign(f, { threads, load_ms: loaded.info.load_ms, tokens_per_s: round(text.timings.tokens_per_s) });
+    await page.evaluate(() => window.model.unload());
+  });
+
+  test('a model the engine does not run goes to wllama, saying why', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const loaded = await loadInPage(page, { url: RENAMED_PRE_PATH, clear: false });
+    assert.equal(loaded.info.runtime, 'wllama');
+    assert.match(loaded.info.backend_note, /^on the CPU on wllama \(the engine does not run this model: its pre-tokenizer "falcon"\): /);
+    const result = await streamInPage(page, { ...FREE_TEXT, max_tokens: 6 });
+    assert.ok(result.text.length > 0, JSON.stringify(result));
+    await page.evaluate(() => window.model.unload());
+  });
+});
+
+describe('local model on the engine, not isolated (one thread)', () => {
   let server;
   let context;
   let page;
@@ -361,6 +459,7 @@ describe('local model, not isolated (single thread)', () => {
   test('loads single-threaded without cross-origin isolation', { timeout: TEST_TIMEOUT_MS }, async () => {
     const loaded = await loadInPage(page, { clear: true });
     assert.equal(loaded.isolated, false);
+    assert.equal(loaded.info.runtime, 'tabloop');
     assert.equal(loaded.info.multithread, false);
     assert.equal(loaded.info.threads, 1);
     assert.equal(loaded.events.filter((e) => e.phase === 'download').at(-1).loaded, MODEL_BYTES);
@@ -386,13 +485,7 @@ describe('local model, not isolated (single thread)', () => {
   });
 
   test('a GBNF grammar shapes the output exactly (no whitespace, keys in order)', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const grammar = [
-      'root ::= call | final',
-      'call ::= "{\\"tool\\":\\"read_file\\",\\"arguments\\":{\\"path\\":" string "}}"',
-      'final ::= "{\\"final\\":" string "}"',
-      'string ::= "\\"" [^"\\\\\\x00-\\x1F]* "\\""',
-    ].join('\n');
-    const result = await streamInPage(page, { messages: TOOL_MESSAGES, grammar, max_tokens: 48, temperature: 0 });
+    const result = await streamInPage(page, { messages: TOOL_MESSAGES, grammar: GBNF_CALL, max_tokens: 48, temperature: 0 });
     assert.match(result.text, /^(\{"tool":"read_file","arguments":\{"path":"[^"]*"\}\}|\{"final":"[^"]*"\})$/, result.text);
     f.grammar_output = result.text;
     f.grammar_call_ms = result.timings.total_ms;

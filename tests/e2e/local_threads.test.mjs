@@ -1,10 +1,10 @@
 // The local model's threads: chosen from a core probe's figures (www/local/core_probe.js), every
 // core only when each worker spinning at once kept nearly the lone worker's speed; and given up
-// (a restart on fewer threads) when generation later slows down sharply (local_model.js).
+// (a restart on fewer threads) when generation later slows down sharply (wllama_model.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { probeRates, threadChoices, threadsFromProbe } from '../../www/local/core_probe.js';
-import { LocalModel } from '../../www/local/local_model.js';
+import { WllamaModel } from '../../www/local/wllama_model.js';
 
 test('the choices are half the cores (safe) and all of them, or all but one (fast)', () => {
   assert.deepEqual(threadChoices(1), { safe: 1, fast: 1 });
@@ -67,7 +67,7 @@ test('a sharp slowdown on the probed threads restarts the model on the safe ones
   const fast = new FakeWllama(2, [20, 18, 5]);
   const safe = new FakeWllama(1, [9, 9]);
   let restarts = 0;
-  const model = new LocalModel(fast, { threads: 2 }, { threads: 1, start: async () => ((restarts += 1), safe) });
+  const model = new WllamaModel(fast, { threads: 2 }, { threads: 1, start: async () => ((restarts += 1), safe) });
   await model.complete(REQUEST);
   await model.complete(REQUEST);
   assert.equal(restarts, 0, 'a rate within the usual spread changes nothing');
@@ -85,7 +85,7 @@ test('a sharp slowdown on the probed threads restarts the model on the safe ones
 
 test('without a fallback (threads asked for, or already safe) a slowdown changes nothing', async () => {
   const wllama = new FakeWllama(2, [20, 2, 2]);
-  const model = new LocalModel(wllama, { threads: 2 });
+  const model = new WllamaModel(wllama, { threads: 2 });
   for (let i = 0; i < 3; i += 1) await model.complete(REQUEST);
   assert.equal(wllama.exited, false);
   await model.unload();
