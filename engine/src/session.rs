@@ -48,7 +48,9 @@ pub enum LoadError {
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LoadError::Unsupported(why) => write!(f, "the engine does not run this model: its {why}"),
+            LoadError::Unsupported(why) => {
+                write!(f, "the engine does not run this model: its {why}")
+            }
             LoadError::Invalid(why) => f.write_str(why),
         }
     }
