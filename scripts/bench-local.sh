@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Local-model benchmark: in-tab (wllama in headless Chromium) beside native llama.cpp
-# (llama-cpp-python, on as many threads as the tab chose) on the same GGUF files and workload.
-# Prints figures; asserts
-# nothing. Not part of CI: the native build takes ~10 minutes once (cached under
-# ~/.cache/tabloop/llamacpp-venv).
+# Local-model benchmark: in-tab (tabloop's engine, and wllama, in headless Chromium) beside
+# native llama.cpp (llama-cpp-python, on as many threads as the tab's engine took) on the same
+# GGUF files and workload. Prints figures; asserts nothing. Not part of CI: the native build
+# takes ~10 minutes once (cached under ~/.cache/tabloop/llamacpp-venv).
 #
 #   scripts/bench-local.sh            the bundled model as Q4_1 (as shipped) and as Q8_0 (the default)
 set -euo pipefail
@@ -25,23 +24,29 @@ node benches/local_model/workload.mjs --json > "$workload"
 
 results=()
 for model in smollm2-135m-instruct-q4_1.gguf smollm2-135m-instruct-q8_0.gguf; do
-  tab="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model")"
-  # Native on the threads the tab's core probe chose, so the two compare like for like.
+  tab="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" 0 tabloop)"
+  # wllama and native llama.cpp on the threads the engine took, so all compare like for like.
   threads="$(node -e 'process.stdout.write(String(JSON.parse(process.argv[1]).threads || 1))' "$tab")"
+  wllama="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" wllama)"
   native="$("$VENV/bin/python" benches/local_model/native.py "www/models/$model" "$workload" "$threads")"
-  results+=("$model|$tab|$native")
+  results+=("$model|$tab|$wllama|$native")
 done
 
 node - "${results[@]}" <<'JS'
-const rows = process.argv.slice(2).map((r) => { const [model, tab, native] = r.split('|'); return { model, tab: JSON.parse(tab), native: JSON.parse(native) }; });
+const rows = process.argv.slice(2).map((r) => {
+  const [model, tab, wllama, native] = r.split('|');
+  return { model, tab: JSON.parse(tab), wllama: JSON.parse(wllama), native: JSON.parse(native) };
+});
 const pct = (a, b) => (a && b ? `${Math.round((100 * a) / b)}%` : '-');
 const f = (x) => (x == null ? '-' : Number(x).toFixed(1));
-console.log('model                              | what                     |    tab | native (same threads) | tab/native');
-for (const { model, tab, native } of rows) {
+console.log('model                              | what                       | engine | wllama | native (same threads) | engine/native | wllama/native');
+for (const { model, tab, wllama, native } of rows) {
   for (const [what, key] of [['prefill tok/s', 'prefill_tok_s'], ['generation tok/s (free)', 'gen_free_tok_s'], ['generation tok/s (grammar)', 'gen_grammar_tok_s']]) {
-    console.log(`${model.padEnd(34)} | ${what.padEnd(24)} | ${f(tab[key]).padStart(6)} | ${f(native[key]).padStart(21)} | ${pct(tab[key], native[key])}`);
+    console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(wllama[key]).padStart(6)} | ${f(native[key]).padStart(21)} | ${pct(tab[key], native[key]).padStart(13)} | ${pct(wllama[key], native[key])}`);
   }
-  console.log(`${model.padEnd(34)} | tab: threads ${tab.threads}, load ${tab.load_ms} ms, step 1 first token ${tab.step1_first_token_ms} ms, step 2 first token ${tab.step2_first_token_ms} ms (${tab.step2_cached_tokens} of ${tab.step2_cached_tokens + tab.step2_prompt_tokens} prompt tokens reused)`);
+  for (const [name, t] of [['engine', tab], ['wllama', wllama]]) {
+    console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);
+  }
 }
 console.log(JSON.stringify({ local_model_bench: rows }));
 JS

@@ -105,13 +105,15 @@ if (r.tti) add(`- Library package on an embedding page: \`import\` + \`init()\`:
 
 add('', '## Local model (in the tab, beside native llama.cpp)', '');
 if (r.local?.length) {
-  add('From `scripts/bench-local.sh` (run by `scripts/bench.sh --local`, or its saved output).', '');
-  add('Native runs on as many threads as the tab\'s core probe chose.', '');
-  add('| model | threads | prefill tok/s (tab) | native | generation tok/s under the tool grammar (tab) | native | second step\'s first token (tab) |', '|---|---|---|---|---|---|---|');
+  add('From `scripts/bench-local.sh` (run by `scripts/bench.sh --local`, or its saved output): tabloop\'s engine');
+  add('(what the app runs), wllama, and native llama.cpp, all on the threads the engine took.', '');
+  add('| model | threads | prefill tok/s: engine | wllama | native | engine/native | generation tok/s under the tool grammar: engine | wllama | native | second step\'s first token: engine | wllama |', '|---|---|---|---|---|---|---|---|---|---|---|');
   const f = (x) => (x == null ? '–' : Number(x).toFixed(1));
+  const pct = (a, b) => (a && b ? `${Math.round((100 * a) / b)}%` : '–');
+  const first = (t) => (t?.step2_first_token_ms == null ? '–' : `${t.step2_first_token_ms} ms`);
   for (const row of r.local) {
-    const step2 = row.tab.step2_first_token_ms == null ? '–' : `${row.tab.step2_first_token_ms} ms`;
-    add(`| ${row.model} | ${row.tab.threads ?? '–'} | ${f(row.tab.prefill_tok_s)} | ${f(row.native.prefill_tok_s)} | ${f(row.tab.gen_grammar_tok_s)} | ${f(row.native.gen_grammar_tok_s)} | ${step2} |`);
+    const w = row.wllama ?? {};
+    add(`| ${row.model} | ${row.tab.threads ?? '–'} | ${f(row.tab.prefill_tok_s)} | ${f(w.prefill_tok_s)} | ${f(row.native.prefill_tok_s)} | ${pct(row.tab.prefill_tok_s, row.native.prefill_tok_s)} | ${f(row.tab.gen_grammar_tok_s)} | ${f(w.gen_grammar_tok_s)} | ${f(row.native.gen_grammar_tok_s)} | ${first(row.tab)} | ${first(row.wllama)} |`);
   }
 } else {
   add('Not measured in this run: `scripts/bench.sh --local` runs `scripts/bench-local.sh` (slow: it loads the');

@@ -3,7 +3,9 @@
 // line of figures: prompt reading (prefill) and generation tokens/s, free and under a tool-call
 // grammar, and a second step's prompt reuse. Figures only; nothing is asserted.
 //
-//   node benches/local_model/tab.mjs /models/smollm2-135m-instruct-q8_0.gguf [threads]
+//   node benches/local_model/tab.mjs /models/smollm2-135m-instruct-q8_0.gguf [threads] [engine]
+//
+// engine: 'tabloop' or 'wllama' (default: what the app would choose).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +15,7 @@ import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WWW = path.resolve(HERE, '../../www');
-const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg] = process.argv.slice(2);
+const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg, engineArg] = process.argv.slice(2);
 if (!fs.existsSync(path.join(WWW, modelPath))) {
   console.error(`missing www${modelPath}: run scripts/fetch-model-assets.sh`);
   process.exit(1);
@@ -38,9 +40,9 @@ try {
   await page.goto(`${server.url}/bench.html`);
   await page.waitForFunction(() => window.ready === true);
   const figures = await page.evaluate(
-    async ({ modelPath, threads, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
+    async ({ modelPath, threads, engine, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
-      const model = await L.loadLocalModel({ url: modelPath, store: 'none', ...(threads ? { threads } : {}) });
+      const model = await L.loadLocalModel({ url: modelPath, store: 'none', ...(threads ? { threads } : {}), ...(engine ? { engine } : {}) });
       const run = (request) => model.complete({ temperature: 0, ...request });
       // A fresh number in front makes the prompt unlike any cached one.
       const prefill = await run({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 });
@@ -57,6 +59,7 @@ try {
       const t = (r) => r.timings;
       const out = {
         model: modelPath,
+        runtime: model.info.runtime,
         threads: model.info.threads,
         threads_reason: model.info.threads_reason,
         load_ms: model.info.load_ms,
@@ -73,7 +76,7 @@ try {
       await model.unload();
       return out;
     },
-    { modelPath, threads: Number(threadsArg) || 0, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
+    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
   );
   console.log(JSON.stringify(figures));
 } finally {
