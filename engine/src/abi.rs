@@ -231,6 +231,16 @@ pub extern "C" fn tl_phases() -> i32 {
     })
 }
 
+/// Writes the `k` highest logits of the next token as JSON into the output (see
+/// [`Session::top_logits`]).
+#[no_mangle]
+pub extern "C" fn tl_top_logits(k: usize) -> i32 {
+    with_session(|session| {
+        set_output(session.top_logits(k).as_bytes());
+        0
+    })
+}
+
 /// Drops the completion in progress.
 #[no_mangle]
 pub extern "C" fn tl_cancel() {

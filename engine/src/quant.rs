@@ -5,12 +5,12 @@
 //! product then sums each row's products into its own lane, and a block of four rows ends as
 //! one vector of four row sums with no horizontal additions.
 //!
-//! Activations are quantized per block of 32 to 7 bits (−63..=63) and stored offset by 64
-//! (1..=127): the relaxed dot product is exact on every platform only when its second operand
-//! has the top bit clear. The offset is undone with each weight block's precomputed sum
-//! (`64 · scale · Σq`, the block's correction).
+//! Activations are quantized per block of 32 and stored as the CPU's dot product reads them
+//! exactly ([`Encoding`]: 8 bits offset by 128 on x86 with AVX-VNNI); the offset is undone with
+//! each weight block's precomputed sum (`offset · scale · Σq`, the block's correction).
 
 use crate::gguf::TensorType;
+use crate::kernels::encoding::{encoding, Encoding};
 
 /// Elements per quantization block.
 pub const BLOCK: usize = 32;
@@ -18,10 +18,6 @@ pub const BLOCK: usize = 32;
 pub const GROUP_ROWS: usize = 4;
 /// Bytes of one packed block of a group: 4 rows × 32 values.
 pub const GROUP_BLOCK_BYTES: usize = GROUP_ROWS * BLOCK;
-/// What activations are offset by (their quantized range is −63..=63).
-pub const ACT_OFFSET: i32 = 64;
-/// Largest magnitude of a quantized activation.
-const ACT_MAX: f32 = 63.0;
 
 /// IEEE half to single precision.
 pub fn f16_to_f32(bits: u16) -> f32 {
@@ -101,8 +97,10 @@ pub struct QMatrix {
     pub quants: Vec<i8>,
     /// Per group, per block: the 4 rows' scales.
     pub scales: Vec<f32>,
-    /// Per group, per block: the 4 rows' corrections, `ACT_OFFSET · scale · Σq`.
+    /// Per group, per block: the 4 rows' corrections, `offset · scale · Σq`.
     pub corrections: Vec<f32>,
+    /// The activation encoding the corrections undo the offset of.
+    pub encoding: Encoding,
 }
 
 impl QMatrix {
@@ -116,9 +114,21 @@ impl QMatrix {
         self.cols / BLOCK
     }
 
-    /// Packs a tensor of `rows` rows of `cols` values. Q8_0 keeps its values and scales exactly;
-    /// other types are decoded and quantized to 8 bits per block as ggml's Q8_0 would.
+    /// Packs a tensor of `rows` rows of `cols` values for this CPU's activation encoding. Q8_0
+    /// keeps its values and scales exactly; other types are decoded and quantized to 8 bits per
+    /// block as ggml's Q8_0 would.
     pub fn from_tensor(kind: TensorType, data: &[u8], rows: usize, cols: usize) -> QMatrix {
+        QMatrix::from_tensor_for(kind, data, rows, cols, encoding())
+    }
+
+    /// [`QMatrix::from_tensor`] for activations stored as `encoding`.
+    pub fn from_tensor_for(
+        kind: TensorType,
+        data: &[u8],
+        rows: usize,
+        cols: usize,
+        encoding: Encoding,
+    ) -> QMatrix {
         let blocks = cols / BLOCK;
         let groups = rows.div_ceil(GROUP_ROWS);
         let mut out = QMatrix {
@@ -127,6 +137,7 @@ impl QMatrix {
             quants: vec![0; groups * blocks * GROUP_BLOCK_BYTES],
             scales: vec![0.0; groups * blocks * GROUP_ROWS],
             corrections: vec![0.0; groups * blocks * GROUP_ROWS],
+            encoding,
         };
         let row_bytes = kind.block().map_or(0, |(per, bytes)| cols / per * bytes);
         let mut floats = vec![0.0f32; cols];
@@ -165,7 +176,8 @@ impl QMatrix {
         }
         let sum: i32 = q.iter().map(|v| i32::from(*v)).sum();
         self.scales[index * GROUP_ROWS + lane] = d;
-        self.corrections[index * GROUP_ROWS + lane] = ACT_OFFSET as f32 * d * sum as f32;
+        let offset = self.encoding.offset() as f32;
+        self.corrections[index * GROUP_ROWS + lane] = offset * d * sum as f32;
     }
 
     /// Row `row` decoded to floats (the token embedding lookup).
@@ -226,19 +238,39 @@ pub fn f32_to_f16(value: f32) -> u16 {
 }
 
 /// Activations of several tokens quantized for the kernels.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct QActs {
     /// Values per token.
     pub cols: usize,
-    /// Per token, per value: the 7-bit value plus [`ACT_OFFSET`].
+    /// Per token, per value: the value as `encoding` stores it.
     pub quants: Vec<u8>,
     /// Per token, per block: the scale.
     pub scales: Vec<f32>,
+    /// How the values are stored (the weights' corrections must be for the same).
+    pub encoding: Encoding,
+}
+
+impl Default for QActs {
+    /// Empty, for this CPU's encoding.
+    fn default() -> QActs {
+        QActs::for_encoding(encoding())
+    }
 }
 
 impl QActs {
+    /// Empty, for activations stored as `encoding`.
+    pub fn for_encoding(encoding: Encoding) -> QActs {
+        QActs {
+            cols: 0,
+            quants: Vec::new(),
+            scales: Vec::new(),
+            encoding,
+        }
+    }
+
     /// Quantizes `tokens` rows of `cols` floats each (`values.len() == tokens · cols`).
     pub fn quantize(&mut self, values: &[f32], cols: usize) {
+        let (max, encoding) = (self.encoding.max(), self.encoding);
         let tokens = values.len() / cols;
         let blocks = cols / BLOCK;
         self.cols = cols;
@@ -246,12 +278,12 @@ impl QActs {
         self.scales.resize(tokens * blocks, 0.0);
         for (i, block) in values.chunks_exact(BLOCK).enumerate() {
             let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-            let d = amax / ACT_MAX;
+            let d = amax / max;
             let inverse = if d > 0.0 { 1.0 / d } else { 0.0 };
             self.scales[i] = d;
             let out = &mut self.quants[i * BLOCK..(i + 1) * BLOCK];
             for (o, v) in out.iter_mut().zip(block) {
-                *o = ((v * inverse).round_ties_even() as i32 + ACT_OFFSET) as u8;
+                *o = encoding.store((v * inverse).round_ties_even() as i32);
             }
         }
     }

@@ -161,7 +161,7 @@ impl Session {
             None => "null".into(),
         };
         format!(
-            "{{\"architecture\":{},\"layers\":{},\"embedding\":{},\"heads\":{},\"kv_heads\":{},\"vocab\":{},\"context\":{},\"threads\":{},\"chat_template\":{template},\"kernels\":{}}}",
+            "{{\"architecture\":{},\"layers\":{},\"embedding\":{},\"heads\":{},\"kv_heads\":{},\"vocab\":{},\"context\":{},\"threads\":{},\"chat_template\":{template},\"kernels\":{},\"activations\":{}}}",
             json_string(match c.architecture {
                 crate::model::Architecture::Llama => "llama",
                 crate::model::Architecture::Qwen2 => "qwen2",
@@ -174,6 +174,7 @@ impl Session {
             self.cache.capacity(),
             self.scratch.pool.threads(),
             json_string(crate::kernels::kernel_name()),
+            json_string(crate::kernels::encoding::encoding().name()),
         )
     }
 
@@ -337,6 +338,19 @@ impl Session {
             self.cached.push(token);
         }
         Ok(Step::Token(bytes))
+    }
+
+    /// The `k` highest logits of the next token as `[[id, logit], …]` JSON, once the prompt is
+    /// read (for checking the numbers against another runtime's).
+    pub fn top_logits(&self, k: usize) -> String {
+        let mut order: Vec<usize> = (0..self.logits.len()).collect();
+        order.sort_unstable_by(|a, b| self.logits[*b].total_cmp(&self.logits[*a]));
+        let pairs: Vec<String> = order
+            .iter()
+            .take(k)
+            .map(|id| format!("[{id},{}]", self.logits[*id]))
+            .collect();
+        format!("[{}]", pairs.join(","))
     }
 
     /// Drops the completion in progress (the cache keeps what was evaluated).

@@ -6,6 +6,8 @@
 
 mod support;
 
+use tabloop_engine::gguf::Gguf;
+use tabloop_engine::kernels::encoding::Encoding;
 use tabloop_engine::kernels::matmul;
 use tabloop_engine::model::{KvCache, Scratch};
 use tabloop_engine::quant::{QActs, QMatrix};
@@ -67,12 +69,12 @@ fn logits_and_greedy_continuations_match_native_llama_cpp() {
                 None => "all equal".into(),
             }
         ));
-        agree.push(worst < 1.0 && parted.is_none() && compared >= 6);
+        agree.push(worst < 0.5 && parted.is_none() && compared >= 6);
     }
     println!("{report:#?}");
-    // Logits within what 7-bit activations cost (with 8-bit ones, as llama.cpp quantizes
-    // them, the gap measured 0.24-0.32 here; with 7-bit 0.55-0.86), and the same choices
-    // wherever llama.cpp's choice was clear.
+    // Logits within what rounding costs (8-bit activations, as llama.cpp quantizes them:
+    // 0.24-0.32 measured here; 7-bit ones, on CPUs whose dot product allows no more, measured
+    // 0.55-0.86), and the same choices wherever llama.cpp's choice was clear.
     assert!(agree.iter().all(|ok| *ok), "{report:#?}");
 }
 
@@ -149,9 +151,38 @@ fn a_full_context_is_an_error_and_appends_nothing() {
 }
 
 #[test]
-fn the_packed_product_is_close_to_the_float_product() {
+fn the_packed_product_is_close_to_the_float_product_in_every_encoding() {
     let model = support::model();
-    let w: &QMatrix = &model.weights.layers[3].gate;
+    let file = Gguf::parse(support::model_bytes()).unwrap();
+    let tensor = file.tensor("blk.3.ffn_gate.weight").unwrap();
+    let (cols, rows) = (tensor.dims[0], tensor.dims[1]);
+    let mut worst_by_encoding = Vec::new();
+    for encoding in [Encoding::Unsigned8, Encoding::Signed8, Encoding::Unsigned7] {
+        let w = QMatrix::from_tensor_for(tensor.kind, file.data(tensor), rows, cols, encoding);
+        // the same values and scales whatever the encoding; only the corrections differ
+        assert_eq!(w.quants, model.weights.layers[3].gate.quants);
+        assert_eq!(w.scales, model.weights.layers[3].gate.scales);
+        let (worst, scale) = product_error(&w, QActs::for_encoding(encoding));
+        assert!(
+            worst < 0.02 * scale,
+            "{encoding:?}: worst {worst} of {scale}"
+        );
+        worst_by_encoding.push(worst / scale);
+    }
+    // 8 bits round half as coarsely as 7
+    assert!(
+        worst_by_encoding[0] < worst_by_encoding[2] * 0.75,
+        "{worst_by_encoding:?}"
+    );
+    assert!(
+        worst_by_encoding[1] < worst_by_encoding[2] * 0.75,
+        "{worst_by_encoding:?}"
+    );
+}
+
+/// The largest error of `w`'s packed product with random activations against the float
+/// product, and the largest exact value.
+fn product_error(w: &QMatrix, mut acts: QActs) -> (f32, f32) {
     let tokens = 5;
     let mut state = 0x2545_f491u32;
     let x: Vec<f32> = (0..tokens * w.cols)
@@ -162,7 +193,6 @@ fn the_packed_product_is_close_to_the_float_product() {
             (state as f32 / u32::MAX as f32) * 2.0 - 1.0
         })
         .collect();
-    let mut acts = QActs::default();
     acts.quantize(&x, w.cols);
     let mut out = vec![0.0; tokens * w.rows];
     matmul(w, &acts, &mut out);
@@ -177,7 +207,7 @@ fn the_packed_product_is_close_to_the_float_product() {
             scale = scale.max(exact.abs());
         }
     }
-    assert!(worst < 0.02 * scale, "worst {worst} of {scale}");
+    (worst, scale)
 }
 
 /// The fixture's cases.

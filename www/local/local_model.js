@@ -170,6 +170,7 @@ export async function loadLocalModel(options = {}) {
       const info = figures({
         runtime: 'tabloop',
         kernels: running.info.kernels,
+        activations: running.info.activations,
         threads: running.info.threads,
         threads_reason: threadsReason,
         threads_probe: null,

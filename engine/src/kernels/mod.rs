@@ -4,6 +4,7 @@
 //! computes the same integer sums; everything else is plain Rust written so that the compiler
 //! vectorizes it (independent lanes, no reductions across one accumulator).
 
+pub mod encoding;
 pub mod math;
 pub mod portable;
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
@@ -20,6 +21,10 @@ use out::SharedOut;
 
 /// `out[t · w.rows + r] = Σ_k w[r][k] · x[t][k]` for every token `t` of `x` and row `r`.
 pub fn matmul(w: &QMatrix, x: &QActs, out: &mut [f32]) {
+    assert_eq!(
+        w.encoding, x.encoding,
+        "weights packed for other activations"
+    );
     let shared = SharedOut::new(out);
     // SAFETY: one caller, every group.
     #[allow(unsafe_code)]
@@ -34,6 +39,10 @@ const PIECES_PER_THREAD: usize = 4;
 
 /// [`matmul`] with its row groups shared out across the pool's threads.
 pub fn matmul_on(pool: &Pool, w: &QMatrix, x: &QActs, out: &mut [f32]) {
+    assert_eq!(
+        w.encoding, x.encoding,
+        "weights packed for other activations"
+    );
     let threads = pool.threads();
     if threads == 1 {
         return matmul(w, x, out);

@@ -22,11 +22,12 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
                 let packed = &w.quants[index * GROUP_BLOCK_BYTES..(index + 1) * GROUP_BLOCK_BYTES];
                 let xb = &xq[block * BLOCK..(block + 1) * BLOCK];
                 let mut sums = [0i32; GROUP_ROWS];
+                let encoding = x.encoding;
                 for chunk in 0..BLOCK / 4 {
                     for (lane, sum) in sums.iter_mut().enumerate() {
                         for k in 0..4 {
                             let wv = i32::from(packed[chunk * 16 + lane * 4 + k]);
-                            *sum += wv * i32::from(xb[chunk * 4 + k]);
+                            *sum += wv * encoding.load(xb[chunk * 4 + k]);
                         }
                     }
                 }
