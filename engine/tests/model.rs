@@ -129,6 +129,41 @@ fn a_forward_split_across_threads_computes_the_same_logits() {
 }
 
 #[test]
+fn the_cache_grows_as_it_fills_and_keeps_what_it_holds() {
+    let model = support::model();
+    let tokens: Vec<u32> = (0..40u32).map(|i| 200 + (i * 37) % 5000).collect();
+    let mut scratch = Scratch::default();
+    // grown in steps (room for 16, then 32, then 64), against a cache made whole at once
+    let mut growing = KvCache::with_first_room(&model.config, 64, 16);
+    assert_eq!(growing.bytes(), 0);
+    let mut logits = Vec::new();
+    model
+        .forward(&tokens[..10], &mut growing, &mut scratch, None)
+        .unwrap();
+    let room_for_16 = growing.bytes();
+    assert_eq!(room_for_16, 2 * 30 * 192 * 16 * 4);
+    model
+        .forward(&tokens[10..20], &mut growing, &mut scratch, None)
+        .unwrap();
+    assert_eq!(growing.bytes(), 2 * room_for_16, "doubled");
+    model
+        .forward(&tokens[20..], &mut growing, &mut scratch, Some(&mut logits))
+        .unwrap();
+    assert_eq!(growing.bytes(), 4 * room_for_16, "doubled again");
+    let mut whole = KvCache::with_first_room(&model.config, 64, 64);
+    let mut expected = Vec::new();
+    model
+        .forward(&tokens, &mut whole, &mut scratch, Some(&mut expected))
+        .unwrap();
+    let worst = logits
+        .iter()
+        .zip(&expected)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-3, "largest difference {worst}");
+}
+
+#[test]
 fn a_full_context_is_an_error_and_appends_nothing() {
     let model = support::model();
     let mut cache = KvCache::new(&model.config, 4);

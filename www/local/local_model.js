@@ -171,6 +171,7 @@ export async function loadLocalModel(options = {}) {
         runtime: 'tabloop',
         kernels: running.info.kernels,
         activations: running.info.activations,
+        memory_bytes: running.info.memory_bytes,
         threads: running.info.threads,
         threads_reason: threadsReason,
         threads_probe: null,

@@ -108,6 +108,7 @@ impl Model {
                 c.vocab
             ));
         }
+        cache.reserve(start + n);
         let started = scratch.clock.map(|now| now());
         let before = scratch.phases;
         let e = c.embedding;
@@ -161,11 +162,11 @@ impl Model {
                 self.rope
                     .apply(&mut scratch.k[i * kv..(i + 1) * kv], c.head_dim, table);
             }
+            let capacity = cache.stride;
             let keys = &mut cache.keys[index];
             let values = &mut cache.values[index];
             // keys are stored transposed (one row per key value, one column per position), so
             // a query's scores are axpys along a row instead of one reduction per position
-            let capacity = cache.capacity;
             for (i, key) in scratch.k.chunks_exact(kv).enumerate() {
                 for (value, row) in key.iter().zip(keys.chunks_exact_mut(capacity)) {
                     row[start + i] = *value;

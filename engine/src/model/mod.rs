@@ -41,28 +41,70 @@ impl Model {
     }
 }
 
-/// Keys and values of every position so far, per layer. Keys are stored transposed (see
-/// [`KvCache::new`]).
+/// Keys and values of every position so far, per layer. Keys are stored transposed (one row
+/// of `stride` positions per key value), so a query's scores are vector products along rows.
+/// Memory grows with use: room for [`FIRST_ROOM`] positions at first, doubled when a batch
+/// needs more, up to the context (4,096 positions of SmolLM2-135M take 189 MB as f32).
 #[derive(Debug, Clone)]
 pub struct KvCache {
     keys: Vec<Vec<f32>>,
     values: Vec<Vec<f32>>,
+    width: usize,
+    /// Positions the rows have room for now.
+    stride: usize,
+    /// Positions it may ever hold (the context).
     capacity: usize,
+    /// Positions it makes room for when it first grows.
+    first_room: usize,
     len: usize,
 }
 
+/// Positions a cache has room for before it first grows.
+pub const FIRST_ROOM: usize = 512;
+
 impl KvCache {
-    /// An empty cache for `capacity` positions of `config`'s model.
+    /// An empty cache for up to `capacity` positions of `config`'s model.
     pub fn new(config: &Config, capacity: usize) -> KvCache {
-        let width = config.kv_width();
-        // keys: one row of `capacity` positions per key value (transposed); values: one row
-        // of `width` values per position
+        KvCache::with_first_room(config, capacity, FIRST_ROOM)
+    }
+
+    /// [`KvCache::new`] with room for `first_room` positions before it first grows.
+    pub fn with_first_room(config: &Config, capacity: usize, first_room: usize) -> KvCache {
         KvCache {
-            keys: vec![vec![0.0; capacity * width]; config.layers],
-            values: vec![vec![0.0; capacity * width]; config.layers],
+            first_room: first_room.max(1),
+            keys: vec![Vec::new(); config.layers],
+            values: vec![Vec::new(); config.layers],
+            width: config.kv_width(),
+            stride: 0,
             capacity,
             len: 0,
         }
+    }
+
+    /// Makes room for `needed` positions (at most the capacity): rows are copied to a wider
+    /// stride, at least doubling, so growing costs O(positions) over a whole session.
+    fn reserve(&mut self, needed: usize) {
+        if needed <= self.stride {
+            return;
+        }
+        let stride = needed
+            .max(self.stride * 2)
+            .max(self.first_room)
+            .min(self.capacity);
+        for keys in &mut self.keys {
+            let mut wider = vec![0.0; self.width * stride];
+            for (old, new) in keys
+                .chunks_exact(self.stride.max(1))
+                .zip(wider.chunks_exact_mut(stride))
+            {
+                new[..self.len].copy_from_slice(&old[..self.len]);
+            }
+            *keys = wider;
+        }
+        for values in &mut self.values {
+            values.resize(self.width * stride, 0.0);
+        }
+        self.stride = stride;
     }
 
     /// Positions held.
@@ -78,6 +120,11 @@ impl KvCache {
     /// Most positions it can hold.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// Bytes its keys and values take now.
+    pub fn bytes(&self) -> usize {
+        2 * self.keys.len() * self.width * self.stride * std::mem::size_of::<f32>()
     }
 
     /// Forgets every position from `len` on (keeping a shared prefix for the next prompt).

@@ -121,7 +121,8 @@ async function load({ bytes, context, threads }) {
   if (loaded !== 0) throw new Error(output());
   await waitForThreads();
   if (exports.tl_info() !== 0) throw new Error(output());
-  return JSON.parse(output());
+  // the engine's whole memory after loading (its peak so far: the file's bytes were in it too)
+  return { ...JSON.parse(output()), memory_bytes: exports.memory.buffer.byteLength };
 }
 
 async function complete(message) {
