@@ -33,6 +33,33 @@ struct Shared {
     wake: Condvar,
 }
 
+/// Set when a pool thread panics where a panic aborts its thread instead of unwinding (the
+/// web's builds): the thread waiting for that thread's share of a job learns of it here.
+static THREAD_PANICKED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Whether this thread is one a pool spawned.
+    static POOL_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// With panics that abort, makes a pool thread's panic flag [`THREAD_PANICKED`] before the
+/// standard hook reports it (with panics that unwind, `catch_unwind` reports it). Once.
+fn watch_panics() {
+    #[cfg(panic = "abort")]
+    {
+        static WATCHING: std::sync::Once = std::sync::Once::new();
+        WATCHING.call_once(|| {
+            let report = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if POOL_THREAD.with(std::cell::Cell::get) {
+                    THREAD_PANICKED.store(true, Ordering::Release);
+                }
+                report(info);
+            }));
+        });
+    }
+}
+
 /// The running pool's state, for threads the page starts ([`thread_main`]).
 #[cfg(target_os = "wasi")]
 static RUNNING: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
@@ -73,6 +100,9 @@ impl Pool {
             wake: Condvar::new(),
         });
         let mut handles = Vec::new();
+        if threads > 1 {
+            watch_panics();
+        }
         #[cfg(target_os = "wasi")]
         if threads > 1 {
             if let Ok(mut running) = RUNNING.lock() {
@@ -123,6 +153,11 @@ impl Pool {
         }
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         while self.shared.pending.load(Ordering::Acquire) != 0 {
+            if THREAD_PANICKED.load(Ordering::Acquire) {
+                // A thread died mid-job (on the web a panic aborts it before it can report
+                // done): end this job too, with an error, instead of waiting forever.
+                std::panic::resume_unwind(Box::new("a thread of the engine failed"));
+            }
             std::hint::spin_loop();
         }
         if let Ok(mut slot) = self.shared.job.lock() {
@@ -206,6 +241,7 @@ pub fn thread_main(index: usize) {
 
 /// A thread's loop: wait for a job, run it, report it done.
 fn work(shared: &Shared, index: usize) {
+    POOL_THREAD.with(|is| is.set(true));
     shared.started.fetch_add(1, Ordering::AcqRel);
     let mut seen = 0;
     loop {
