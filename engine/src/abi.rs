@@ -95,19 +95,9 @@ pub unsafe extern "C" fn tl_load(ptr: *mut u8, len: usize, context: usize, threa
     // SAFETY: the caller gives up a tl_alloc allocation of `len` bytes it filled.
     let bytes = unsafe { Vec::from_raw_parts(ptr, len, len) };
     drop(locked(&SESSION).take());
-    let loaded = Session::load(&bytes, context, threads);
+    let session = Session::load(&bytes, context, threads);
     drop(bytes);
-    match loaded {
-        Ok(session) => {
-            *locked(&SESSION) = Some(session);
-            0
-        }
-        Err(error @ LoadError::Unsupported(_)) => {
-            set_output(error.to_string().as_bytes());
-            -2
-        }
-        Err(error @ LoadError::Invalid(_)) => fail(&error.to_string()),
-    }
+    loaded(session)
 }
 
 /// Runs thread `index` of the loaded model's pool (a worker the page started for
@@ -123,6 +113,49 @@ pub extern "C" fn tl_thread_main(index: usize) {
 #[no_mangle]
 pub extern "C" fn tl_threads_ready() -> i32 {
     with_session(|session| i32::from(session.threads().1))
+}
+
+#[link(wasm_import_module = "env")]
+extern "C" {
+    /// Copies `len` bytes of the model file from `offset` to `dst`; 1 when it did.
+    #[link_name = "tl_read"]
+    fn page_read(offset: usize, len: usize, dst: *mut u8) -> i32;
+}
+
+/// Loads a GGUF model of `file_len` bytes that the page reads out as asked (`tl_read`: the
+/// header, then one tensor at a time), so the file is never in memory beside the packed
+/// weights. Otherwise as [`tl_load`].
+#[no_mangle]
+pub extern "C" fn tl_load_reading(file_len: usize, context: usize, threads: usize) -> i32 {
+    drop(locked(&SESSION).take());
+    let read = |offset: usize, buffer: &mut [u8]| {
+        // SAFETY: the page writes `buffer.len()` bytes at the buffer's start, which is ours.
+        let copied = unsafe { page_read(offset, buffer.len(), buffer.as_mut_ptr()) };
+        if copied == 1 {
+            Ok(())
+        } else {
+            Err(format!(
+                "the page could not read {} bytes at {offset}",
+                buffer.len()
+            ))
+        }
+    };
+    loaded(Session::load_reading(file_len, read, context, threads))
+}
+
+/// Keeps a loaded session, or reports why loading failed (−2: not a model the engine runs).
+fn loaded(session: Result<Session, LoadError>) -> i32 {
+    match session {
+        Ok(session) => {
+            *locked(&SESSION) = Some(session);
+            0
+        }
+        Err(error @ LoadError::Unsupported(_)) => {
+            set_output(error.to_string().as_bytes());
+            -2
+        }
+        Err(error @ LoadError::Invalid(_)) => fail(&error.to_string()),
+    }
 }
 
 /// Writes the loaded model's description as JSON into the output.

@@ -1,7 +1,9 @@
-//! Reading a GGUF file (versions 2 and 3): its metadata and where each tensor's bytes are.
-//! Nothing is copied: metadata values that are strings or arrays point into the file's bytes,
-//! and tensors are byte ranges of it. Every length and offset is checked against the file,
-//! so a truncated or hostile file is an error, never a panic or a read past its end.
+//! Reading a GGUF file (versions 2 and 3): its metadata and where each tensor's bytes are,
+//! from the whole file or from its first bytes (the header; tensors are then read one at a time,
+//! see [`crate::model::TensorSource`]). Nothing is copied: metadata values that are strings or
+//! arrays point into the bytes, and tensors are byte ranges of the file. Every length and
+//! offset is checked against the file, so a truncated or hostile file is an error, never a
+//! panic or a read past its end.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -188,12 +190,30 @@ pub struct Gguf<'a> {
 const MAGIC: &[u8; 4] = b"GGUF";
 /// Most dimensions a tensor may have (ggml's limit).
 const MAX_DIMS: u32 = 4;
+/// Why a read past the end of the header's bytes failed.
+const CUT_SHORT: &str = "the GGUF header is cut short";
 /// Array nesting deeper than this is refused (no real file nests at all).
 const MAX_NESTING: u32 = 4;
 
 impl<'a> Gguf<'a> {
     /// Parses the header, metadata and tensor table of `bytes` (a whole GGUF file).
     pub fn parse(bytes: &'a [u8]) -> Result<Gguf<'a>, GgufError> {
+        Gguf::parse_within(bytes, bytes.len())
+    }
+
+    /// Parses the header, metadata and tensor table from the first bytes of a file of
+    /// `file_len` bytes; `None` when `prefix` ends before the tensor table does (read more and
+    /// try again). Tensors are checked against the whole file; [`Gguf::data`] has only the
+    /// bytes within the prefix.
+    pub fn parse_prefix(prefix: &'a [u8], file_len: usize) -> Result<Option<Gguf<'a>>, GgufError> {
+        match Gguf::parse_within(prefix, file_len) {
+            Ok(file) => Ok(Some(file)),
+            Err(e) if e.0 == CUT_SHORT && prefix.len() < file_len => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn parse_within(bytes: &'a [u8], file_len: usize) -> Result<Gguf<'a>, GgufError> {
         let mut reader = Reader { bytes, at: 0 };
         if reader.take(4)? != MAGIC {
             return error("not a GGUF file (no GGUF magic at its start)");
@@ -253,7 +273,7 @@ impl<'a> Gguf<'a> {
             };
             let start = data_start
                 .checked_add(offset)
-                .filter(|s| s.checked_add(len).is_some_and(|end| end <= bytes.len()))
+                .filter(|s| s.checked_add(len).is_some_and(|end| end <= file_len))
                 .ok_or_else(|| {
                     GgufError(format!(
                         "tensor {name} lies outside the file (is it cut short?)"
@@ -325,7 +345,8 @@ impl<'a> Gguf<'a> {
         self.tensors.iter().find(|t| t.name == name)
     }
 
-    /// A tensor's bytes.
+    /// A tensor's bytes (empty when they lie beyond the bytes parsed: see
+    /// [`Gguf::parse_prefix`]).
     pub fn data(&self, tensor: &TensorInfo) -> &'a [u8] {
         self.bytes
             .get(tensor.start..tensor.start + tensor.len)
@@ -351,7 +372,7 @@ impl<'a> Reader<'a> {
                 self.at = end;
                 Ok(out)
             }
-            None => error("the GGUF header is cut short"),
+            None => error(CUT_SHORT),
         }
     }
 

@@ -6,7 +6,7 @@
 
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
-use crate::model::{KvCache, Model, Phases, Scratch};
+use crate::model::{KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
 use crate::sampling::{choose, Sampling};
 use crate::tokenizer::Tokenizer;
 
@@ -35,6 +35,10 @@ struct Completion {
     max_tokens: usize,
     generated: usize,
 }
+
+/// Bytes of a file read first for its header (doubled until the tensor table fits: SmolLM2's
+/// header, with its vocabulary, is about 2 MB).
+const FIRST_HEADER_READ: usize = 1 << 20;
 
 /// Why a model could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,14 +104,46 @@ pub enum Step {
 }
 
 impl Session {
-    /// Loads a model and its tokenizer from a GGUF file, with room for `context` tokens
-    /// (clamped to what the model was trained for), its work split across `threads` threads.
+    /// Loads a model and its tokenizer from a GGUF file in memory, with room for `context`
+    /// tokens (clamped to what the model was trained for), its work split across `threads`
+    /// threads.
     pub fn load(bytes: &[u8], context: usize, threads: usize) -> Result<Session, LoadError> {
         let file = Gguf::parse(bytes).map_err(|e| LoadError::Invalid(e.to_string()))?;
-        unsupported(&file).map_or(Ok(()), |why| Err(LoadError::Unsupported(why)))?;
-        let model = Model::from_gguf(&file).map_err(LoadError::Invalid)?;
+        Session::from_parts(&file, &file, context, threads)
+    }
+
+    /// [`Session::load`] from a file of `file_len` bytes that `read(offset, buffer)` fills
+    /// buffers from: the header first (more of it until the tensor table is whole), then one
+    /// tensor at a time, so the file never has to be in memory beside the packed weights.
+    pub fn load_reading(
+        file_len: usize,
+        read: impl Fn(usize, &mut [u8]) -> Result<(), String>,
+        context: usize,
+        threads: usize,
+    ) -> Result<Session, LoadError> {
+        let mut header = vec![0; FIRST_HEADER_READ.min(file_len)];
+        loop {
+            read(0, &mut header).map_err(LoadError::Invalid)?;
+            match Gguf::parse_prefix(&header, file_len) {
+                Ok(Some(file)) => {
+                    return Session::from_parts(&file, &ReadAt(&read), context, threads)
+                }
+                Ok(None) => header.resize((header.len() * 2).min(file_len), 0),
+                Err(e) => return Err(LoadError::Invalid(e.to_string())),
+            }
+        }
+    }
+
+    fn from_parts(
+        file: &Gguf,
+        source: &dyn TensorSource,
+        context: usize,
+        threads: usize,
+    ) -> Result<Session, LoadError> {
+        unsupported(file).map_or(Ok(()), |why| Err(LoadError::Unsupported(why)))?;
+        let model = Model::from_parts(file, source).map_err(LoadError::Invalid)?;
         let tokenizer =
-            Tokenizer::from_gguf(&file).map_err(|e| LoadError::Invalid(e.to_string()))?;
+            Tokenizer::from_gguf(file).map_err(|e| LoadError::Invalid(e.to_string()))?;
         let context = context.clamp(16, model.config.trained_context.max(16));
         let cache = KvCache::new(&model.config, context);
         let add_bos = matches!(

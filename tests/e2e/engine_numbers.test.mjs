@@ -18,7 +18,7 @@ const MODEL = '/models/smollm2-135m-instruct-q8_0.gguf';
 // The one-thread build on the page itself: load, read each prompt, return its top logits.
 const PAGE = `<!doctype html><script type="module">
 window.topLogits = async (texts) => {
-  const { instance } = await WebAssembly.instantiateStreaming(fetch('/local/engine/engine.wasm'), { env: { tl_now: () => performance.now() } });
+  const { instance } = await WebAssembly.instantiateStreaming(fetch('/local/engine/engine.wasm'), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
   const e = instance.exports;
   const output = () => new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tl_output_ptr(), e.tl_output_len()));
   const bytes = new Uint8Array(await (await fetch('${MODEL}')).arrayBuffer());
@@ -42,10 +42,10 @@ window.topLogits = async (texts) => {
 };
 // Either build in its worker: a greedy completion's text.
 window.complete = async (threads, prompt, maxTokens) => {
-  const bytes = await (await fetch('${MODEL}')).arrayBuffer();
+  const blob = await (await fetch('${MODEL}')).blob();
   const worker = new Worker('/local/engine/engine_worker.js', { type: 'module' });
   const next = () => new Promise((resolve) => { worker.onmessage = (event) => resolve(event.data); });
-  worker.postMessage({ type: 'load', bytes, context: 2048, threads }, [bytes]);
+  worker.postMessage({ type: 'load', blob, context: 2048, threads });
   const loaded = await next();
   if (loaded.type !== 'loaded') throw new Error(loaded.message);
   let text = '';

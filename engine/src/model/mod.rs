@@ -7,7 +7,7 @@ pub mod weights;
 
 pub use config::{Architecture, Config};
 pub use forward::{Phases, Scratch};
-pub use weights::Weights;
+pub use weights::{ReadAt, TensorSource, Weights};
 
 use crate::gguf::Gguf;
 use crate::kernels::math::Rope;
@@ -23,10 +23,15 @@ pub struct Model {
 }
 
 impl Model {
-    /// Takes the model out of a parsed GGUF file (copying what it keeps).
+    /// Takes the model out of a parsed GGUF file in memory (copying what it keeps).
     pub fn from_gguf(file: &Gguf) -> Result<Model, String> {
+        Model::from_parts(file, file)
+    }
+
+    /// Takes the model described by `file`'s header, its tensors' bytes from `source`.
+    pub fn from_parts(file: &Gguf, source: &dyn TensorSource) -> Result<Model, String> {
         let config = Config::from_gguf(file)?;
-        let weights = Weights::from_gguf(file, &config)?;
+        let weights = Weights::from_gguf(file, source, &config)?;
         let rope = Rope::new(
             config.rope_dims,
             config.rope_style,

@@ -2,10 +2,42 @@
 //! the kernels ([`QMatrix`]), vectors as floats. After loading, the file's bytes are no longer
 //! needed.
 
+use std::borrow::Cow;
+
 use crate::gguf::{Gguf, TensorInfo, TensorType};
 use crate::quant::{decode_row, QMatrix, BLOCK};
 
 use super::config::{Architecture, Config};
+
+/// Where a model's tensor bytes come from: the file in memory, or read one tensor at a time
+/// (so a model never needs its whole file and its packed weights in memory at once).
+pub trait TensorSource {
+    /// The bytes of `tensor`.
+    fn read(&self, tensor: &TensorInfo) -> Result<Cow<'_, [u8]>, String>;
+}
+
+impl TensorSource for Gguf<'_> {
+    fn read(&self, tensor: &TensorInfo) -> Result<Cow<'_, [u8]>, String> {
+        let bytes = self.data(tensor);
+        if bytes.len() == tensor.len {
+            Ok(Cow::Borrowed(bytes))
+        } else {
+            Err(format!("tensor {} is not in the bytes given", tensor.name))
+        }
+    }
+}
+
+/// Tensors read from a file by a function that fills a buffer from an offset.
+pub struct ReadAt<F: Fn(usize, &mut [u8]) -> Result<(), String>>(pub F);
+
+impl<F: Fn(usize, &mut [u8]) -> Result<(), String>> TensorSource for ReadAt<F> {
+    fn read(&self, tensor: &TensorInfo) -> Result<Cow<'_, [u8]>, String> {
+        let mut bytes = vec![0; tensor.len];
+        (self.0)(tensor.start, &mut bytes)
+            .map_err(|e| format!("reading tensor {}: {e}", tensor.name))?;
+        Ok(Cow::Owned(bytes))
+    }
+}
 
 /// One transformer block's tensors.
 #[derive(Debug, Clone)]
@@ -48,8 +80,14 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// Loads every tensor `config` needs from `file`, checking names, shapes and types.
-    pub fn from_gguf(file: &Gguf, config: &Config) -> Result<Weights, String> {
+    /// Loads every tensor `config` needs, named and shaped by `file`'s table, its bytes from
+    /// `source`, checking names, shapes and types.
+    pub fn from_gguf(
+        file: &Gguf,
+        source: &dyn TensorSource,
+        config: &Config,
+    ) -> Result<Weights, String> {
+        let file = Tensors { file, source };
         let e = config.embedding;
         let kv = config.kv_width();
         let ff = config.feed_forward;
@@ -59,36 +97,36 @@ impl Weights {
             let qkv_bias = match config.architecture {
                 Architecture::Llama => None,
                 Architecture::Qwen2 => Some([
-                    vector(file, &name("attn_q.bias"), e)?,
-                    vector(file, &name("attn_k.bias"), kv)?,
-                    vector(file, &name("attn_v.bias"), kv)?,
+                    vector(&file, &name("attn_q.bias"), e)?,
+                    vector(&file, &name("attn_k.bias"), kv)?,
+                    vector(&file, &name("attn_v.bias"), kv)?,
                 ]),
             };
             layers.push(Layer {
-                attn_norm: vector(file, &name("attn_norm.weight"), e)?,
-                q: matrix(file, &name("attn_q.weight"), e, e)?,
-                k: matrix(file, &name("attn_k.weight"), e, kv)?,
-                v: matrix(file, &name("attn_v.weight"), e, kv)?,
+                attn_norm: vector(&file, &name("attn_norm.weight"), e)?,
+                q: matrix(&file, &name("attn_q.weight"), e, e)?,
+                k: matrix(&file, &name("attn_k.weight"), e, kv)?,
+                v: matrix(&file, &name("attn_v.weight"), e, kv)?,
                 qkv_bias,
-                o: matrix(file, &name("attn_output.weight"), e, e)?,
-                ffn_norm: vector(file, &name("ffn_norm.weight"), e)?,
-                gate: matrix(file, &name("ffn_gate.weight"), e, ff)?,
-                up: matrix(file, &name("ffn_up.weight"), e, ff)?,
-                down: matrix(file, &name("ffn_down.weight"), ff, e)?,
+                o: matrix(&file, &name("attn_output.weight"), e, e)?,
+                ffn_norm: vector(&file, &name("ffn_norm.weight"), e)?,
+                gate: matrix(&file, &name("ffn_gate.weight"), e, ff)?,
+                up: matrix(&file, &name("ffn_up.weight"), e, ff)?,
+                down: matrix(&file, &name("ffn_down.weight"), ff, e)?,
             });
         }
         let output = match file.tensor("output.weight") {
-            Some(_) => Some(matrix(file, "output.weight", e, config.vocab)?),
+            Some(_) => Some(matrix(&file, "output.weight", e, config.vocab)?),
             None => None,
         };
         let rope_factors = match file.tensor("rope_freqs.weight") {
-            Some(_) => Some(vector(file, "rope_freqs.weight", config.rope_dims / 2)?),
+            Some(_) => Some(vector(&file, "rope_freqs.weight", config.rope_dims / 2)?),
             None => None,
         };
         Ok(Weights {
-            embeddings: matrix(file, "token_embd.weight", e, config.vocab)?,
+            embeddings: matrix(&file, "token_embd.weight", e, config.vocab)?,
             layers,
-            output_norm: vector(file, "output_norm.weight", e)?,
+            output_norm: vector(&file, "output_norm.weight", e)?,
             output,
             rope_factors,
         })
@@ -100,7 +138,19 @@ impl Weights {
     }
 }
 
-fn find<'f>(file: &'f Gguf, name: &str) -> Result<&'f TensorInfo, String> {
+/// The file's tensor table and where their bytes come from.
+struct Tensors<'a, 'f> {
+    file: &'a Gguf<'f>,
+    source: &'a dyn TensorSource,
+}
+
+impl Tensors<'_, '_> {
+    fn tensor(&self, name: &str) -> Option<&TensorInfo> {
+        self.file.tensor(name)
+    }
+}
+
+fn find<'f>(file: &'f Tensors, name: &str) -> Result<&'f TensorInfo, String> {
     let tensor = file
         .tensor(name)
         .ok_or_else(|| format!("the file has no tensor {name}"))?;
@@ -113,7 +163,7 @@ fn find<'f>(file: &'f Gguf, name: &str) -> Result<&'f TensorInfo, String> {
     Ok(tensor)
 }
 
-fn matrix(file: &Gguf, name: &str, cols: usize, rows: usize) -> Result<QMatrix, String> {
+fn matrix(file: &Tensors, name: &str, cols: usize, rows: usize) -> Result<QMatrix, String> {
     let tensor = find(file, name)?;
     if tensor.dims != [cols, rows] {
         return Err(format!(
@@ -128,13 +178,13 @@ fn matrix(file: &Gguf, name: &str, cols: usize, rows: usize) -> Result<QMatrix, 
     }
     Ok(QMatrix::from_tensor(
         tensor.kind,
-        file.data(tensor),
+        &file.source.read(tensor)?,
         rows,
         cols,
     ))
 }
 
-fn vector(file: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, String> {
+fn vector(file: &Tensors, name: &str, len: usize) -> Result<Vec<f32>, String> {
     let tensor = find(file, name)?;
     if tensor.elements() != len {
         return Err(format!(
@@ -144,7 +194,9 @@ fn vector(file: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, String> {
     }
     let mut out = vec![0.0; len];
     match tensor.kind {
-        TensorType::F32 | TensorType::F16 => decode_row(tensor.kind, file.data(tensor), &mut out),
+        TensorType::F32 | TensorType::F16 => {
+            decode_row(tensor.kind, &file.source.read(tensor)?, &mut out)
+        }
         TensorType::Q4_0 | TensorType::Q4_1 | TensorType::Q8_0 | TensorType::Other(_) => {
             return Err(format!(
                 "tensor {name} is {}, expected floats",

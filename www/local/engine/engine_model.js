@@ -23,13 +23,13 @@ export class EngineUnsupportedError extends Error {
  *   rejects with EngineUnsupportedError when the engine does not run this model
  */
 export async function startEngine(blob, { context = 4096, threads = 1, signal } = {}) {
-  const bytes = await blob.arrayBuffer();
   const worker = new Worker(WORKER_URL, { type: 'module', name: 'tabloop-engine' });
   const reply = new Promise((resolve, reject) => {
     worker.onmessage = (event) => resolve(event.data);
     worker.onerror = (event) => reject(new Error(`the engine worker failed: ${event.message ?? 'no message'}`));
   });
-  worker.postMessage({ type: 'load', bytes, context, threads }, [bytes]);
+  // the Blob itself (no copy): the worker reads it as the engine asks
+  worker.postMessage({ type: 'load', blob, context, threads });
   const onAbort = () => worker.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   let message;

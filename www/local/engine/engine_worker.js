@@ -6,7 +6,10 @@
 // With more than one thread (on a cross-origin isolated page) it runs the threaded build,
 // whose threads are workers of their own (engine_thread.js) on the same shared memory.
 //
-// Messages in:  {type: 'load', bytes: ArrayBuffer, context, threads}
+// The model file is read as the engine asks (its header, then one tensor at a time) from the
+// Blob, so it is never whole in memory beside the packed weights.
+//
+// Messages in:  {type: 'load', blob: Blob, context, threads}
 //               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch}
 //               {type: 'cancel', id}
 // Messages out: {type: 'loaded', info} | {type: 'load_error', message}
@@ -25,6 +28,20 @@ const THREAD_START_MS = 10_000;
 const encoder = new TextEncoder();
 
 let exports = null;
+/** The model file being loaded (read synchronously: this is a worker). */
+let file = null;
+
+/** Copies `len` bytes of the model file from `offset` into the engine's memory at `dst`. */
+function readFile(offset, len, dst) {
+  try {
+    const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(offset, offset + len)));
+    if (bytes.length !== len) return 0;
+    new Uint8Array(exports.memory.buffer, dst, len).set(bytes);
+    return 1;
+  } catch {
+    return 0;
+  }
+}
 let cancelled = new Set();
 
 /** The engine's last output (copied: a decoder refuses views of shared memory). */
@@ -76,7 +93,7 @@ async function compile(url) {
 /** The one-thread build. */
 async function instantiateSingle() {
   const module = await compile(WASM_URL);
-  return (await WebAssembly.instantiate(module, { env: { tl_now: () => performance.now() } })).exports;
+  return (await WebAssembly.instantiate(module, { env: { tl_now: () => performance.now(), tl_read: readFile } })).exports;
 }
 
 /** Bytes of stack each of the engine's threads gets. */
@@ -98,7 +115,7 @@ async function instantiateThreaded() {
     thread.postMessage({ module, memory, index, stackTop: stackBase + THREAD_STACK, tls });
     return 1;
   };
-  engine = (await WebAssembly.instantiate(module, threadedImports(memory, spawn))).exports;
+  engine = (await WebAssembly.instantiate(module, threadedImports(memory, spawn, readFile))).exports;
   return engine;
 }
 
@@ -110,13 +127,12 @@ async function waitForThreads() {
   }
 }
 
-async function load({ bytes, context, threads }) {
+async function load({ blob, context, threads }) {
   const threaded = threads > 1 && globalThis.crossOriginIsolated === true;
   exports = threaded ? await instantiateThreaded() : await instantiateSingle();
-  const data = new Uint8Array(bytes);
-  const ptr = exports.tl_alloc(data.length);
-  new Uint8Array(exports.memory.buffer, ptr, data.length).set(data);
-  const loaded = exports.tl_load(ptr, data.length, context, threaded ? threads : 1);
+  file = blob;
+  const loaded = exports.tl_load_reading(blob.size, context, threaded ? threads : 1);
+  file = null;
   if (loaded === -2) throw Object.assign(new Error(output()), { unsupported: true });
   if (loaded !== 0) throw new Error(output());
   await waitForThreads();

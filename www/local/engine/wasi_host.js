@@ -11,14 +11,16 @@ const decoder = new TextDecoder();
  * The import object for one instance of the threaded engine.
  * @param {WebAssembly.Memory} memory the shared memory every instance uses
  * @param {(index: number) => number} spawn starts the pool's thread `index`; 1 when started
+ * @param {(offset: number, len: number, dst: number) => number} [read] copies bytes of the
+ *   model file into memory (the thread that loads the model only)
  * @returns {object}
  */
-export function threadedImports(memory, spawn) {
+export function threadedImports(memory, spawn, read = () => 0) {
   const view = () => new DataView(memory.buffer);
   const bytes = (ptr, len) => new Uint8Array(memory.buffer, ptr, len);
   let stderr = '';
   return {
-    env: { memory, tl_now: () => performance.now(), tl_spawn_thread: (index) => spawn(index) },
+    env: { memory, tl_now: () => performance.now(), tl_spawn_thread: (index) => spawn(index), tl_read: read },
     wasi_snapshot_preview1: {
       random_get(ptr, len) {
         // getRandomValues refuses views of shared memory: fill a copy, then copy it in

@@ -1,0 +1,133 @@
+//! Completions on the bundled SmolLM2-135M through the session, as the worker drives it: a
+//! model read one tensor at a time, the cache reused through the model's own reply, a grammar
+//! ending the reply, the token limit.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::cell::RefCell;
+
+use pretty_assertions::assert_eq;
+use tabloop_engine::sampling::Sampling;
+use tabloop_engine::session::{PromptPlan, Session, Step};
+
+const PROMPT: &str = "<|im_start|>system\nReply with one JSON object only.<|im_end|>\n<|im_start|>user\nRead the file notes.txt.<|im_end|>\n<|im_start|>assistant\n";
+const GRAMMAR: &str = r#"root ::= "{\"tool\":\"read_file\",\"arguments\":{\"path\":" string "}}"
+string ::= "\"" [^"\\\x00-\x1F]* "\"""#;
+
+fn session() -> Session {
+    Session::load(support::model_bytes(), 1024, 1).unwrap()
+}
+
+/// What a completion did.
+struct Completion {
+    plan: PromptPlan,
+    text: String,
+    tokens: usize,
+    end: Step,
+}
+
+/// Reads the prompt and generates until the end.
+fn complete(session: &mut Session, prompt: &str, grammar: Option<&str>, max: usize) -> Completion {
+    let plan = session
+        .begin(prompt, grammar, Sampling::Greedy, max)
+        .unwrap();
+    while session.feed(64).unwrap() > 0 {}
+    let mut text = Vec::new();
+    let mut tokens = 0;
+    loop {
+        match session.next(0.0).unwrap() {
+            Step::Token(bytes) => {
+                text.extend(bytes);
+                tokens += 1;
+            }
+            end @ (Step::Stop | Step::Length) => {
+                let text = String::from_utf8(text).unwrap();
+                return Completion {
+                    plan,
+                    text,
+                    tokens,
+                    end,
+                };
+            }
+        }
+    }
+}
+
+#[test]
+fn a_grammar_shapes_the_reply_and_ends_it() {
+    let mut session = session();
+    let done = complete(&mut session, PROMPT, Some(GRAMMAR), 64);
+    assert_eq!(done.plan.reused, 0);
+    assert_eq!(done.end, Step::Stop);
+    let text = done.text;
+    assert!(
+        text.starts_with(r#"{"tool":"read_file","arguments":{"path":""#),
+        "{text}"
+    );
+    assert!(text.ends_with(r#""}}"#), "{text}");
+}
+
+#[test]
+fn the_next_prompt_reuses_the_cache_through_the_model_s_own_reply() {
+    let mut session = session();
+    let first = complete(&mut session, PROMPT, Some(GRAMMAR), 64);
+    let reply = &first.text;
+    let next = format!("{PROMPT}{reply}<|im_end|>\n<|im_start|>user\nResult of read_file:\nhello<|im_end|>\n<|im_start|>assistant\n");
+    let second = complete(&mut session, &next, Some(GRAMMAR), 64);
+    // the first prompt and the reply as the model wrote it, but for the reply's last token
+    // (never evaluated: the grammar ended there)
+    assert_eq!(second.plan.reused, first.plan.total + first.tokens - 1);
+    assert!(second.plan.total > second.plan.reused);
+}
+
+#[test]
+fn a_reply_stops_at_its_token_limit() {
+    let mut session = session();
+    let done = complete(&mut session, PROMPT, None, 3);
+    assert_eq!(done.end, Step::Length);
+    assert_eq!(done.tokens, 3, "{}", done.text);
+}
+
+#[test]
+fn a_model_read_one_tensor_at_a_time_answers_as_the_one_in_memory() {
+    let bytes = support::model_bytes();
+    let reads = RefCell::new(Vec::new());
+    let read = |offset: usize, buffer: &mut [u8]| {
+        reads.borrow_mut().push((offset, buffer.len()));
+        buffer.copy_from_slice(&bytes[offset..offset + buffer.len()]);
+        Ok(())
+    };
+    let mut reading = Session::load_reading(bytes.len(), read, 1024, 1).unwrap();
+    let reads = reads.into_inner();
+    // the header took two reads (1 MiB, then 2 MiB: the vocabulary is larger than the first),
+    // then one read per tensor, none of them the whole file
+    assert_eq!(reads[..2], [(0, 1 << 20), (0, 2 << 20)]);
+    assert_eq!(reads.len() - 2, 272, "one read per tensor");
+    assert!(reads.iter().all(|(_, len)| *len < bytes.len() / 4));
+    let mut in_memory = session();
+    let ours = complete(&mut reading, PROMPT, Some(GRAMMAR), 64).text;
+    let theirs = complete(&mut in_memory, PROMPT, Some(GRAMMAR), 64).text;
+    assert_eq!(ours, theirs);
+    assert_eq!(reading.top_logits(5), in_memory.top_logits(5));
+}
+
+#[test]
+fn a_failing_read_is_an_error_naming_what_was_read() {
+    let bytes = support::model_bytes();
+    let read = |offset: usize, buffer: &mut [u8]| {
+        if offset > 4 << 20 {
+            return Err("the file went away".to_string());
+        }
+        buffer.copy_from_slice(&bytes[offset..offset + buffer.len()]);
+        Ok(())
+    };
+    let error = Session::load_reading(bytes.len(), read, 1024, 1)
+        .err()
+        .unwrap();
+    assert!(error.to_string().starts_with("reading tensor "), "{error}");
+    assert!(
+        error.to_string().ends_with(": the file went away"),
+        "{error}"
+    );
+}
