@@ -64,8 +64,12 @@ impl std::fmt::Display for LoadError {
 /// tokenizer and tensor types.
 pub fn unsupported(file: &Gguf) -> Option<String> {
     let arch = file.string("general.architecture").unwrap_or_default();
-    if !matches!(arch.as_str(), "llama" | "qwen2") {
-        return Some(format!("architecture {arch:?} (it runs llama and qwen2)"));
+    if arch != "llama" {
+        return Some(format!("architecture {arch:?} (it runs llama)"));
+    }
+    let template = file.string("tokenizer.chat_template").unwrap_or_default();
+    if !(template.contains("<|im_start|>") && template.contains("<|im_end|>")) {
+        return Some("chat template (it renders ChatML)".into());
     }
     let tokenizer = file.string("tokenizer.ggml.model").unwrap_or_default();
     if tokenizer != "gpt2" {
@@ -200,7 +204,6 @@ impl Session {
             "{{\"architecture\":{},\"layers\":{},\"embedding\":{},\"heads\":{},\"kv_heads\":{},\"vocab\":{},\"context\":{},\"threads\":{},\"chat_template\":{template},\"kernels\":{},\"activations\":{}}}",
             json_string(match c.architecture {
                 crate::model::Architecture::Llama => "llama",
-                crate::model::Architecture::Qwen2 => "qwen2",
             }),
             c.layers,
             c.embedding,

@@ -131,3 +131,59 @@ fn a_failing_read_is_an_error_naming_what_was_read() {
         "{error}"
     );
 }
+
+/// The bundled file with the string value of metadata `key` changed at its start to `to`
+/// (of the same length).
+fn patched(key: &str, from: &str, to: &str) -> Vec<u8> {
+    let mut bytes = support::model_bytes().to_vec();
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key.as_bytes())
+        .unwrap();
+    // the key, then the value's type (u32) and length (u64), then the text
+    let text = at + key.len() + 4 + 8;
+    let found = bytes[text..]
+        .windows(from.len())
+        .position(|w| w == from.as_bytes())
+        .unwrap();
+    bytes[text + found..text + found + to.len()].copy_from_slice(to.as_bytes());
+    bytes
+}
+
+/// [`patched`] for every occurrence within the value.
+fn patched_all(key: &str, from: &str, to: &str) -> Vec<u8> {
+    let mut bytes = support::model_bytes().to_vec();
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key.as_bytes())
+        .unwrap();
+    let len_at = at + key.len() + 4;
+    let len = u64::from_le_bytes(bytes[len_at..len_at + 8].try_into().unwrap()) as usize;
+    let text = len_at + 8;
+    let value = String::from_utf8(bytes[text..text + len].to_vec()).unwrap();
+    let changed = value.replace(from, to);
+    assert_eq!(changed.len(), value.len());
+    bytes[text..text + len].copy_from_slice(changed.as_bytes());
+    bytes
+}
+
+#[test]
+fn a_model_the_engine_does_not_run_is_refused_with_the_reason() {
+    let refusal = |bytes: Vec<u8>| Session::load(&bytes, 1024, 1).err().unwrap().to_string();
+    assert_eq!(
+        refusal(patched("general.architecture", "llama", "qwen2")),
+        "the engine does not run this model: its architecture \"qwen2\" (it runs llama)"
+    );
+    assert_eq!(
+        refusal(patched_all(
+            "tokenizer.chat_template",
+            "<|im_start|>",
+            "<|im_begin|>"
+        )),
+        "the engine does not run this model: its chat template (it renders ChatML)"
+    );
+    assert_eq!(
+        refusal(patched("tokenizer.ggml.pre", "smollm", "falcon")),
+        "the engine does not run this model: its pre-tokenizer \"falcon\""
+    );
+}

@@ -161,28 +161,19 @@ pub fn softmax(xs: &mut [f32]) {
     }
 }
 
-/// Which values of a head rotate together (llama.cpp's rope modes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RopeStyle {
-    /// Values 2i and 2i+1 (llama's "normal" mode; GGUF stores llama's q/k permuted for it).
-    Adjacent,
-    /// Values i and i + dims/2 (GPT-NeoX style: Qwen2).
-    Halves,
-}
-
 /// Rotary position tables: for each position, `dims/2` (cos, sin) pairs, as llama.cpp's
-/// "normal" mode uses them (adjacent pairs rotated by `pos · base^(−2i/dims) / factor[i]`).
+/// "normal" mode uses them (adjacent pairs rotated by `pos · base^(−2i/dims) / factor[i]`;
+/// GGUF stores llama's q and k permuted for this).
 #[derive(Debug, Clone)]
 pub struct Rope {
     dims: usize,
-    style: RopeStyle,
     inverse_frequencies: Vec<f32>,
 }
 
 impl Rope {
     /// Tables for `dims` rotated values per head with base `base` and optional per-pair
     /// frequency factors (llama 3's `rope_freqs`).
-    pub fn new(dims: usize, style: RopeStyle, base: f32, factors: Option<&[f32]>) -> Rope {
+    pub fn new(dims: usize, base: f32, factors: Option<&[f32]>) -> Rope {
         let scale = base.powf(-2.0 / dims as f32);
         let mut theta = 1.0f32;
         let mut inverse_frequencies = Vec::with_capacity(dims / 2);
@@ -193,7 +184,6 @@ impl Rope {
         }
         Rope {
             dims,
-            style,
             inverse_frequencies,
         }
     }
@@ -209,16 +199,11 @@ impl Rope {
     /// Rotates every head of `x` (heads of `head_dim` values, the first `dims` rotated) by a
     /// position's table (from [`RopeTables`]).
     pub fn apply(&self, x: &mut [f32], head_dim: usize, table: &[(f32, f32)]) {
-        let half = self.dims / 2;
         for head in x.chunks_exact_mut(head_dim) {
-            for (i, (cos, sin)) in table.iter().enumerate() {
-                let (ia, ib) = match self.style {
-                    RopeStyle::Adjacent => (2 * i, 2 * i + 1),
-                    RopeStyle::Halves => (i, i + half),
-                };
-                let (a, b) = (head[ia], head[ib]);
-                head[ia] = a * cos - b * sin;
-                head[ib] = a * sin + b * cos;
+            for (pair, (cos, sin)) in head[..self.dims].chunks_exact_mut(2).zip(table) {
+                let (a, b) = (pair[0], pair[1]);
+                pair[0] = a * cos - b * sin;
+                pair[1] = a * sin + b * cos;
             }
         }
     }

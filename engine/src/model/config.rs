@@ -1,16 +1,14 @@
-//! A model's shape, read from its GGUF metadata: the llama family (SmolLM2, Llama) and Qwen2,
-//! which differs only in biases on its attention projections.
+//! A model's shape, read from its GGUF metadata: the llama architecture (SmolLM2, TinyLlama,
+//! Llama). Others (Qwen2's biases and halves rotation among them) run on wllama until they are
+//! checked against llama.cpp here.
 
 use crate::gguf::Gguf;
-use crate::kernels::math::RopeStyle;
 
 /// The architectures this engine runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Architecture {
     /// `llama`: SmolLM2, TinyLlama, Llama 3.
     Llama,
-    /// `qwen2`: llama with biases on the q, k and v projections.
-    Qwen2,
 }
 
 /// The hyperparameters a forward pass needs.
@@ -36,8 +34,6 @@ pub struct Config {
     pub rope_base: f32,
     /// Values per head that are rotated.
     pub rope_dims: usize,
-    /// Which values are rotated together.
-    pub rope_style: RopeStyle,
     /// Context length the model was trained for.
     pub trained_context: usize,
     /// Tokens in the vocabulary.
@@ -52,7 +48,6 @@ impl Config {
             .ok_or("the file names no architecture")?;
         let architecture = match arch.as_str() {
             "llama" => Architecture::Llama,
-            "qwen2" => Architecture::Qwen2,
             other => return Err(format!("architecture {other} is not supported")),
         };
         let number = |key: &str| {
@@ -94,10 +89,6 @@ impl Config {
             norm_eps: number("attention.layer_norm_rms_epsilon").unwrap_or(1e-5) as f32,
             rope_base: number("rope.freq_base").unwrap_or(10_000.0) as f32,
             rope_dims: count("rope.dimension_count").unwrap_or(head_dim),
-            rope_style: match architecture {
-                Architecture::Llama => RopeStyle::Adjacent,
-                Architecture::Qwen2 => RopeStyle::Halves,
-            },
             trained_context: count("context_length").unwrap_or(2048),
             vocab,
         })

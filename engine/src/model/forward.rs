@@ -150,11 +150,6 @@ impl Model {
                 scratch.clock,
                 &mut scratch.phases.matmul,
             );
-            if let Some([bq, bk, bv]) = &layer.qkv_bias {
-                add_rows(&mut scratch.q, bq);
-                add_rows(&mut scratch.k, bk);
-                add_rows(&mut scratch.v, bv);
-            }
             for i in 0..n {
                 let table = scratch.rope_tables.position(i);
                 self.rope
@@ -300,11 +295,5 @@ impl Model {
 fn add_into(x: &mut [f32], y: &[f32]) {
     for (a, b) in x.iter_mut().zip(y) {
         *a += b;
-    }
-}
-
-fn add_rows(x: &mut [f32], bias: &[f32]) {
-    for row in x.chunks_exact_mut(bias.len()) {
-        add_into(row, bias);
     }
 }

@@ -34,7 +34,6 @@ impl Model {
         let weights = Weights::from_gguf(file, source, &config)?;
         let rope = Rope::new(
             config.rope_dims,
-            config.rope_style,
             config.rope_base,
             weights.rope_factors.as_deref(),
         );

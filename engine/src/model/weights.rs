@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::gguf::{Gguf, TensorInfo, TensorType};
 use crate::quant::{decode_row, QMatrix, BLOCK};
 
-use super::config::{Architecture, Config};
+use super::config::Config;
 
 /// Where a model's tensor bytes come from: the file in memory, or read one tensor at a time
 /// (so a model never needs its whole file and its packed weights in memory at once).
@@ -50,8 +50,6 @@ pub struct Layer {
     pub k: QMatrix,
     /// Value projection.
     pub v: QMatrix,
-    /// Biases of q, k, v (Qwen2), else `None`.
-    pub qkv_bias: Option<[Vec<f32>; 3]>,
     /// Attention output projection.
     pub o: QMatrix,
     /// RMS norm before the feed-forward layer.
@@ -94,20 +92,11 @@ impl Weights {
         let mut layers = Vec::with_capacity(config.layers);
         for i in 0..config.layers {
             let name = |part: &str| format!("blk.{i}.{part}");
-            let qkv_bias = match config.architecture {
-                Architecture::Llama => None,
-                Architecture::Qwen2 => Some([
-                    vector(&file, &name("attn_q.bias"), e)?,
-                    vector(&file, &name("attn_k.bias"), kv)?,
-                    vector(&file, &name("attn_v.bias"), kv)?,
-                ]),
-            };
             layers.push(Layer {
                 attn_norm: vector(&file, &name("attn_norm.weight"), e)?,
                 q: matrix(&file, &name("attn_q.weight"), e, e)?,
                 k: matrix(&file, &name("attn_k.weight"), e, kv)?,
                 v: matrix(&file, &name("attn_v.weight"), e, kv)?,
-                qkv_bias,
                 o: matrix(&file, &name("attn_output.weight"), e, e)?,
                 ffn_norm: vector(&file, &name("ffn_norm.weight"), e)?,
                 gate: matrix(&file, &name("ffn_gate.weight"), e, ff)?,
