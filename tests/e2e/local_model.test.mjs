@@ -312,7 +312,7 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
     assert.ok(loaded.info.threads >= 2, `threads: ${loaded.info.threads}`);
     // Headless Chromium here has no GPU: the model falls back to the CPU and says why.
     assert.equal(loaded.info.backend, 'cpu');
-    assert.match(loaded.info.backend_note, /^on the CPU \(tabloop engine, WebAssembly SIMD\): this browser (offers no WebGPU|has no WebGPU adapter); 2 threads$/);
+    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, 2 threads$/);
     assert.equal(loaded.events.at(-1).note, loaded.info.backend_note, 'the start event carries the note');
     assert.equal(ggufHits(server), 1);
     Object.assign(f, { load_ms_cold: loaded.info.load_ms, download_ms: loaded.info.download_ms, threads: loaded.info.threads, store: loaded.info.store });
@@ -436,7 +436,7 @@ describe('local model on wllama, cross-origin isolated (threads)', () => {
   test('a model the engine does not run goes to wllama, saying why', { timeout: TEST_TIMEOUT_MS }, async () => {
     const loaded = await loadInPage(page, { url: RENAMED_PRE_PATH, clear: false });
     assert.equal(loaded.info.runtime, 'wllama');
-    assert.match(loaded.info.backend_note, /^on the CPU on wllama \(the engine does not run this model: its pre-tokenizer "falcon"\): /);
+    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); wllama \(the engine does not run this model: its pre-tokenizer "falcon"\), \d threads? \(/);
     const result = await streamInPage(page, { ...FREE_TEXT, max_tokens: 6 });
     assert.ok(result.text.length > 0, JSON.stringify(result));
     await page.evaluate(() => window.model.unload());

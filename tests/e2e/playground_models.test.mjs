@@ -243,10 +243,10 @@ test('a picked file is checked, stored and used by a run; choosing another model
     const seen = await page.evaluate(() => window.progressSeen);
     console.log(JSON.stringify({ run_ms: Date.now() - started, phases: [...new Set(seen.map((t) => t.replace(/\d[\d.,]*/g, 'n')))] }));
     assert.ok(seen.some((t) => /^Loading model from browser storage: 138\.1 MiB of 138\.1 MiB/.test(t)), seen.join(' | '));
-    assert.ok(seen.some((t) => /^Starting the model \(on the CPU \(tabloop engine, WebAssembly SIMD\): this browser (offers no WebGPU|has no WebGPU adapter); [12] threads?\)…$/.test(t)), seen.join(' | '));
+    assert.ok(seen.some((t) => /^Starting the model \(on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?\)…$/.test(t)), seen.join(' | '));
     assert.ok(seen.some((t) => /^Reading the prompt: \d+ of \d+ tokens$/.test(t)));
     assert.ok(seen.some((t) => /^Writing: \d+ pieces? /.test(t)));
-    assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU \(tabloop engine, WebAssembly SIMD\): this browser (offers no WebGPU|has no WebGPU adapter); [12] threads?$/);
+    assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?$/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
     const events = fs.readFileSync(await download.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const replies = events.filter((e) => e.event?.type === 'model_replied' || e.type === 'model_replied');

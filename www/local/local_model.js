@@ -162,7 +162,7 @@ export async function loadLocalModel(options = {}) {
       : asked != null
         ? `asked for ${asked}`
         : `every core (${cores}): threads take work as they come free`;
-    const note = `on the CPU (tabloop engine, WebAssembly SIMD): ${why}; ${threads} thread${threads === 1 ? '' : 's'}`;
+    const note = `on the CPU: ${why}; tabloop engine, ${threads} thread${threads === 1 ? '' : 's'}`;
     init(note);
     try {
       const running = await startEngine(source.blob, { context: nCtx, threads, signal });
@@ -197,8 +197,8 @@ export async function loadLocalModel(options = {}) {
   const start = (onGpu, nThreads = threads) => startWllama(source.blob, { threads: nThreads, nCtx, nBatch, onGpu, debug });
   let backend = gpuProblem == null ? 'webgpu' : 'cpu';
   const onThreads = `${threads} thread${threads === 1 ? '' : 's'} (${choice.short})`;
-  const onWllama = engineRefusal ? ` on wllama (${engineRefusal})` : '';
-  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU${onWllama}: ${gpuProblem}; ${onThreads}`;
+  const onWllama = engineRefusal ? `wllama (${engineRefusal}), ` : '';
+  let note = gpuProblem == null ? 'on the GPU (WebGPU)' : `on the CPU: ${gpuProblem}; ${onWllama}${onThreads}`;
   init(note);
   let wllama;
   try {
