@@ -4,7 +4,7 @@
 
 import { Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
 import { modelStarted, modelStopped } from './live_models.js';
-import { toChatMessages } from './engine/engine_model.js';
+import { completionResult, toChatMessages } from './completion.js';
 
 const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 
@@ -150,19 +150,7 @@ export class WllamaModel {
     if (this._unloaded) throw new Error('the local model was unloaded');
     if (this._slowdown) await this._restartOnFewerThreads();
     const started = performance.now();
-    const result = (text, finish, usage, extra = {}) => ({
-      text,
-      finish,
-      usage,
-      timings: {
-        first_token_ms: null,
-        total_ms: Math.round(performance.now() - started),
-        prompt_ms: null,
-        generation_ms: null,
-        tokens_per_s: null,
-        ...extra,
-      },
-    });
+    const result = (text, finish, usage, extra = {}) => completionResult(text, finish, usage, started, extra);
     if (signal?.aborted) return result('', 'abort', { input_tokens: 0, output_tokens: 0 });
 
     const params = {

@@ -4,6 +4,7 @@
 
 import { chatFormat, renderChat } from './chat_template.js';
 import { schemaGrammar } from './json_schema_grammar.js';
+import { completionResult, toChatMessages } from '../completion.js';
 
 const WORKER_URL = new URL('./engine_worker.js', import.meta.url);
 
@@ -110,7 +111,7 @@ export class EngineModel {
         this._worker.postMessage({ type: 'cancel', id });
       }
     };
-    if (signal?.aborted) return result('', 'abort', { input_tokens: 0, output_tokens: 0 }, started, {});
+    if (signal?.aborted) return completionResult('', 'abort', { input_tokens: 0, output_tokens: 0 }, started, {});
     const done = new Promise((resolve, reject) => {
       this._handlers.set(id, (message) => {
         switch (message.type) {
@@ -162,7 +163,7 @@ export class EngineModel {
         : null;
     if (tokensPerS != null) this.last_tokens_per_s = tokensPerS;
     const read = message.prompt_tokens - message.reused_tokens;
-    return result(
+    return completionResult(
       text,
       message.finish,
       { input_tokens: message.prompt_tokens, output_tokens: message.output_tokens },
@@ -189,34 +190,6 @@ export class EngineModel {
   }
 }
 
-function result(text, finish, usage, started, timings) {
-  return {
-    text,
-    finish,
-    usage,
-    timings: {
-      first_token_ms: null,
-      total_ms: Math.round(performance.now() - started),
-      prompt_ms: null,
-      generation_ms: null,
-      tokens_per_s: null,
-      ...timings,
-    },
-  };
-}
-
-/** The request's messages as {role, content} with the roles a chat template knows. */
-export function toChatMessages(messages) {
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw new TypeError('complete(): messages must be a non-empty array of {role, content}');
-  }
-  return messages.map((m, i) => {
-    if (typeof m?.content !== 'string') throw new TypeError(`complete(): messages[${i}].content must be a string`);
-    // The chat template knows system/user/assistant; anything else (e.g. tool results) is user text.
-    const role = m.role === 'system' || m.role === 'assistant' ? m.role : 'user';
-    return { role, content: m.content };
-  });
-}
 
 /** The GBNF grammar a request asks for: its own, or one from its response_format; or null. */
 function requestGrammar(request) {
