@@ -169,7 +169,10 @@ impl Session {
 
     /// Threads the work is split across, and whether all of them are running yet.
     pub fn threads(&self) -> (usize, bool) {
-        (self.scratch.pool.threads(), self.scratch.pool.ready())
+        (
+            self.scratch.work.pool.threads(),
+            self.scratch.work.pool.ready(),
+        )
     }
 
     /// The model.
@@ -184,13 +187,12 @@ impl Session {
 
     /// Turns timing by phase on (with a clock in milliseconds) or off; clears the totals.
     pub fn set_clock(&mut self, clock: Option<fn() -> f64>) {
-        self.scratch.clock = clock;
-        self.scratch.phases = Phases::default();
+        self.scratch.work.set_clock(clock);
     }
 
     /// Time spent by phase since the clock was set.
     pub fn phases(&self) -> Phases {
-        self.scratch.phases
+        self.scratch.work.phases()
     }
 
     /// The model as JSON: its shape, context, chat template and the kernels in use.
@@ -211,7 +213,7 @@ impl Session {
             c.kv_heads,
             c.vocab,
             self.cache.capacity(),
-            self.scratch.pool.threads(),
+            self.scratch.work.pool.threads(),
             json_string(crate::kernels::kernel_name()),
             json_string(crate::kernels::encoding::encoding().name()),
         )

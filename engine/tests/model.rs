@@ -112,7 +112,7 @@ fn a_forward_split_across_threads_computes_the_same_logits() {
     ];
     let run = |threads: usize| {
         let mut scratch = Scratch::with_threads(threads);
-        assert_eq!(scratch.pool.threads(), threads);
+        assert_eq!(scratch.work.pool.threads(), threads);
         let mut cache = KvCache::new(&model.config, 64);
         let mut logits = Vec::new();
         model

@@ -1,8 +1,8 @@
 //! The quantized matrix product on WebAssembly relaxed SIMD.
 //!
 //! `i32x4.relaxed_dot_i8x16_i7x16_add_s` multiplies 16 signed weight bytes by 16 activation
-//! bytes whose top bit is clear and adds each group of four products into one lane (one
-//! AVX-VNNI `vpdpbusd` on x86, `sdot` on Arm). With four rows interleaved four bytes at a time
+//! bytes (stored as this CPU reads them exactly: see [`super::encoding`]) and adds each group
+//! of four products into one lane (one AVX-VNNI `vpdpbusd` on x86, `sdot` on Arm). With four rows interleaved four bytes at a time
 //! (see [`crate::quant`]) and the activation's four bytes splatted across the vector, each lane
 //! accumulates one row: a block of 32 values is 8 such instructions per group of four rows, and
 //! it ends as one vector of four row sums, scaled and accumulated as floats.
@@ -38,7 +38,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
             // tokens t..t + TOKENS_AT_ONCE.
             let sums = unsafe { group_tokens(w, x, t, group) };
             for (i, s) in sums.into_iter().enumerate() {
-                // SAFETY: groups in this caller\'s range.
+                // SAFETY: groups in this caller's range.
                 unsafe { store(w, out, t + i, group, s) };
             }
         }
@@ -49,20 +49,20 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
         let xs = &x.scales[t * blocks..(t + 1) * blocks];
         let mut group = groups.start;
         while group + GROUPS_AT_ONCE <= groups.end {
-            // SAFETY: the asserts above bound every block of groups `group` and `group + 1` and
-            // every activation of token `t`.
-            let (a, b) = unsafe { two_groups(w, xq, xs, group) };
-            // SAFETY: groups in this caller\'s range.
-            unsafe { store(w, out, t, group, a) };
-            // SAFETY: groups in this caller\'s range.
-            unsafe { store(w, out, t, group + 1, b) };
+            // SAFETY: the asserts above bound every block of these groups and every
+            // activation of token `t`.
+            let sums = unsafe { groups_for_token::<GROUPS_AT_ONCE>(w, xq, xs, group) };
+            for (g, sum) in sums.into_iter().enumerate() {
+                // SAFETY: groups in this caller's range.
+                unsafe { store(w, out, t, group + g, sum) };
+            }
             group += GROUPS_AT_ONCE;
         }
         if group < groups.end {
             // SAFETY: as above, for one group.
-            let a = unsafe { one_group(w, xq, xs, group) };
-            // SAFETY: groups in this caller\'s range.
-            unsafe { store(w, out, t, group, a) };
+            let [sum] = unsafe { groups_for_token::<1>(w, xq, xs, group) };
+            // SAFETY: groups in this caller's range.
+            unsafe { store(w, out, t, group, sum) };
         }
     }
 }
@@ -120,100 +120,47 @@ unsafe fn store(w: &QMatrix, out: &SharedOut, t: usize, group: usize, sums: v128
     unsafe { out.write(at, &values[..valid]) };
 }
 
-/// The float sums of two groups' rows for one token.
+/// The float sums of `G` consecutive groups' rows for one token (sharing each activation load).
 ///
 /// # Safety
-/// Groups `group` and `group + 1` must exist in `w`, and `xq` must point to `w.cols`
-/// activation bytes.
+/// Groups `group..group + G` must exist in `w`, and `xq` must point to `w.cols` activation bytes.
 #[inline(always)]
-unsafe fn two_groups(w: &QMatrix, xq: *const u8, xs: &[f32], group: usize) -> (v128, v128) {
-    // SAFETY: the caller guarantees the groups and activations exist (see above).
+unsafe fn groups_for_token<const G: usize>(
+    w: &QMatrix,
+    xq: *const u8,
+    xs: &[f32],
+    group: usize,
+) -> [v128; G] {
+    let blocks = w.blocks();
+    // SAFETY: the caller guarantees the groups and the activations exist.
     unsafe {
-        let blocks = w.blocks();
-        let q0 = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
-        let q1 = q0.add(blocks * GROUP_BLOCK_BYTES);
-        let s0 = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
-        let s1 = s0.add(blocks * GROUP_ROWS);
-        let c0 = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
-        let c1 = c0.add(blocks * GROUP_ROWS);
-        let mut acc0 = f32x4_splat(0.0);
-        let mut acc1 = f32x4_splat(0.0);
+        let quants = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
+        let scales = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
+        let corrections = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
+        let mut acc = [f32x4_splat(0.0); G];
         for (block, dx) in xs.iter().enumerate() {
             let xb = xq.add(block * BLOCK);
-            let w0 = q0.add(block * GROUP_BLOCK_BYTES);
-            let w1 = q1.add(block * GROUP_BLOCK_BYTES);
-            let mut sum0 = i32x4_splat(0);
-            let mut sum1 = i32x4_splat(0);
+            let mut sums = [i32x4_splat(0); G];
             for chunk in 0..BLOCK / 4 {
                 let xv = v128_load32_splat(xb.add(chunk * 4) as *const u32);
-                sum0 = i32x4_relaxed_dot_i8x16_i7x16_add(
-                    v128_load(w0.add(chunk * 16) as *const v128),
-                    xv,
-                    sum0,
-                );
-                sum1 = i32x4_relaxed_dot_i8x16_i7x16_add(
-                    v128_load(w1.add(chunk * 16) as *const v128),
-                    xv,
-                    sum1,
-                );
+                for (g, sum) in sums.iter_mut().enumerate() {
+                    let wp = quants.add((g * blocks + block) * GROUP_BLOCK_BYTES + chunk * 16);
+                    *sum =
+                        i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(wp as *const v128), xv, *sum);
+                }
             }
             let dxv = f32x4_splat(*dx);
-            let at = block * GROUP_ROWS;
-            let f0 = f32x4_sub(
-                f32x4_mul(
-                    f32x4_convert_i32x4(sum0),
-                    v128_load(s0.add(at) as *const v128),
-                ),
-                v128_load(c0.add(at) as *const v128),
-            );
-            let f1 = f32x4_sub(
-                f32x4_mul(
-                    f32x4_convert_i32x4(sum1),
-                    v128_load(s1.add(at) as *const v128),
-                ),
-                v128_load(c1.add(at) as *const v128),
-            );
-            acc0 = f32x4_relaxed_madd(dxv, f0, acc0);
-            acc1 = f32x4_relaxed_madd(dxv, f1, acc1);
-        }
-        (acc0, acc1)
-    }
-}
-
-/// The float sums of one group's rows for one token.
-///
-/// # Safety
-/// Group `group` must exist in `w`, and `xq` must point to `w.cols` activation bytes.
-#[inline(always)]
-unsafe fn one_group(w: &QMatrix, xq: *const u8, xs: &[f32], group: usize) -> v128 {
-    // SAFETY: the caller guarantees the groups and activations exist (see above).
-    unsafe {
-        let blocks = w.blocks();
-        let q0 = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
-        let s0 = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
-        let c0 = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
-        let mut acc = f32x4_splat(0.0);
-        for (block, dx) in xs.iter().enumerate() {
-            let xb = xq.add(block * BLOCK);
-            let w0 = q0.add(block * GROUP_BLOCK_BYTES);
-            let mut sum = i32x4_splat(0);
-            for chunk in 0..BLOCK / 4 {
-                let xv = v128_load32_splat(xb.add(chunk * 4) as *const u32);
-                sum = i32x4_relaxed_dot_i8x16_i7x16_add(
-                    v128_load(w0.add(chunk * 16) as *const v128),
-                    xv,
-                    sum,
+            for (g, (a, sum)) in acc.iter_mut().zip(sums).enumerate() {
+                let at = (g * blocks + block) * GROUP_ROWS;
+                let f = f32x4_sub(
+                    f32x4_mul(
+                        f32x4_convert_i32x4(sum),
+                        v128_load(scales.add(at) as *const v128),
+                    ),
+                    v128_load(corrections.add(at) as *const v128),
                 );
+                *a = f32x4_relaxed_madd(dxv, f, *a);
             }
-            let at = block * GROUP_ROWS;
-            let f = f32x4_sub(
-                f32x4_mul(
-                    f32x4_convert_i32x4(sum),
-                    v128_load(s0.add(at) as *const v128),
-                ),
-                v128_load(c0.add(at) as *const v128),
-            );
-            acc = f32x4_relaxed_madd(f32x4_splat(*dx), f, acc);
         }
         acc
     }

@@ -7,6 +7,8 @@ use crate::kernels::math::{
 };
 use crate::kernels::out::SharedOut;
 use crate::kernels::{matmul_on, split};
+use std::cell::Cell;
+
 use crate::pool::Pool;
 use crate::quant::{QActs, QMatrix};
 
@@ -23,16 +25,56 @@ pub struct Phases {
     pub other: f64,
 }
 
-/// What forward passes work with besides the model and the cache: buffers reused from batch
-/// to batch, the threads the work is split across, and an optional clock.
+/// The threads a forward pass's work is split across, and the clock that times it by phase.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct Work {
     /// The threads matrix products and attention are split across.
     pub pool: Pool,
-    /// A clock in milliseconds; when set, [`Scratch::phases`] accumulates timings.
+    /// A clock in milliseconds; when set, [`Work::phases`] accumulates timings.
     pub clock: Option<fn() -> f64>,
+    phases: Cell<Phases>,
+}
+
+impl Work {
     /// Time spent so far, by phase (with a clock).
-    pub phases: Phases,
+    pub fn phases(&self) -> Phases {
+        self.phases.get()
+    }
+
+    /// Sets the clock (or none) and clears the totals.
+    pub fn set_clock(&mut self, clock: Option<fn() -> f64>) {
+        self.clock = clock;
+        self.phases.set(Phases::default());
+    }
+
+    /// Runs `f`, adding its time to the phase `add` picks.
+    fn timed<T>(&self, add: fn(&mut Phases) -> &mut f64, f: impl FnOnce() -> T) -> T {
+        let Some(now) = self.clock else {
+            return f();
+        };
+        let started = now();
+        let out = f();
+        let mut phases = self.phases.get();
+        *add(&mut phases) += now() - started;
+        self.phases.set(phases);
+        out
+    }
+
+    /// `out = w · acts` over all of `w`'s rows, shared out across the threads.
+    fn project(&self, w: &QMatrix, acts: &QActs, out: &mut Vec<f32>) {
+        self.timed(
+            |p| &mut p.matmul,
+            || matmul_on(&self.pool, w, acts, sized(out, acts.tokens() * w.rows)),
+        );
+    }
+}
+
+/// What forward passes work with besides the model and the cache: buffers reused from batch
+/// to batch, and the threads and clock.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// The threads and the clock.
+    pub work: Work,
     x: Vec<f32>,
     normed: Vec<f32>,
     q: Vec<f32>,
@@ -52,30 +94,23 @@ fn sized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
 }
 
 impl Scratch {
+    /// Normalizes the residual stream with `weight` and quantizes it for the products.
+    fn norm_and_quantize(&mut self, weight: &[f32], eps: f32) {
+        let len = self.x.len();
+        rms_norm(&self.x, weight, eps, sized(&mut self.normed, len));
+        self.acts.quantize(&self.normed, weight.len());
+    }
+
     /// Scratch whose work is split across `threads` threads (the caller and `threads − 1`
     /// spawned ones; fewer when spawning fails).
     pub fn with_threads(threads: usize) -> Scratch {
         Scratch {
-            pool: Pool::new(threads),
+            work: Work {
+                pool: Pool::new(threads),
+                ..Work::default()
+            },
             ..Scratch::default()
         }
-    }
-}
-
-/// `out = w · acts` over all of `w`'s rows.
-fn project(
-    pool: &Pool,
-    w: &QMatrix,
-    acts: &QActs,
-    out: &mut Vec<f32>,
-    clock: Option<fn() -> f64>,
-    spent: &mut f64,
-) {
-    let started = clock.map(|now| now());
-    let len = acts.tokens() * w.rows;
-    matmul_on(pool, w, acts, sized(out, len));
-    if let (Some(now), Some(started)) = (clock, started) {
-        *spent += now() - started;
     }
 }
 
@@ -109,53 +144,54 @@ impl Model {
             ));
         }
         cache.reserve(start + n);
-        let started = scratch.clock.map(|now| now());
-        let before = scratch.phases;
-        let e = c.embedding;
-        let kv = c.kv_width();
+        let before = scratch.work.phases();
+        let clock = scratch.work.clock;
+        let started = clock.map(|now| now());
+        self.run(tokens, cache, scratch, logits);
+        if let (Some(now), Some(started)) = (clock, started) {
+            // other: the whole pass but for what the products and attention took
+            let mut p = scratch.work.phases();
+            p.other +=
+                now() - started - (p.matmul - before.matmul) - (p.attention - before.attention);
+            scratch.work.phases.set(p);
+        }
+        Ok(())
+    }
+
+    /// The pass itself (see [`Model::forward`]), its input checked and the cache's room made.
+    fn run(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        scratch: &mut Scratch,
+        logits: Option<&mut Vec<f32>>,
+    ) {
+        let c = &self.config;
+        let (n, start) = (tokens.len(), cache.len);
+        let (e, kv) = (c.embedding, c.kv_width());
         scratch.rope_tables.fill(&self.rope, start, n);
         let x = sized(&mut scratch.x, n * e);
         for (row, token) in x.chunks_exact_mut(e).zip(tokens) {
             self.weights.embeddings.row(*token as usize, row);
         }
         for (index, layer) in self.weights.layers.iter().enumerate() {
-            rms_norm(
-                &scratch.x,
-                &layer.attn_norm,
-                c.norm_eps,
-                sized(&mut scratch.normed, n * e),
-            );
-            scratch.acts.quantize(&scratch.normed, e);
-            project(
-                &scratch.pool,
-                &layer.q,
-                &scratch.acts,
-                &mut scratch.q,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
-            project(
-                &scratch.pool,
-                &layer.k,
-                &scratch.acts,
-                &mut scratch.k,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
-            project(
-                &scratch.pool,
-                &layer.v,
-                &scratch.acts,
-                &mut scratch.v,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
+            scratch.norm_and_quantize(&layer.attn_norm, c.norm_eps);
+            scratch
+                .work
+                .project(&layer.q, &scratch.acts, &mut scratch.q);
+            scratch
+                .work
+                .project(&layer.k, &scratch.acts, &mut scratch.k);
+            scratch
+                .work
+                .project(&layer.v, &scratch.acts, &mut scratch.v);
             for i in 0..n {
                 let table = scratch.rope_tables.position(i);
+                let d = c.head_dim;
                 self.rope
-                    .apply(&mut scratch.q[i * e..(i + 1) * e], c.head_dim, table);
+                    .apply(&mut scratch.q[i * e..(i + 1) * e], d, table);
                 self.rope
-                    .apply(&mut scratch.k[i * kv..(i + 1) * kv], c.head_dim, table);
+                    .apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
             }
             let capacity = cache.stride;
             let keys = &mut cache.keys[index];
@@ -168,81 +204,37 @@ impl Model {
                 }
             }
             values[start * kv..(start + n) * kv].copy_from_slice(&scratch.v);
-            let started = scratch.clock.map(|now| now());
             self.attend(start, n, capacity, keys, values, scratch);
-            if let (Some(now), Some(started)) = (scratch.clock, started) {
-                scratch.phases.attention += now() - started;
-            }
             scratch.acts.quantize(&scratch.attended, e);
-            project(
-                &scratch.pool,
-                &layer.o,
-                &scratch.acts,
-                &mut scratch.projected,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
+            scratch
+                .work
+                .project(&layer.o, &scratch.acts, &mut scratch.projected);
             add_into(&mut scratch.x, &scratch.projected);
 
-            rms_norm(
-                &scratch.x,
-                &layer.ffn_norm,
-                c.norm_eps,
-                sized(&mut scratch.normed, n * e),
-            );
-            scratch.acts.quantize(&scratch.normed, e);
-            project(
-                &scratch.pool,
-                &layer.gate,
-                &scratch.acts,
-                &mut scratch.gate,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
-            project(
-                &scratch.pool,
-                &layer.up,
-                &scratch.acts,
-                &mut scratch.up,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
+            scratch.norm_and_quantize(&layer.ffn_norm, c.norm_eps);
+            scratch
+                .work
+                .project(&layer.gate, &scratch.acts, &mut scratch.gate);
+            scratch
+                .work
+                .project(&layer.up, &scratch.acts, &mut scratch.up);
             swiglu(&mut scratch.gate, &scratch.up);
             scratch.acts.quantize(&scratch.gate, c.feed_forward);
-            project(
-                &scratch.pool,
-                &layer.down,
-                &scratch.acts,
-                &mut scratch.projected,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
+            scratch
+                .work
+                .project(&layer.down, &scratch.acts, &mut scratch.projected);
             add_into(&mut scratch.x, &scratch.projected);
         }
         cache.len = start + n;
-        let finish = |scratch: &mut Scratch| {
-            if let (Some(now), Some(started)) = (scratch.clock, started) {
-                let p = &mut scratch.phases;
-                let measured = (p.matmul - before.matmul) + (p.attention - before.attention);
-                p.other += now() - started - measured;
-            }
-        };
         if let Some(logits) = logits {
             let last = &scratch.x[(n - 1) * e..n * e];
             let normed = sized(&mut scratch.normed, e);
             rms_norm(last, &self.weights.output_norm, c.norm_eps, normed);
             scratch.acts.quantize(&scratch.normed[..e], e);
-            project(
-                &scratch.pool,
-                self.weights.head(),
-                &scratch.acts,
-                logits,
-                scratch.clock,
-                &mut scratch.phases.matmul,
-            );
+            scratch
+                .work
+                .project(self.weights.head(), &scratch.acts, logits);
         }
-        finish(scratch);
-        Ok(())
     }
 
     /// Causal attention of the batch's queries over every cached position up to their own.
@@ -260,35 +252,46 @@ impl Model {
         let per_kv = c.heads / c.kv_heads;
         let scale = 1.0 / (d as f32).sqrt();
         let q = &s.q;
-        let threads = s.pool.threads();
+        let threads = s.work.pool.threads();
         let attended = SharedOut::new(sized(&mut s.attended, n * e));
         // heads are split across the threads; each writes only its heads' values
-        s.pool.run(&|index| {
-            let mut scores = Vec::new();
-            let mut query = Vec::with_capacity(d);
-            let mut out = vec![0.0; d];
-            for h in split(c.heads, threads, index) {
-                let g = h / per_kv;
-                for i in 0..n {
-                    let seen = start + i + 1;
-                    scores.resize(seen, 0.0);
-                    query.clear();
-                    query.extend(
-                        q[i * e + h * d..i * e + (h + 1) * d]
-                            .iter()
-                            .map(|v| v * scale),
-                    );
-                    attention_scores(&query, &keys[g * d * capacity..], capacity, &mut scores);
-                    softmax(&mut scores);
-                    attention_values(&scores, &values[g * d..], kv, &mut out);
-                    // SAFETY: head h's values of every token are written by this thread only.
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        attended.write(i * e + h * d, &out)
-                    };
-                }
-            }
-        });
+        let work = &s.work;
+        work.timed(
+            |p| &mut p.attention,
+            || {
+                work.pool.run(&|index| {
+                    let mut scores = Vec::new();
+                    let mut query = Vec::with_capacity(d);
+                    let mut out = vec![0.0; d];
+                    for h in split(c.heads, threads, index) {
+                        let g = h / per_kv;
+                        for i in 0..n {
+                            let seen = start + i + 1;
+                            scores.resize(seen, 0.0);
+                            query.clear();
+                            query.extend(
+                                q[i * e + h * d..i * e + (h + 1) * d]
+                                    .iter()
+                                    .map(|v| v * scale),
+                            );
+                            attention_scores(
+                                &query,
+                                &keys[g * d * capacity..],
+                                capacity,
+                                &mut scores,
+                            );
+                            softmax(&mut scores);
+                            attention_values(&scores, &values[g * d..], kv, &mut out);
+                            // SAFETY: head h's values of every token are written by this thread only.
+                            #[allow(unsafe_code)]
+                            unsafe {
+                                attended.write(i * e + h * d, &out)
+                            };
+                        }
+                    }
+                })
+            },
+        );
     }
 }
 

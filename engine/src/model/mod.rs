@@ -6,7 +6,7 @@ mod forward;
 pub mod weights;
 
 pub use config::{Architecture, Config};
-pub use forward::{Phases, Scratch};
+pub use forward::{Phases, Scratch, Work};
 pub use weights::{ReadAt, TensorSource, Weights};
 
 use crate::gguf::Gguf;
