@@ -20,8 +20,6 @@ pub struct Session {
     scratch: Scratch,
     logits: Vec<f32>,
     completion: Option<Completion>,
-    /// Whether a prompt starts with the BOS token (the file's `add_bos_token`).
-    add_bos: bool,
     /// The file's chat template (Jinja text), for the caller to render prompts with.
     chat_template: Option<String>,
 }
@@ -150,12 +148,7 @@ impl Session {
             Tokenizer::from_gguf(file).map_err(|e| LoadError::Invalid(e.to_string()))?;
         let context = context.clamp(16, model.config.trained_context.max(16));
         let cache = KvCache::new(&model.config, context);
-        let add_bos = matches!(
-            file.get("tokenizer.ggml.add_bos_token"),
-            Some(crate::gguf::Value::Bool(true))
-        );
         Ok(Session {
-            add_bos,
             chat_template: file.string("tokenizer.chat_template"),
             model,
             tokenizer,
@@ -242,7 +235,7 @@ impl Session {
         let rest = String::from_utf8_lossy(rest);
         let mut pending = self.tokenizer.encode(&rest, true);
         if kept == 0 {
-            if let Some(bos) = self.tokenizer.bos().filter(|_| self.add_bos) {
+            if let Some(bos) = self.tokenizer.bos().filter(|_| self.tokenizer.add_bos()) {
                 pending.insert(0, bos);
             }
         }
