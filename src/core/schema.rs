@@ -36,13 +36,16 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
         if !allowed.contains(value) {
             errors.push(format!(
                 "{path}: must be one of {}",
-                Value::Array(allowed.clone())
+                crate::protocol::json::to_string(&Value::Array(allowed.clone()))
             ));
         }
     }
     if let Some(constant) = schema.get("const") {
         if constant != value {
-            errors.push(format!("{path}: must be {constant}"));
+            errors.push(format!(
+                "{path}: must be {}",
+                crate::protocol::json::to_string(constant)
+            ));
         }
     }
     match value {
@@ -209,7 +212,7 @@ fn type_name(expected: &Value) -> String {
     match expected {
         Value::String(t) => t.clone(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            expected.to_string()
+            crate::protocol::json::to_string(expected)
         }
     }
 }

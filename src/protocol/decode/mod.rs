@@ -143,6 +143,18 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The field `name`, or `default()` when it is absent (serde's `#[serde(default = "..")]`).
+    pub fn get_or<T: FromJson>(
+        &self,
+        name: &'static str,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, DecodeError> {
+        match self.0.get(name) {
+            Some(value) => T::from_json(value).map_err(|e| e.within(name)),
+            None => Ok(default()),
+        }
+    }
+
     /// The field `name`, or when it is absent the field `alias` (serde's `alias`), else default.
     pub fn get_aliased_or_default<T: FromJson + Default>(
         &self,
@@ -206,6 +218,6 @@ pub fn deserialize_with<'de, T: FromJson, D: serde::Deserializer<'de>>(
 
 /// Reads a `T` from JSON text.
 pub fn from_str<T: FromJson>(text: &str) -> Result<T, DecodeError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| DecodeError::new(e.to_string()))?;
+    let value = super::json::parse(text).map_err(|e| DecodeError::new(e.to_string()))?;
     T::from_json(&value)
 }
