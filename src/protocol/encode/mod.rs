@@ -6,7 +6,7 @@
 //! over its output and formatter, so together they compiled to a large share of the wasm
 //! bundle. Here a type writes itself onto a `String` with ordinary code ([`ToJson`]) generated
 //! by a macro beside the type from the same list of fields and variants its reader uses
-//! ([`json_struct!`], [`json_tagged!`], [`json_names!`], [`json_external!`]).
+//! (`json_struct!`, `json_tagged!`, `json_names!`, `json_external!`).
 //!
 //! The types keep serde's derived `Serialize` as the reference: the tests write every variant
 //! both ways and compare the text. The library itself never calls it.

@@ -7,7 +7,9 @@
 //! type; the crate's own types read it through [`super::decode`] and write text through
 //! [`super::encode`].
 
+mod decimal;
 mod error;
+mod float;
 mod number;
 mod parse;
 mod string;
@@ -15,6 +17,7 @@ mod value;
 mod write;
 
 pub use error::{JsonError, JsonErrorCode};
+pub use float::parse_f64;
 pub use parse::parse;
 pub(crate) use string::plain_run;
 pub(crate) use value::{json, json_internal, to_value_via_text};

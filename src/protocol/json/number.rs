@@ -1,6 +1,6 @@
 //! A JSON number, read as serde_json reads it: an integer without fraction or exponent that
 //! fits is kept as `u64` (or `i64` when negative, except `-0`), anything else is an `f64`
-//! correctly rounded from the whole text (the standard library's parser, as exact as serde_json's
+//! correctly rounded from the whole text ([`super::float`], as exact as serde_json's
 //! `float_roundtrip` reader). The checks and their error positions follow serde_json's.
 
 use super::error::{JsonError, JsonErrorCode as Code};
@@ -63,10 +63,7 @@ pub(super) fn read(p: &mut Parser<'_>, positive: bool, start: usize) -> Result<P
     if !float {
         return Ok(integer(positive, significand));
     }
-    let parsed = p
-        .text
-        .get(start..p.index)
-        .and_then(|text| text.parse::<f64>().ok());
+    let parsed = p.text.get(start..p.index).and_then(super::float::parse_f64);
     match parsed {
         Some(f) if f.is_finite() => Ok(Parsed::Float(f)),
         Some(_) => Err(p.error(Code::NumberOutOfRange)),
