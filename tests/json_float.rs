@@ -6,7 +6,7 @@
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
-use tabloop::protocol::json::parse_f64;
+use tabloop::protocol::json::{self, parse_f64};
 
 fn agree(text: &str) {
     let ours = parse_f64(text).map(f64::to_bits);
@@ -164,5 +164,72 @@ proptest! {
             text.push_str(&format!("e{exp}"));
         }
         agree(&text);
+    }
+}
+
+#[test]
+fn floats_are_displayed_as_the_standard_library_displays_them() {
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.1,
+        0.5,
+        1.5,
+        2.5,
+        0.25,
+        0.35,
+        0.125,
+        0.00005,
+        0.00015,
+        0.99995,
+        0.99996,
+        9.99995,
+        1e21,
+        1e22,
+        1e-7,
+        123456.789,
+        0.0012345,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e300,
+        0.30000000000000004,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -1e-10,
+        // ...173.125 exactly, halfway between two shortest candidates (.12, .13): the upper one.
+        -227_091_780_258_173.13,
+    ];
+    for f in specials {
+        assert_eq!(json::display_f64(f), format!("{f}"));
+        for decimals in [0, 1, 2, 4, 10] {
+            assert_eq!(
+                json::fixed_f64(f, decimals),
+                format!("{f:.decimals$}"),
+                "{f} {decimals}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    #[test]
+    fn any_float_is_displayed_alike(bits in any::<u64>(), decimals in 0usize..12) {
+        let f = f64::from_bits(bits);
+        prop_assert_eq!(json::display_f64(f), format!("{f}"));
+        prop_assert_eq!(json::fixed_f64(f, decimals), format!("{f:.decimals$}"));
+    }
+
+    #[test]
+    fn any_cost_like_float_is_displayed_alike(cents in 0u64..100_000_000, scale in 0i32..12, decimals in 0usize..8) {
+        let f = cents as f64 / 10f64.powi(scale);
+        prop_assert_eq!(json::display_f64(f), format!("{f}"));
+        prop_assert_eq!(json::fixed_f64(f, decimals), format!("{f:.decimals$}"));
+        prop_assert_eq!(json::fixed_f64(-f, decimals), format!("{:.decimals$}", -f));
     }
 }

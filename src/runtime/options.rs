@@ -342,7 +342,8 @@ impl AgentOptions {
             .unwrap_or(defaults.compaction_threshold);
         if !(compaction_threshold > 0.0 && compaction_threshold <= 1.0) {
             return Err(OptionsError::Invalid(format!(
-                "compactionThreshold must be in (0, 1], got {compaction_threshold}"
+                "compactionThreshold must be in (0, 1], got {}",
+                crate::protocol::json::display_f64(compaction_threshold)
             )));
         }
         let max_observation_chars = self

@@ -21,11 +21,11 @@ const MAX_SHIFT: usize = 60;
 
 /// A decimal number: `0.d1 d2 d3 ... × 10^decimal_point`.
 pub(super) struct Decimal {
-    num_digits: usize,
-    decimal_point: i32,
+    pub(super) num_digits: usize,
+    pub(super) decimal_point: i32,
     /// Nonzero digits were dropped past `MAX_DIGITS`.
     truncated: bool,
-    digits: [u8; MAX_DIGITS],
+    pub(super) digits: [u8; MAX_DIGITS],
 }
 
 impl Decimal {
@@ -84,6 +84,30 @@ impl Decimal {
                 }
             }
             d.decimal_point += if negative { -exponent } else { exponent };
+        }
+        d
+    }
+
+    /// The exact value of `f`, which must be finite: its mantissa's digits shifted by its binary
+    /// exponent (every finite `f64` has at most 767 significant decimal digits, all kept).
+    pub(super) fn exact(f: f64) -> Self {
+        let bits = f.abs().to_bits();
+        let biased = ((bits >> SIG_BITS) & 0x7FF) as i32;
+        let fraction = bits & ((1 << SIG_BITS) - 1);
+        let (mantissa, mut exp2) = match biased {
+            0 => (fraction, EXP_MIN - SIG_BITS as i32),
+            _ => (fraction | (1 << SIG_BITS), biased - 1023 - SIG_BITS as i32),
+        };
+        let mut d = Decimal::parse(itoa::Buffer::new().format(mantissa).as_bytes());
+        while exp2 > 0 {
+            let shift = exp2.min(MAX_SHIFT as i32);
+            d.left_shift(shift as usize);
+            exp2 -= shift;
+        }
+        while exp2 < 0 {
+            let shift = (-exp2).min(MAX_SHIFT as i32);
+            d.right_shift(shift as usize);
+            exp2 += shift;
         }
         d
     }

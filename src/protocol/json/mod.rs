@@ -10,6 +10,7 @@
 mod decimal;
 mod error;
 mod float;
+mod float_text;
 mod number;
 mod parse;
 mod string;
@@ -18,6 +19,7 @@ mod write;
 
 pub use error::{JsonError, JsonErrorCode};
 pub use float::parse_f64;
+pub use float_text::{display_f64, fixed_f64};
 pub use parse::parse;
 pub(crate) use string::plain_run;
 pub(crate) use value::{json, json_internal, to_value_via_text};
