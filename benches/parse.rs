@@ -1,10 +1,13 @@
 //! Parsing throughput: a Chat Completions event stream (SSE framing, then chunk assembly into a
-//! reply) fed in network-sized pieces, as the fetch client parses it. Reported in bytes/s.
+//! reply) fed in network-sized pieces, as the fetch client parses it; and a stored session's
+//! JSON-lines log read back into records, as opening a session reads it. Reported in bytes/s.
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+    use tabloop::core::{parse_jsonl, to_jsonl};
     use tabloop::protocol::SseParser;
+    use tabloop::runtime::synthetic::session_log;
     use tabloop::runtime::synthetic_stream::{chat_completion_sse, parse_chat_completion_sse};
 
     pub fn parse(c: &mut Criterion) {
@@ -32,6 +35,13 @@ mod native {
                 })
             });
         }
+        group.finish();
+        let log = to_jsonl(&session_log(10_000, "bench"));
+        let mut group = c.benchmark_group("parse");
+        group.throughput(Throughput::Bytes(log.len() as u64));
+        group.bench_function("records_10k", |b| {
+            b.iter(|| parse_jsonl(&log).map(|r| r.len()))
+        });
         group.finish();
     }
 

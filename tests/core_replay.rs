@@ -19,6 +19,7 @@ use tabloop::core::{
     args_hash, parse_jsonl, to_jsonl, Agent, Effect, Event, Input, Record, ReplayError,
     SessionDigest, SCHEMA_VERSION, SNAPSHOT_VERSION,
 };
+use tabloop::protocol::encode;
 use tabloop::protocol::{FinishReason, ModelReply, ToolCall};
 
 #[test]
@@ -438,6 +439,11 @@ proptest! {
                 }
             }
         }
+        // The plain writer writes what serde's derived writer writes: every record, the state.
+        for record in &log {
+            prop_assert_eq!(encode::to_string(record), serde_json::to_string(record).unwrap());
+        }
+        prop_assert_eq!(encode::to_string(agent.state()), serde_json::to_string(agent.state()).unwrap());
         let k = 1 + ((log.len() - 1) as f64 * cut) as usize;
         let prefix = Agent::replay(&log[..k]).unwrap();
         let write = prefix.snapshot(&log[k - 1], 0).unwrap();
@@ -478,6 +484,7 @@ proptest! {
                 digest.push(record);
             }
             seen = log.len();
+            prop_assert_eq!(encode::to_string(&digest), serde_json::to_string(&digest).unwrap());
             prop_assert_eq!(digest.flight, agent.state().flight);
             prop_assert_eq!(digest.in_flight(), agent.state().active_run().is_some());
         }

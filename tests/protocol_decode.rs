@@ -1,6 +1,7 @@
 //! The plain JSON readers read back what serde's writers wrote, for every variant of every
 //! persisted enum, and follow serde's rules where the writer leaves room: unknown fields,
-//! absent options, defaults, aliases, wrong kinds and unknown variants.
+//! absent options, defaults, aliases, wrong kinds and unknown variants. The plain writers write
+//! every one of those values byte for byte as serde's derived writers do.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -14,13 +15,19 @@ use tabloop::core::{
     StopReason, StopVerdict, ToolBatch, ToolDecl, ToolKind, TransitionReason,
 };
 use tabloop::protocol::decode::{self, FromJson};
+use tabloop::protocol::encode::{self, ToJson};
 use tabloop::protocol::{
     FinishReason, Message, ModelError, ModelErrorKind, ModelReply, ToolCall, ToolSpec, Usage,
 };
 
-/// Written by serde, read back both ways: by the plain reader and through serde's shim.
-fn round_trip<T: Serialize + DeserializeOwned + FromJson + PartialEq + std::fmt::Debug>(value: &T) {
+/// Written by serde and by the plain writer, the same text; read back both ways: by the plain
+/// reader and through serde's shim.
+fn round_trip<T>(value: &T)
+where
+    T: Serialize + DeserializeOwned + FromJson + ToJson + PartialEq + std::fmt::Debug,
+{
     let text = serde_json::to_string(value).unwrap();
+    assert_eq!(encode::to_string(value), text);
     let read: T = decode::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(&read, value, "{text}");
     let via_serde: T = serde_json::from_str(&text).unwrap();

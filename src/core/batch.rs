@@ -12,6 +12,7 @@ use super::run::{Phase, TodoItem, TodoStatus};
 use super::schema;
 use super::tool_batch::{parse_args, Slot, SlotState, ToolBatch};
 use super::{completion, InputError};
+use crate::protocol::decode::FromJson;
 
 impl Agent {
     pub(super) fn on_tool_finished(
@@ -251,8 +252,7 @@ const UNVERIFIED_FINISH: &str =
 
 /// The core's own todo tool: replaces the list and shows it back.
 fn run_todo(args: &Value) -> (String, bool) {
-    let items: Result<Vec<TodoItem>, _> =
-        serde_json::from_value(args.get("items").cloned().unwrap_or(Value::Null));
+    let items = Vec::<TodoItem>::from_json(args.get("items").unwrap_or(&Value::Null));
     match items {
         Ok(items) => {
             let open = items

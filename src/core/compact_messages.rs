@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::protocol::decode::{
     external_variant, variant_content, wrong_kind, DecodeError, FromJson,
 };
+use crate::protocol::encode::ToJson;
 use crate::protocol::{Message, ToolCall};
 
 #[derive(Serialize)]
@@ -33,7 +34,48 @@ pub fn serialize<S: Serializer>(messages: &[Message], serializer: S) -> Result<S
     }))
 }
 
-/// Reads messages written by [`serialize`].
+/// Writes `messages` in the compact form, as [`serialize`] does through serde.
+pub fn write(messages: &[Message], out: &mut String) {
+    out.push('[');
+    for (i, message) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match message {
+            Message::User { text } => {
+                out.push_str("{\"U\":");
+                text.write_json(out);
+            }
+            Message::Assistant { text, tool_calls } => {
+                out.push_str("{\"A\":[");
+                text.write_json(out);
+                out.push(',');
+                tool_calls.write_json(out);
+                out.push(']');
+            }
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                is_error,
+            } => {
+                out.push_str("{\"T\":[");
+                call_id.write_json(out);
+                out.push(',');
+                name.write_json(out);
+                out.push(',');
+                content.write_json(out);
+                out.push(',');
+                is_error.write_json(out);
+                out.push(']');
+            }
+        }
+        out.push('}');
+    }
+    out.push(']');
+}
+
+/// Reads messages written by [`serialize`] (or [`write`]).
 pub fn read(value: &Value) -> Result<Vec<Message>, DecodeError> {
     let Value::Array(items) = value else {
         return Err(wrong_kind("an array of messages", value));

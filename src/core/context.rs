@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use crate::protocol::decode::{deserialize_via_json, DecodeError, Fields, FromJson};
+use crate::protocol::encode::{Object, ToJson};
 
 use crate::protocol::request_messages::new_lineage;
 use crate::protocol::{Message, RequestMessages};
@@ -46,6 +47,18 @@ impl FromJson for Transcript {
 }
 
 deserialize_via_json!(Transcript);
+
+impl ToJson for Transcript {
+    fn write_json(&self, out: &mut String) {
+        let mut object = Object::new(out);
+        object.key("\"messages\":");
+        super::compact_messages::write(&self.messages, object.out);
+        object.member("\"summary\":", &self.summary);
+        object.member("\"first_live\":", &self.first_live);
+        object.member("\"live_tokens\":", &self.live_tokens);
+        object.end();
+    }
+}
 
 impl Default for Transcript {
     fn default() -> Self {

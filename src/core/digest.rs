@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_struct, read_tagged};
+use crate::protocol::encode::{json_struct, json_tagged};
 
 use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
@@ -34,7 +34,7 @@ pub enum RunPhase {
     },
 }
 
-read_tagged!(RunPhase, "kind", {
+json_tagged!(RunPhase, "kind", {
     "idle" => Idle,
     "working" => Working,
     "calling_model" => CallingModel,
@@ -56,7 +56,7 @@ pub struct SpentSummary {
     pub cost_usd: f64,
 }
 
-read_struct!(SpentSummary {
+json_struct!(SpentSummary {
     steps,
     tool_calls,
     tokens,
@@ -97,7 +97,7 @@ pub struct SessionDigest {
     pub paused: Option<String>,
 }
 
-read_struct!(SessionDigest {
+json_struct!(SessionDigest {
     session,
     title,
     flight,

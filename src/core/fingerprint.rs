@@ -33,14 +33,16 @@ pub fn action_arguments(args: &Value, raw: &str) -> String {
 
 fn write_canonical(value: &Value, out: &mut String, squash: bool) {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {
+            crate::protocol::json::write_value(value, out)
+        }
         Value::String(s) => {
             let text = if squash {
                 squash_whitespace(s)
             } else {
                 s.clone()
             };
-            out.push_str(&Value::String(text).to_string());
+            crate::protocol::json::write_str(&text, out);
         }
         Value::Array(items) => {
             out.push('[');
@@ -60,7 +62,7 @@ fn write_canonical(value: &Value, out: &mut String, squash: bool) {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::String((*key).clone()).to_string());
+                crate::protocol::json::write_str(key, out);
                 out.push(':');
                 if let Some(v) = map.get(*key) {
                     write_canonical(v, out, squash);

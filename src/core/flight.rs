@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::read_tagged;
+use crate::protocol::encode::json_tagged;
 
 use super::log::Event;
 
@@ -27,7 +27,7 @@ pub enum Flight {
     },
 }
 
-read_tagged!(Flight, "state", {
+json_tagged!(Flight, "state", {
     "no_run" => NoRun,
     "in_flight" => InFlight { run },
     "ended" => Ended { run },

@@ -2,17 +2,18 @@
 
 use super::log::HandoffReport;
 use super::run::RunState;
+use crate::protocol::json::fixed_f64;
 
 impl HandoffReport {
     /// Builds the report from a run's state.
     pub fn from_run(run: &RunState) -> Self {
         let mut progress = vec![format!(
-            "{} step(s), {} tool call(s), {} input and {} output tokens, ${:.4}.",
+            "{} step(s), {} tool call(s), {} input and {} output tokens, ${}.",
             run.step,
             run.ledger.tool_calls,
             run.ledger.input_tokens(),
             run.ledger.usage.output_tokens,
-            run.ledger.cost_usd
+            fixed_f64(run.ledger.cost_usd, 4)
         )];
         progress.extend(
             run.tool_stats

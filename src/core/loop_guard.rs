@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_external, read_struct};
+use crate::protocol::encode::{json_external, json_struct};
 
 use std::collections::VecDeque;
 
@@ -36,7 +36,7 @@ pub enum Verdict {
     Stop(Detector),
 }
 
-read_external!(Verdict {
+json_external!(Verdict {
     units: ["Continue" => Continue],
     newtypes: ["Diagnose" => Diagnose, "Stop" => Stop],
     structs: [],
@@ -50,7 +50,7 @@ struct Seen {
     evidence_after_first: usize,
 }
 
-read_struct!(Seen {
+json_struct!(Seen {
     count,
     evidence_after_first
 });
@@ -75,7 +75,7 @@ pub struct LoopGuard {
     diagnosed: RecentMap<(Detector, u64), ()>,
 }
 
-read_struct!(LoopGuard {
+json_struct!(LoopGuard {
     seen,
     evidence,
     evidence_total,

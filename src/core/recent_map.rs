@@ -9,6 +9,7 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use crate::protocol::decode::{DecodeError, FromJson};
+use crate::protocol::encode::ToJson;
 
 /// Up to `cap` entries; inserting a new key beyond that forgets the oldest inserted one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -29,6 +30,24 @@ struct Entries<K, V>(Vec<(K, V)>);
 impl<K: FromJson + Eq + Hash + Clone, V: FromJson> FromJson for RecentMap<K, V> {
     fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
         Vec::<(K, V)>::from_json(value).map(|entries| Entries(entries).into())
+    }
+}
+
+impl<K: ToJson + Eq + Hash + Clone, V: ToJson> ToJson for RecentMap<K, V> {
+    /// Entries oldest first, each `[key, value]`.
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
+        let entries = self
+            .order
+            .iter()
+            .filter_map(|key| Some((key, self.values.get(key)?)));
+        for (i, entry) in entries.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            entry.write_json(out);
+        }
+        out.push(']');
     }
 }
 

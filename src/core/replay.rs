@@ -5,6 +5,8 @@ use super::agent::Agent;
 use super::error::ReplayError;
 use super::log::{Event, Record, SCHEMA_VERSION};
 use super::state::AgentState;
+use crate::protocol::decode;
+use crate::protocol::encode::ToJson;
 
 impl Agent {
     /// Folds a log back into an agent with the same state the live agent had. Call
@@ -122,7 +124,7 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
     let Some((_, first)) = lines.peek() else {
         return Err(ReplayError::Empty);
     };
-    let version = serde_json::from_str::<serde_json::Value>(first)
+    let version = crate::protocol::json::parse(first)
         .ok()
         .and_then(|v| v.get("event")?.get("schema_version")?.as_u64());
     if let Some(found) = version {
@@ -135,7 +137,7 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
     }
     lines
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| ReplayError::Malformed {
+            decode::from_str(line).map_err(|e| ReplayError::Malformed {
                 line: i + 1,
                 message: e.to_string(),
             })
@@ -147,10 +149,8 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
 pub fn to_jsonl(records: &[Record]) -> String {
     let mut out = String::new();
     for record in records {
-        if let Ok(line) = serde_json::to_string(record) {
-            out.push_str(&line);
-            out.push('\n');
-        }
+        record.write_json(&mut out);
+        out.push('\n');
     }
     out
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_external, read_names, read_struct};
+use crate::protocol::encode::{json_external, json_names, json_struct};
 
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
@@ -36,7 +36,7 @@ pub enum Phase {
     Finished(Box<RunOutcome>),
 }
 
-read_external!(Phase {
+json_external!(Phase {
     units: ["Between" => Between],
     newtypes: ["Tools" => Tools, "BatchDone" => BatchDone, "Finished" => Finished],
     structs: ["AwaitingModel" => AwaitingModel { request, purpose, cut }],
@@ -53,7 +53,7 @@ pub struct TodoItem {
     pub status: TodoStatus,
 }
 
-read_struct!(TodoItem { id, text, status });
+json_struct!(TodoItem { id, text, status });
 
 /// Whether a todo is finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -65,7 +65,7 @@ pub enum TodoStatus {
     Done,
 }
 
-read_names!(TodoStatus { "open" => Open, "done" => Done });
+json_names!(TodoStatus { "open" => Open, "done" => Done });
 
 /// Everything about the current (or last) run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -126,7 +126,7 @@ pub struct RunState {
     pub stop_hook_blocks: u32,
 }
 
-read_struct!(RunState {
+json_struct!(RunState {
     number,
     task,
     limits,

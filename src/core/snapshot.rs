@@ -14,8 +14,8 @@ use super::agent::Agent;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
 use super::state::AgentState;
-use crate::protocol::decode::{self, read_struct};
-use crate::protocol::Message;
+use crate::protocol::decode;
+use crate::protocol::encode::{self, json_struct};
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
 /// [`AgentState`] changes; older snapshots are then ignored and rebuilt.
@@ -44,7 +44,7 @@ struct Head {
     state: AgentState,
 }
 
-read_struct!(Head {
+json_struct!(Head {
     version,
     schema,
     records,
@@ -52,10 +52,6 @@ read_struct!(Head {
     parts,
     state
 });
-
-/// One part: [`PART_MESSAGES`] consecutive transcript messages.
-#[derive(Serialize)]
-struct PartOut<'a>(#[serde(serialize_with = "super::compact_messages::serialize")] &'a [Message]);
 
 /// A snapshot to store: its head, replacing the last one, and the parts the store lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,9 +67,7 @@ pub struct SnapshotWrite {
 }
 
 fn record_hash(record: &Record) -> Option<String> {
-    serde_json::to_string(record)
-        .ok()
-        .map(|json| sha256_hex(&[&json]))
+    Some(sha256_hex(&[&encode::to_string(record)]))
 }
 
 impl Agent {
@@ -90,8 +84,12 @@ impl Agent {
         let new_parts = messages
             [first_part as usize * PART_MESSAGES..parts as usize * PART_MESSAGES]
             .chunks(PART_MESSAGES)
-            .map(|part| serde_json::to_string(&PartOut(part)).ok())
-            .collect::<Option<Vec<_>>>()?;
+            .map(|part| {
+                let mut out = String::new();
+                super::compact_messages::write(part, &mut out);
+                out
+            })
+            .collect::<Vec<_>>();
         let transcript = self
             .state
             .transcript
@@ -106,7 +104,7 @@ impl Agent {
         };
         Some(SnapshotWrite {
             records: self.state.next_seq,
-            head: serde_json::to_string(&head).ok()?,
+            head: encode::to_string(&head),
             first_part,
             parts: new_parts,
         })
@@ -141,7 +139,7 @@ impl Agent {
         }
         let mut earlier = Vec::with_capacity(head.parts as usize * PART_MESSAGES);
         for part in &parts[..head.parts as usize] {
-            let part: serde_json::Value = serde_json::from_str(part).ok()?;
+            let part = crate::protocol::json::parse(part).ok()?;
             let messages = super::compact_messages::read(&part).ok()?;
             if messages.len() != PART_MESSAGES {
                 return None;

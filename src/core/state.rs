@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::read_struct;
+use crate::protocol::encode::json_struct;
 
 use std::collections::BTreeSet;
 
@@ -51,7 +51,7 @@ pub struct AgentState {
     pub approved_scopes: BTreeSet<String>,
 }
 
-read_struct!(AgentState {
+json_struct!(AgentState {
     session,
     config,
     next_seq,

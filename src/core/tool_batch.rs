@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_external, read_struct};
+use crate::protocol::decode::FromJson;
+use crate::protocol::encode::{json_external, json_struct};
+use crate::protocol::json::{self, JsonError};
 use serde_json::Value;
 
 use super::fingerprint::args_hash;
@@ -29,7 +31,7 @@ pub struct ToolBatch {
     pub malformed: bool,
 }
 
-read_struct!(ToolBatch {
+json_struct!(ToolBatch {
     slots,
     parallel,
     cut,
@@ -60,7 +62,7 @@ pub struct Slot {
     pub attempts: u32,
 }
 
-read_struct!(Slot {
+json_struct!(Slot {
     call,
     args,
     kind,
@@ -93,7 +95,7 @@ pub enum SlotState {
     },
 }
 
-read_external!(SlotState {
+json_external!(SlotState {
     units: ["Pending" => Pending, "Running" => Running],
     newtypes: [],
     structs: ["AwaitingApproval" => AwaitingApproval { after_interrupt }, "Done" => Done { content, is_error }],
@@ -110,7 +112,7 @@ pub struct BatchSummary {
     pub finish: Option<FinishResult>,
 }
 
-read_struct!(BatchSummary {
+json_struct!(BatchSummary {
     approval_decided,
     cut,
     finish
@@ -127,7 +129,7 @@ pub enum FinishResult {
     Unverified(String),
 }
 
-read_external!(FinishResult {
+json_external!(FinishResult {
     units: ["Failed" => Failed],
     newtypes: ["Verified" => Verified, "Unverified" => Unverified],
     structs: [],
@@ -360,15 +362,15 @@ fn new_slot(config: &AgentConfig, call: &ToolCall) -> Slot {
 }
 
 /// Parses model-produced argument text; an empty string means no arguments.
-pub fn parse_args(raw: &str) -> Result<Value, serde_json::Error> {
+pub fn parse_args(raw: &str) -> Result<Value, JsonError> {
     if raw.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_str(raw)
+    json::parse(raw)
 }
 
 fn parse_todos(args: &Value) -> Option<Vec<TodoItem>> {
-    serde_json::from_value(args.get("items")?.clone()).ok()
+    Vec::from_json(args.get("items")?).ok()
 }
 
 fn finish_summary(args: &Value) -> String {

@@ -13,6 +13,7 @@ use super::error::ReplayError;
 use super::input::Input;
 use super::log::{Event, InterruptCause, Record};
 use super::run::Phase;
+use crate::protocol::encode;
 
 /// Where a replay first differed from the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,6 +25,9 @@ pub struct Divergence {
     /// What the fresh agent wrote there (JSON), or why it wrote nothing.
     pub got: String,
 }
+
+crate::protocol::encode::write_struct!(Divergence { seq, expected, got });
+crate::protocol::json::to_value_via_text!(Divergence);
 
 /// The result of a verification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,7 +41,7 @@ pub struct VerifyReport {
 }
 
 fn json(record: &Record) -> String {
-    serde_json::to_string(record).unwrap_or_default()
+    encode::to_string(record)
 }
 
 /// Feeds `records`' inputs to a fresh agent and compares what it writes with `records`.

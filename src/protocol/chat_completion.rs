@@ -4,7 +4,9 @@
 //! [`ModelReply`]. Both shapes go through the one Chat Completions parser, [`OpenAiStream`]: a
 //! whole completion is first rewritten as the single chunk that would have carried it.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use super::json::json;
 
 use super::model::{ModelError, ModelReply, ModelRequest};
 use super::openai::{build_request, OpenAiStream};
@@ -48,7 +50,7 @@ impl CompletionAssembler {
         }
         self.stream.push(&SseEvent {
             event: "message".into(),
-            data: chunk.to_string(),
+            data: super::json::to_string(chunk),
             id: None,
         })
     }

@@ -4,7 +4,9 @@
 //! still receives the whole [`custom_request`](super::custom_request) object: the bridge keeps
 //! the messages (and tools) it already has and appends the new ones.
 
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use super::json::json;
 
 use super::message::{Message, ToolSpec};
 use super::model::ModelRequest;

@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+use super::json::plain_run;
+
 /// Nesting deeper than this is declined, well inside serde_json's own limit of 128.
 const MAX_DEPTH: usize = 32;
 
@@ -237,31 +239,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The end of the run of bytes from `i` that stand for themselves in a string: it stops at
-    /// a quote, a backslash or a control character (all ASCII, so always at a char boundary).
-    /// Eight bytes are tested at a time: a byte's high bit in `hits` is set where it is zero
-    /// after `^ quote`/`^ backslash` or below 0x20, and the lowest set bit is always exact.
+    /// The end of the run of bytes from `i` that stand for themselves in a string.
     #[inline]
-    fn plain_run(&self, mut i: usize) -> usize {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
-        let bytes = self.text.as_bytes();
-        while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            let x = u64::from_le_bytes(word);
-            let hits = below(x ^ (ONES * 0x22), 1) | below(x ^ (ONES * 0x5C), 1) | below(x, 0x20);
-            if hits != 0 {
-                return i + (hits.trailing_zeros() / 8) as usize;
-            }
-            i += 8;
-        }
-        while let Some(&b) = bytes.get(i) {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                break;
-            }
-            i += 1;
-        }
-        i
+    fn plain_run(&self, i: usize) -> usize {
+        plain_run(self.text.as_bytes(), i)
     }
 
     /// Decodes the escape whose letter is at `i` into `out`; the index after it.

@@ -35,6 +35,8 @@ pub struct LocalRequest {
     pub temperature: f32,
 }
 
+crate::protocol::encode::write_struct!(LocalRequest { messages, grammar = omit_empty, max_tokens, temperature });
+
 impl LocalRequest {
     /// The whole reply, from what the runtime generated: the start of the turn the request
     /// wrote for the model (a last assistant message, [`REPLY_PREFIX`]) followed by `generated`.
@@ -128,7 +130,7 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
 
 /// `{"role", "content"}`.
 fn text_message(role: &str, content: String) -> Value {
-    serde_json::json!({ "role": role, "content": content })
+    super::json::json!({ "role": role, "content": content })
 }
 
 /// An assistant turn as the model would have written it: one `{"tool", "arguments"}` object per
@@ -147,7 +149,7 @@ fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> 
     }
     lines.extend(tool_calls.iter().map(|call| {
         // Arguments that are not valid JSON are embedded as a string.
-        let arguments = serde_json::from_str::<Value>(&call.arguments)
+        let arguments = crate::protocol::json::parse(&call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let schema = tools
             .iter()
@@ -183,7 +185,7 @@ pub fn parse_local_output(
         return reply;
     }
     let candidate = strip_code_fence(text.trim());
-    match serde_json::from_str::<Value>(candidate) {
+    match crate::protocol::json::parse(candidate) {
         Ok(Value::Object(object)) => {
             let tool = object.get("tool").and_then(Value::as_str);
             let arguments = object.get("arguments").filter(|a| a.is_object());
@@ -199,7 +201,7 @@ pub fn parse_local_output(
                     reply.tool_calls.push(ToolCall {
                         id: call_id,
                         name: name.to_string(),
-                        arguments: arguments.to_string(),
+                        arguments: super::json::to_string(arguments),
                     });
                     reply.text = String::new();
                     reply.finish = FinishReason::ToolUse;
@@ -207,7 +209,7 @@ pub fn parse_local_output(
                 (Some(name), None, None) => {
                     let raw = object
                         .get("arguments")
-                        .map_or("null".into(), Value::to_string);
+                        .map_or("null".into(), super::json::to_string);
                     reply.tool_calls.push(ToolCall {
                         id: call_id,
                         name: name.to_string(),

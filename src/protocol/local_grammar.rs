@@ -141,11 +141,14 @@ impl Builder {
             return "value".into();
         }
         if let Some(constant) = schema.get("const") {
-            return literal(&constant.to_string());
+            return literal(&super::json::to_string(constant));
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
             if !values.is_empty() {
-                let shown: Vec<String> = values.iter().map(|v| literal(&v.to_string())).collect();
+                let shown: Vec<String> = values
+                    .iter()
+                    .map(|v| literal(&super::json::to_string(v)))
+                    .collect();
                 return format!("({})", shown.join(" | "));
             }
         }
@@ -322,7 +325,7 @@ fn write_value(out: &mut String, value: &Value, schema: &Value) {
             out.push(']');
         }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            out.push_str(&value.to_string());
+            super::json::write_value(value, out);
         }
     }
 }
@@ -345,7 +348,7 @@ fn pointer_escape(key: &str) -> String {
 
 /// `text` as a JSON string.
 fn json_text(text: &str) -> String {
-    Value::String(text.to_string()).to_string()
+    super::json::to_string(&Value::String(text.to_string()))
 }
 
 /// `text` as a GBNF string literal.

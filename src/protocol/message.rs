@@ -4,9 +4,8 @@
 
 use serde::Serialize;
 
-use super::decode::{
-    deserialize_via_json, read_struct, read_tagged, DecodeError, Fields, FromJson,
-};
+use super::decode::{deserialize_via_json, DecodeError, Fields, FromJson};
+use super::encode::{json_struct, json_tagged, Object, ToJson};
 
 /// One message of the transcript sent to a model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,9 +37,9 @@ pub enum Message {
     },
 }
 
-read_tagged!(Message, "role", {
+json_tagged!(Message, "role", {
     "user" => User { text },
-    "assistant" => Assistant { text, tool_calls = default },
+    "assistant" => Assistant { text, tool_calls = omit_empty },
     "tool" => Tool { call_id, name, content, is_error },
 });
 
@@ -75,7 +74,7 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-read_struct!(ToolCall {
+json_struct!(ToolCall {
     id,
     name,
     arguments
@@ -113,3 +112,16 @@ impl FromJson for ToolSpec {
 }
 
 deserialize_via_json!(ToolSpec);
+
+impl ToJson for ToolSpec {
+    fn write_json(&self, out: &mut String) {
+        let mut object = Object::new(out);
+        object.member("\"name\":", &self.name);
+        object.member("\"description\":", &self.description);
+        object.member("\"parameters\":", &self.parameters);
+        if let Some(local) = &self.local_parameters {
+            object.member("\"local_parameters\":", local);
+        }
+        object.end();
+    }
+}

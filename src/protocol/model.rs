@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::decode::{read_names, read_struct, read_tagged};
+use super::encode::{json_names, json_struct, json_tagged};
 use super::message::{ToolCall, ToolSpec};
 use super::request_messages::RequestMessages;
 
@@ -38,7 +38,7 @@ pub enum FinishReason {
     Malformed,
 }
 
-read_names!(FinishReason { "end_turn" => EndTurn, "tool_use" => ToolUse, "max_tokens" => MaxTokens, "refusal" => Refusal, "malformed" => Malformed });
+json_names!(FinishReason { "end_turn" => EndTurn, "tool_use" => ToolUse, "max_tokens" => MaxTokens, "refusal" => Refusal, "malformed" => Malformed });
 
 /// Token usage of one call as the provider reported it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -53,7 +53,7 @@ pub struct Usage {
     pub cache_write_tokens: u64,
 }
 
-read_struct!(Usage { input_tokens, output_tokens, cached_input_tokens = default, cache_write_tokens = default });
+json_struct!(Usage { input_tokens, output_tokens, cached_input_tokens = default, cache_write_tokens = default });
 
 impl Usage {
     /// Adds another call's usage to this one.
@@ -80,7 +80,7 @@ pub struct ModelReply {
     pub model: String,
 }
 
-read_struct!(ModelReply { text, tool_calls = default, finish, usage, model = default });
+json_struct!(ModelReply { text, tool_calls = default, finish, usage, model = default });
 
 /// What went wrong with a model call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -122,8 +122,8 @@ pub enum ModelErrorKind {
     LocalModel,
 }
 
-read_tagged!(ModelErrorKind, "kind", {
-    "http" => Http { status, retry_after_ms, should_retry },
+json_tagged!(ModelErrorKind, "kind", {
+    "http" => Http { status, retry_after_ms, should_retry = omit_empty },
     "provider" => Provider { error_type },
     "network" => Network,
     "first_byte_timeout" => FirstByteTimeout,
@@ -144,7 +144,7 @@ pub struct ModelError {
     pub message: String,
 }
 
-read_struct!(ModelError { kind, message });
+json_struct!(ModelError { kind, message });
 
 impl ModelError {
     /// Whether the same request may be sent again (the official SDKs' matrix: network errors,

@@ -1,7 +1,9 @@
 //! OpenAI-compatible Chat Completions: the streaming request body, the request headers, and
 //! [`OpenAiStream`], which assembles `chat.completion.chunk` events into a [`ModelReply`].
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use super::json::json;
 
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
@@ -170,7 +172,7 @@ impl OpenAiStream {
 
     /// Reads a chunk as a JSON tree: any shape, and the `error` member.
     pub(crate) fn take_general(&mut self, data: &str) -> Result<Vec<StreamDelta>, ModelError> {
-        let chunk: Value = serde_json::from_str(data)
+        let chunk = super::json::parse(data)
             .map_err(|e| malformed(format!("invalid JSON in stream chunk: {e}")))?;
         if let Some(error) = chunk.get("error") {
             return Err(stream_error(error));

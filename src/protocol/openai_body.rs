@@ -5,185 +5,111 @@
 //! [`build_request`](super::openai::build_request) stays the readable definition of the same
 //! object, and the tests hold the two equal.
 
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
-
+use super::encode::{Object, ToJson};
+use super::json::write_str;
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::ModelRequest;
 
 /// The streaming request body for `req` and `model`, as `build_request(req, model)` would
 /// serialise.
 pub fn request_body(req: &ModelRequest, model: &str) -> String {
-    // Writing to a String cannot fail: every key is a string and every number finite.
-    serde_json::to_string(&Body { req, model }).unwrap_or_default()
-}
-
-struct Body<'a> {
-    req: &'a ModelRequest,
-    model: &'a str,
-}
-
-impl Serialize for Body<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("max_completion_tokens", &self.req.max_output_tokens)?;
-        map.serialize_entry("messages", &Messages(self.req))?;
-        map.serialize_entry("model", self.model)?;
-        map.serialize_entry("stream", &true)?;
-        map.serialize_entry("stream_options", &StreamOptions)?;
-        if !self.req.tools.is_empty() {
-            map.serialize_entry("tools", &Tools(&self.req.tools))?;
+    let mut out = String::new();
+    let mut body = Object::new(&mut out);
+    body.member("\"max_completion_tokens\":", &req.max_output_tokens);
+    body.key("\"messages\":");
+    body.out.push('[');
+    if let Some(system) = &req.system {
+        body.out.push_str("{\"content\":");
+        write_str(system, body.out);
+        body.out.push_str(",\"role\":\"system\"}");
+    }
+    for (i, message) in req.messages.iter().enumerate() {
+        if i > 0 || req.system.is_some() {
+            body.out.push(',');
         }
-        map.end()
+        write_message(message, body.out);
     }
-}
-
-struct StreamOptions;
-
-impl Serialize for StreamOptions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("include_usage", &true)?;
-        map.end()
-    }
-}
-
-/// The system prompt (as the first message) and the transcript.
-struct Messages<'a>(&'a ModelRequest);
-
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        if let Some(system) = &self.0.system {
-            seq.serialize_element(&System(system))?;
+    body.out.push(']');
+    body.member("\"model\":", model);
+    body.key("\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    if !req.tools.is_empty() {
+        body.key("\"tools\":");
+        body.out.push('[');
+        for (i, tool) in req.tools.iter().enumerate() {
+            if i > 0 {
+                body.out.push(',');
+            }
+            write_tool(tool, body.out);
         }
-        for message in &self.0.messages {
-            seq.serialize_element(&Wire(message))?;
-        }
-        seq.end()
+        body.out.push(']');
     }
-}
-
-struct System<'a>(&'a str);
-
-impl Serialize for System<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("content", self.0)?;
-        map.serialize_entry("role", "system")?;
-        map.end()
-    }
+    body.end();
+    out
 }
 
 /// One message as `message_json` shapes it (keys in the order a `Value` map writes them).
-struct Wire<'a>(&'a Message);
-
-impl Serialize for Wire<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        match self.0 {
-            Message::User { text } => {
-                map.serialize_entry("content", text)?;
-                map.serialize_entry("role", "user")?;
+fn write_message(message: &Message, out: &mut String) {
+    let mut map = Object::new(out);
+    match message {
+        Message::User { text } => {
+            map.member("\"content\":", text);
+            map.key("\"role\":\"user\"");
+        }
+        Message::Assistant { text, tool_calls } => {
+            if text.is_empty() && !tool_calls.is_empty() {
+                map.key("\"content\":null");
+            } else {
+                map.member("\"content\":", text);
             }
-            Message::Assistant { text, tool_calls } => {
-                if text.is_empty() && !tool_calls.is_empty() {
-                    map.serialize_entry("content", &())?;
-                } else {
-                    map.serialize_entry("content", text)?;
+            map.key("\"role\":\"assistant\"");
+            if !tool_calls.is_empty() {
+                map.key("\"tool_calls\":");
+                map.out.push('[');
+                for (i, call) in tool_calls.iter().enumerate() {
+                    if i > 0 {
+                        map.out.push(',');
+                    }
+                    write_call(call, map.out);
                 }
-                map.serialize_entry("role", "assistant")?;
-                if !tool_calls.is_empty() {
-                    map.serialize_entry("tool_calls", &Calls(tool_calls))?;
-                }
-            }
-            Message::Tool {
-                call_id,
-                content,
-                is_error,
-                ..
-            } => {
-                if *is_error {
-                    map.serialize_entry("content", &format_args!("Error: {content}"))?;
-                } else {
-                    map.serialize_entry("content", content)?;
-                }
-                map.serialize_entry("role", "tool")?;
-                map.serialize_entry("tool_call_id", call_id)?;
+                map.out.push(']');
             }
         }
-        map.end()
-    }
-}
-
-struct Calls<'a>(&'a [ToolCall]);
-
-impl Serialize for Calls<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for call in self.0 {
-            seq.serialize_element(&Call(call))?;
+        Message::Tool {
+            call_id,
+            content,
+            is_error,
+            ..
+        } => {
+            if *is_error {
+                map.member("\"content\":", &format!("Error: {content}"));
+            } else {
+                map.member("\"content\":", content);
+            }
+            map.key("\"role\":\"tool\"");
+            map.member("\"tool_call_id\":", call_id);
         }
-        seq.end()
     }
+    map.end();
 }
 
-struct Call<'a>(&'a ToolCall);
-
-impl Serialize for Call<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("function", &Function(self.0))?;
-        map.serialize_entry("id", &self.0.id)?;
-        map.serialize_entry("type", "function")?;
-        map.end()
-    }
+fn write_call(call: &ToolCall, out: &mut String) {
+    out.push_str("{\"function\":{\"arguments\":");
+    write_str(&call.arguments, out);
+    out.push_str(",\"name\":");
+    write_str(&call.name, out);
+    out.push_str("},\"id\":");
+    write_str(&call.id, out);
+    out.push_str(",\"type\":\"function\"}");
 }
 
-struct Function<'a>(&'a ToolCall);
-
-impl Serialize for Function<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("arguments", &self.0.arguments)?;
-        map.serialize_entry("name", &self.0.name)?;
-        map.end()
-    }
-}
-
-struct Tools<'a>(&'a [ToolSpec]);
-
-impl Serialize for Tools<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for tool in self.0 {
-            seq.serialize_element(&Tool(tool))?;
-        }
-        seq.end()
-    }
-}
-
-struct Tool<'a>(&'a ToolSpec);
-
-impl Serialize for Tool<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("function", &ToolFunction(self.0))?;
-        map.serialize_entry("type", "function")?;
-        map.end()
-    }
-}
-
-struct ToolFunction<'a>(&'a ToolSpec);
-
-impl Serialize for ToolFunction<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("description", &self.0.description)?;
-        map.serialize_entry("name", &self.0.name)?;
-        map.serialize_entry("parameters", &self.0.parameters)?;
-        map.end()
-    }
+fn write_tool(tool: &ToolSpec, out: &mut String) {
+    out.push_str("{\"function\":{\"description\":");
+    write_str(&tool.description, out);
+    out.push_str(",\"name\":");
+    write_str(&tool.name, out);
+    out.push_str(",\"parameters\":");
+    tool.parameters.write_json(out);
+    out.push_str("},\"type\":\"function\"}");
 }
 
 #[cfg(test)]

@@ -3,8 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
+
+use crate::protocol::decode::{self, read_struct, DecodeError, Fields, FromJson};
+use crate::protocol::encode::json_names;
 
 use crate::core::{
     finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Event, GuardThresholds,
@@ -13,7 +16,7 @@ use crate::core::{
 use crate::protocol::ToolSpec;
 
 /// Which model answers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
     /// The model running in the tab (no key, no server).
@@ -28,9 +31,11 @@ pub enum ProviderKind {
     Custom,
 }
 
+json_names!(ProviderKind { "local" => Local, "openai" => Openai, "anthropic" => Anthropic, "custom" => Custom });
+crate::protocol::json::to_value_via_text!(ProviderKind);
+
 /// Provider settings. The API key is used for requests only and never enters the log.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Default, PartialEq)]
 pub struct ProviderOptions {
     /// Which provider.
     pub kind: ProviderKind,
@@ -41,6 +46,8 @@ pub struct ProviderOptions {
     /// Model name.
     pub model: Option<String>,
 }
+
+read_struct!(ProviderOptions { kind = default, base_url: "baseUrl", api_key: "apiKey", model });
 
 impl std::fmt::Debug for ProviderOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -54,8 +61,7 @@ impl std::fmt::Debug for ProviderOptions {
 }
 
 /// Budget options in the API's camelCase; missing fields keep the defaults.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BudgetOptions {
     /// Most steps.
     pub max_steps: Option<u32>,
@@ -70,6 +76,15 @@ pub struct BudgetOptions {
     /// Most active wall-clock milliseconds.
     pub max_wall_ms: Option<u64>,
 }
+
+read_struct!(BudgetOptions {
+    max_steps: "maxSteps",
+    max_tool_calls: "maxToolCalls",
+    max_input_tokens: "maxInputTokens",
+    max_output_tokens: "maxOutputTokens",
+    max_cost_usd: "maxCostUsd",
+    max_wall_ms: "maxWallMs",
+});
 
 impl BudgetOptions {
     /// These options laid over `base`.
@@ -86,8 +101,7 @@ impl BudgetOptions {
 }
 
 /// Everything `createAgent` accepts.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentOptions {
     /// Session id; an existing session is resumed.
     pub session: Option<String>,
@@ -126,10 +140,28 @@ pub struct AgentOptions {
     pub allow_hosts: Vec<String>,
 }
 
+read_struct!(AgentOptions {
+    session,
+    provider,
+    budget = default,
+    tools,
+    permissions = default,
+    system,
+    price,
+    context_window: "contextWindow",
+    max_output_tokens: "maxOutputTokens",
+    require_finish: "requireFinish" = default,
+    guard = default,
+    compaction_threshold: "compactionThreshold",
+    compaction_keep_recent: "compactionKeepRecent",
+    max_tool_result_chars: "maxToolResultChars",
+    max_consecutive_errors: "maxConsecutiveErrors",
+    allow_hosts: "allowHosts" = default,
+});
+
 /// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool
 /// observations, each `diagnose` below its `stop`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GuardOptions {
     /// Same action, same state, no new evidence: diagnose at this count.
     pub repeat_diagnose: Option<u32>,
@@ -151,6 +183,18 @@ pub struct GuardOptions {
     /// for the local model, off for the others).
     pub end_on_repeated_success: Option<bool>,
 }
+
+read_struct!(GuardOptions {
+    repeat_diagnose: "repeatDiagnose",
+    repeat_stop: "repeatStop",
+    thrash_diagnose: "thrashDiagnose",
+    thrash_stop: "thrashStop",
+    stagnation_diagnose: "stagnationDiagnose",
+    stagnation_stop: "stagnationStop",
+    error_repeat_diagnose: "errorRepeatDiagnose",
+    error_repeat_stop: "errorRepeatStop",
+    end_on_repeated_success: "endOnRepeatedSuccess",
+});
 
 impl GuardOptions {
     /// These thresholds over `base`; refuses a pair whose diagnosis would not come first.
@@ -191,41 +235,47 @@ impl GuardOptions {
 }
 
 /// A tool as the page registered it (the JS registry's spec without `execute`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HostToolSpec {
     /// Name.
     pub name: String,
     /// What it does.
-    #[serde(default)]
     pub description: String,
     /// JSON Schema of its arguments.
-    #[serde(default = "empty_object_schema")]
     pub parameters: Value,
     /// A narrower schema for small local models (see [`ToolSpec::local_parameters`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_parameters: Option<Value>,
     /// Default permission.
-    #[serde(default = "default_permission")]
     pub permission: Permission,
     /// Safe to re-run.
-    #[serde(default)]
     pub idempotent: bool,
     /// Safe to run alongside others.
-    #[serde(default)]
     pub parallel_safe: bool,
     /// What an approval also covers: `{ urlHost: "<argument>" }` = later calls to that host.
-    #[serde(default)]
     pub approval_scope: Option<ApprovalScope>,
 }
 
 fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object"})
+    crate::protocol::json::json!({"type": "object"})
 }
 
-fn default_permission() -> Permission {
-    Permission::Ask
+impl FromJson for HostToolSpec {
+    fn from_json(value: &Value) -> Result<Self, DecodeError> {
+        let fields = Fields::of(value)?;
+        Ok(Self {
+            name: fields.get("name")?,
+            description: fields.get_or_default("description")?,
+            parameters: fields.get_or("parameters", empty_object_schema)?,
+            local_parameters: fields.get_or_default("localParameters")?,
+            permission: fields.get_or("permission", || Permission::Ask)?,
+            idempotent: fields.get_or_default("idempotent")?,
+            parallel_safe: fields.get_or_default("parallelSafe")?,
+            approval_scope: fields.get_or_default("approvalScope")?,
+        })
+    }
 }
+
+decode::deserialize_via_json!(HostToolSpec);
 
 /// Options that cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -292,7 +342,8 @@ impl AgentOptions {
             .unwrap_or(defaults.compaction_threshold);
         if !(compaction_threshold > 0.0 && compaction_threshold <= 1.0) {
             return Err(OptionsError::Invalid(format!(
-                "compactionThreshold must be in (0, 1], got {compaction_threshold}"
+                "compactionThreshold must be in (0, 1], got {}",
+                crate::protocol::json::display_f64(compaction_threshold)
             )));
         }
         let max_observation_chars = self
@@ -363,7 +414,7 @@ fn check_provider(provider: &ProviderOptions) -> Result<(), OptionsError> {
 impl ProviderOptions {
     /// What the log keeps of the provider: everything but the key.
     pub fn describe(&self) -> Value {
-        serde_json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
+        crate::protocol::json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
     }
 
     /// These options completed from a stored description of the same kind: a page resuming a
@@ -378,7 +429,7 @@ impl ProviderOptions {
 
     /// The provider a stored configuration describes (with no key).
     pub fn from_description(value: &Value) -> Option<Self> {
-        let mut provider: ProviderOptions = serde_json::from_value(value.clone()).ok()?;
+        let mut provider = ProviderOptions::from_json(value).ok()?;
         provider.api_key = None;
         Some(provider)
     }

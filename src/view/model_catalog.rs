@@ -3,13 +3,12 @@
 //! user added (a custom URL, a picked file), each with what browser storage holds of it. Plain
 //! data, so the model list component only renders it.
 
-use serde::Deserialize;
+use crate::protocol::decode::{read_names, read_struct};
 
 use super::format::format_bytes;
 
 /// Where a stored model is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreKind {
     /// The Cache API.
     Cache,
@@ -19,8 +18,10 @@ pub enum StoreKind {
     Memory,
 }
 
+read_names!(StoreKind { "cache" => Cache, "opfs" => Opfs, "memory" => Memory });
+
 /// What browser storage holds of one model, as the model files module reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredModel {
     /// The model's URL (`""` for the bundled model).
     pub url: String,
@@ -30,8 +31,10 @@ pub struct StoredModel {
     pub bytes: Option<u64>,
 }
 
+read_struct!(StoredModel { url, store, bytes });
+
 /// A picked file once stored.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickedModel {
     /// The key to load it by (the settings' model URL).
     pub url: String,
@@ -44,6 +47,14 @@ pub struct PickedModel {
     /// Why it is only used from the file until the page closes, when it is.
     pub note: Option<String>,
 }
+
+read_struct!(PickedModel {
+    url,
+    name,
+    store,
+    bytes,
+    note
+});
 
 /// A recommended model: a stable Hugging Face `resolve` URL and the size listed for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,25 +4,24 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::Price;
+use crate::protocol::decode;
+use crate::protocol::encode::{self, json_struct};
 use crate::runtime::prices::builtin_price;
 
 /// USD per million tokens typed for one model (`None`: not typed).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ModelPrice {
     /// Input tokens.
-    #[serde(default)]
     pub input: Option<f64>,
     /// Output tokens.
-    #[serde(default)]
     pub output: Option<f64>,
 }
 
+json_struct!(ModelPrice { input = default, output = default });
+
 /// Typed prices by model name (`local` for the in-tab model).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelPrices(BTreeMap<String, ModelPrice>);
 
 impl ModelPrices {
@@ -58,12 +57,12 @@ impl ModelPrices {
 
     /// The table as stored.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        encode::to_string(&self.0)
     }
 
     /// A stored table; anything unreadable is an empty one (prices are typed again).
     pub fn from_json(text: &str) -> Self {
-        serde_json::from_str(text).unwrap_or_default()
+        decode::from_str(text).map(Self).unwrap_or_default()
     }
 }
 

@@ -1,7 +1,9 @@
 //! The shapes the public JS API returns, in its camelCase: run outcomes and session summaries.
 //! Pure data so they are tested natively.
 
-use serde_json::{json, Value};
+use serde_json::Value;
+
+use crate::protocol::json::json;
 
 use crate::core::{Event, Record, RunOutcome, StopReason};
 
@@ -39,7 +41,7 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 /// ...fields }`. The event's own text (the log's writer, which the bundle has anyway) with the
 /// position spliced in front, so the page parses it once and nothing is written twice.
 pub fn record_text(record: &Record) -> String {
-    let event = serde_json::to_string(&record.event).unwrap_or_default();
+    let event = crate::protocol::encode::to_string(&record.event);
     // An event is always an object (`{"type":…}`): its fields follow `seq` and `at`.
     let fields = event.strip_prefix('{').unwrap_or("\"type\":null}");
     format!(r#"{{"seq":{},"at":{},{fields}"#, record.seq, record.at)

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde::Serialize;
+use crate::protocol::encode::Object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -99,31 +99,25 @@ pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, J
 pub async fn list_sessions() -> Result<JsValue, JsValue> {
     let listed = service()?.list().await.map_err(error)?;
     // One JSON text across the boundary: a hundred rows built field by field cost more.
-    js_sys::JSON::parse(&listing_json(&listed).map_err(error)?)
+    js_sys::JSON::parse(&listing_json(&listed))
 }
 
 /// `listSessions`' result as JSON text.
-fn listing_json(listed: &[ListedSession]) -> serde_json::Result<String> {
-    let out: Vec<ListedEntry<'_>> = listed
-        .iter()
-        .map(|s| ListedEntry {
-            session: &s.session,
-            records: s.digest.records,
-            updated_at: s.updated_at,
-            title: &s.digest.title,
-        })
-        .collect();
-    serde_json::to_string(&out)
-}
-
-/// One row of `listSessions`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ListedEntry<'a> {
-    session: &'a str,
-    records: u64,
-    updated_at: u64,
-    title: &'a str,
+fn listing_json(listed: &[ListedSession]) -> String {
+    let mut out = String::from("[");
+    for (i, s) in listed.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let mut row = Object::new(&mut out);
+        row.member("\"session\":", &s.session);
+        row.member("\"records\":", &s.digest.records);
+        row.member("\"updatedAt\":", &s.updated_at);
+        row.member("\"title\":", &s.digest.title);
+        row.end();
+    }
+    out.push(']');
+    out
 }
 
 /// Imports a session exported as JSON lines; resolves to its id. Refuses a log from a newer
@@ -279,7 +273,7 @@ impl AgentHandle {
 }
 
 fn status_json(event: &SessionEvent) -> Option<Value> {
-    use serde_json::json;
+    use crate::protocol::json::json;
     let notice = match event {
         SessionEvent::Writer => return Some(json!({"type": "writer"})),
         SessionEvent::Follower => return Some(json!({"type": "follower"})),
@@ -314,7 +308,10 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
 fn pause_status(event: &crate::core::Event) -> Option<Value> {
     use crate::core::Event;
     if let Event::RunPaused { message, .. } = event {
-        return Some(serde_json::json!({"type": "provider_unreachable", "message": message}));
+        return Some(
+            crate::protocol::json::json!({"type": "provider_unreachable", "message": message}),
+        );
     }
-    matches!(event, Event::RunUnpaused).then(|| serde_json::json!({"type": "provider_recovered"}))
+    matches!(event, Event::RunUnpaused)
+        .then(|| crate::protocol::json::json!({"type": "provider_recovered"}))
 }

@@ -10,7 +10,6 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
@@ -84,7 +83,13 @@ impl CustomModel {
             body,
         } = sent.borrow_mut().delta(request, &self.model);
         let keep = u32::try_from(keep).unwrap_or(u32::MAX);
-        custom_request_object(transcript, &body.to_string(), keep, same_tools).map_err(|error| {
+        custom_request_object(
+            transcript,
+            &crate::protocol::json::to_string(&body),
+            keep,
+            same_tools,
+        )
+        .map_err(|error| {
             sent.borrow_mut().forget();
             provider_failure(&error)
         })
@@ -157,7 +162,7 @@ impl ModelClient for CustomModel {
             let Some(text) = item.as_string() else {
                 break;
             };
-            let item: Value = serde_json::from_str(&text).map_err(|error| ModelError {
+            let item = crate::protocol::json::parse(&text).map_err(|error| ModelError {
                 kind: ModelErrorKind::Malformed,
                 message: format!("the custom provider's reply is not JSON: {error}"),
             })?;

@@ -7,13 +7,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
 use super::js_error::to_store_error;
 use crate::core::{BudgetLimits, Record, RunPhase, SessionDigest, StopReason, DIGEST_SCHEMA};
 use crate::ports::{EventStore, IndexedSession, StoreError};
+use crate::protocol::decode::{self, DecodeError, Fields, FromJson};
+use crate::protocol::encode;
 
 /// The digests a page last wrote or is writing, per session: the base the next append folds
 /// onto. Derived data, so two stores over the same database compare equal whatever they cached.
@@ -79,44 +80,75 @@ pub struct IndexArg {
 }
 
 /// A sessions row as the JS `index` returns it (`indexRow` returns one as an object); `D` is
-/// the form its digest arrives in: spliced in as JSON, or as a JSON string.
-#[derive(Debug, Deserialize)]
+/// the form its digest arrives in: spliced in as JSON (a `Value`), or as a JSON string.
+#[derive(Debug)]
 struct IndexRow<D> {
     session: String,
     records: u64,
     updated_at: u64,
     digest: Option<D>,
     digest_schema: Option<u32>,
-    #[serde(default)]
     name: Option<String>,
 }
 
-/// The JSON text of a row's digest, whichever form it arrived in.
-trait DigestText {
-    fn text(&self) -> &str;
-}
-
-impl DigestText for String {
-    fn text(&self) -> &str {
-        self
+impl<D: FromJson> FromJson for IndexRow<D> {
+    fn from_json(value: &Value) -> Result<Self, DecodeError> {
+        let fields = Fields::of(value)?;
+        Ok(Self {
+            session: fields.get("session")?,
+            records: fields.get("records")?,
+            updated_at: fields.get("updated_at")?,
+            digest: fields.get("digest")?,
+            digest_schema: fields.get("digest_schema")?,
+            name: fields.get_or_default("name")?,
+        })
     }
 }
 
-impl DigestText for Box<RawValue> {
-    fn text(&self) -> &str {
-        self.get()
+/// A row's digest, whichever form it arrived in.
+trait DigestForm {
+    fn digest(&self) -> Option<SessionDigest>;
+}
+
+impl DigestForm for String {
+    fn digest(&self) -> Option<SessionDigest> {
+        decode::from_str(self).ok()
     }
 }
 
-impl<D: DigestText> IndexRow<D> {
+impl DigestForm for Value {
+    fn digest(&self) -> Option<SessionDigest> {
+        SessionDigest::from_json(self).ok()
+    }
+}
+
+impl<D: DigestForm> IndexRow<D> {
     /// The row's digest, if it is of this schema and counts the row's records.
     fn current(&self) -> Option<SessionDigest> {
         if self.digest_schema != Some(DIGEST_SCHEMA) {
             return None;
         }
-        let digest: SessionDigest = serde_json::from_str(self.digest.as_ref()?.text()).ok()?;
+        let digest = self.digest.as_ref()?.digest()?;
         (digest.records == self.records).then_some(digest)
     }
+
+    /// The row as listed, with its digest if current.
+    fn listed(self) -> ListedRow {
+        ListedRow {
+            digest: self.current(),
+            session: self.session,
+            updated_at: self.updated_at,
+            name: self.name,
+        }
+    }
+}
+
+/// A row read, with its digest when it is current (else it is rebuilt).
+struct ListedRow {
+    session: String,
+    updated_at: u64,
+    digest: Option<SessionDigest>,
+    name: Option<String>,
 }
 
 /// Parses a made-up sessions index the way a listing does and returns its one digest, so the
@@ -131,11 +163,11 @@ pub fn warm_index_parsing() -> Option<SessionDigest> {
         paused: Some(String::new()),
         ..SessionDigest::default()
     };
-    let text = serde_json::to_string(&digest).ok()?;
+    let text = encode::to_string(&digest);
     let index = format!(
         r#"[{{"session":"","records":0,"updated_at":0,"digest_schema":{DIGEST_SCHEMA},"name":null,"digest":{text}}}]"#
     );
-    let rows: Vec<IndexRow<Box<RawValue>>> = serde_json::from_str(&index).ok()?;
+    let rows: Vec<IndexRow<Value>> = decode::from_str(&index).ok()?;
     rows.first()?.current()
 }
 
@@ -151,7 +183,7 @@ impl IdbStore {
         for record in records {
             folded.push(record);
         }
-        let digest = serde_json::to_string(&folded).ok()?;
+        let digest = encode::to_string(&folded);
         Some(IndexArg {
             base: base.records,
             digest,
@@ -176,17 +208,18 @@ impl IdbStore {
     /// Every session with its digest; rebuilds (and stores) the digests that are not current.
     pub(super) async fn read_index(&self) -> Result<Vec<IndexedSession>, StoreError> {
         let spliced = self.index_text(true).await?;
-        match serde_json::from_str::<Vec<IndexRow<Box<RawValue>>>>(&spliced) {
-            Ok(rows) => self.indexed(rows).await,
+        let rows = match decode::from_str::<Vec<IndexRow<Value>>>(&spliced) {
+            Ok(rows) => rows.into_iter().map(IndexRow::listed).collect(),
             // A stored digest that is not JSON (nothing this store writes): read each as a
             // string, so that row alone is rebuilt.
             Err(_) => {
                 let quoted = self.index_text(false).await?;
-                let rows: Vec<IndexRow<String>> = serde_json::from_str(&quoted)
+                let rows: Vec<IndexRow<String>> = decode::from_str(&quoted)
                     .map_err(|e| StoreError::Corrupt(format!("sessions index: {e}")))?;
-                self.indexed(rows).await
+                rows.into_iter().map(IndexRow::listed).collect()
             }
-        }
+        };
+        self.indexed(rows).await
     }
 
     /// The JS `index` as text (`embed`: digests spliced in as JSON). It arrives as UTF-8 bytes
@@ -201,13 +234,10 @@ impl IdbStore {
     }
 
     /// The listed sessions of `rows`, with the digests that are not current rebuilt.
-    async fn indexed<D: DigestText>(
-        &self,
-        rows: Vec<IndexRow<D>>,
-    ) -> Result<Vec<IndexedSession>, StoreError> {
+    async fn indexed(&self, rows: Vec<ListedRow>) -> Result<Vec<IndexedSession>, StoreError> {
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            let digest = match row.current() {
+            let digest = match row.digest {
                 Some(digest) => digest,
                 None => self.rebuild(&row.session).await?,
             };
@@ -225,17 +255,16 @@ impl IdbStore {
     /// Folds the digest of `session` from its log and stores it if the log did not move on.
     async fn rebuild(&self, session: &str) -> Result<SessionDigest, StoreError> {
         let digest = SessionDigest::from_records(&self.load(session).await?);
-        if let Ok(json) = serde_json::to_string(&digest) {
-            // Not stored when the log grew meanwhile: the next listing rebuilds it again.
-            let _ = js_put_digest(
-                self.db_name(),
-                session,
-                digest.records as f64,
-                &json,
-                DIGEST_SCHEMA,
-            )
-            .await;
-        }
+        let json = encode::to_string(&digest);
+        // Not stored when the log grew meanwhile: the next listing rebuilds it again.
+        let _ = js_put_digest(
+            self.db_name(),
+            session,
+            digest.records as f64,
+            &json,
+            DIGEST_SCHEMA,
+        )
+        .await;
         Ok(digest)
     }
 }

@@ -5,9 +5,9 @@
 
 use std::cell::Cell;
 
+use crate::protocol::decode::{read_names, read_struct};
 use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -33,7 +33,7 @@ pub struct LocalLoadOptions {
 }
 
 /// Progress of the model, as the module reports it: loading it, then each completion.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoadProgress {
     /// `download`, `cache` or `init` while loading; `prompt` (tokens read) and `writing`
     /// (pieces generated) during a completion.
@@ -45,12 +45,12 @@ pub struct LoadProgress {
     /// Whether the bytes come from browser storage rather than the network.
     pub from_cache: bool,
     /// While writing: pieces per second so far.
-    #[serde(default)]
     pub per_second: Option<f64>,
     /// When starting: where the model runs (`on the CPU: this browser has no WebGPU adapter`).
-    #[serde(default)]
     pub note: Option<String>,
 }
+
+read_struct!(LoadProgress { phase, loaded, total, from_cache, per_second = default, note = default });
 
 /// A started in-tab model.
 #[derive(Debug)]
@@ -148,10 +148,7 @@ impl ModelClient for LocalModel {
     ) -> Result<ModelReply, ModelError> {
         let local = build_local_request(request);
         let tools_offered = local.grammar.is_some();
-        let json = serde_json::to_string(&local).map_err(|error| ModelError {
-            kind: ModelErrorKind::LocalModel,
-            message: format!("cannot encode the local request: {error}"),
-        })?;
+        let json = crate::protocol::encode::to_string(&local);
         let (sender, mut receiver) = mpsc::unbounded::<String>();
         let forward = Closure::<dyn FnMut(String)>::new(move |text: String| {
             // The receiver lives as long as this call; after that there is nobody to tell.
@@ -253,7 +250,7 @@ impl ModelClient for LocalModel {
 }
 
 /// What `bridgeComplete` resolves to.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct BridgeOutput {
     /// All generated text.
     text: String,
@@ -265,9 +262,15 @@ struct BridgeOutput {
     output_tokens: u64,
 }
 
+read_struct!(BridgeOutput {
+    text,
+    finish,
+    input_tokens,
+    output_tokens
+});
+
 /// Why the local model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BridgeFinish {
     /// End of answer.
     Stop,
@@ -276,6 +279,8 @@ enum BridgeFinish {
     /// Aborted.
     Abort,
 }
+
+read_names!(BridgeFinish { "stop" => Stop, "length" => Length, "abort" => Abort });
 
 /// The error for a rejected bridge call: `Cancelled` for an abort, `LocalModel` otherwise.
 fn local_failure(error: &JsValue) -> ModelError {

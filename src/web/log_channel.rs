@@ -7,20 +7,21 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 const CHANNEL: &str = "tabloop-log";
 
 /// A hint: `session` has records up to `seq`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Advanced {
     /// Session id.
     pub session: String,
     /// Last seq written.
     pub seq: u64,
 }
+
+crate::protocol::encode::json_struct!(Advanced { session, seq });
 
 type Listener = Rc<dyn Fn(&Advanced)>;
 /// The page's channel with its message handler (kept alive as long as the channel).
@@ -48,7 +49,7 @@ fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
                     let Some(text) = event.data().as_string() else {
                         return;
                     };
-                    let Ok(hint) = serde_json::from_str::<Advanced>(&text) else {
+                    let Ok(hint) = crate::protocol::decode::from_str::<Advanced>(&text) else {
                         return;
                     };
                     let listeners = LISTENERS.with(|l| l.borrow().clone());
@@ -84,9 +85,7 @@ pub fn announce(session: &str, seq: u64) {
 fn post_pending() {
     let pending = PENDING.with(|pending| std::mem::take(&mut *pending.borrow_mut()));
     for (session, seq) in pending {
-        let Ok(text) = serde_json::to_string(&Advanced { session, seq }) else {
-            continue;
-        };
+        let text = crate::protocol::encode::to_string(&Advanced { session, seq });
         with_channel(|channel| {
             // A tab that cannot post simply leaves its followers to catch up on takeover.
             let _ = channel.post_message(&JsValue::from_str(&text));

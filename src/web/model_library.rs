@@ -2,7 +2,6 @@
 //! into storage, a picked file stored, a model removed. Reached through
 //! `www/model_library_bridge.js`; dropping a download's or a store's future aborts it.
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
@@ -39,13 +38,15 @@ extern "C" {
 }
 
 /// Bytes done of a download or a store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByteProgress {
     /// Bytes so far.
     pub loaded: u64,
     /// All bytes, when known.
     pub total: Option<u64>,
 }
+
+crate::protocol::decode::read_struct!(ByteProgress { loaded, total });
 
 /// Why an operation failed, in words; `"stopped"` for an abort.
 fn failure(error: &JsValue) -> String {
@@ -57,7 +58,7 @@ fn failure(error: &JsValue) -> String {
     }
 }
 
-async fn settle<T: for<'de> Deserialize<'de>>(
+async fn settle<T: crate::protocol::decode::FromJson>(
     promise: Result<js_sys::Promise, JsValue>,
 ) -> Result<T, String> {
     let value = JsFuture::from(promise.map_err(|e| failure(&e))?)

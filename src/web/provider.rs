@@ -39,7 +39,9 @@ impl Provider {
     pub fn body(self, request: &ModelRequest, model: &str) -> String {
         match self {
             Provider::OpenAi => openai_body::request_body(request, model),
-            Provider::Anthropic => anthropic::build_request(request, model).to_string(),
+            Provider::Anthropic => {
+                crate::protocol::json::to_string(&anthropic::build_request(request, model))
+            }
         }
     }
 

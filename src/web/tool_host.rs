@@ -1,7 +1,8 @@
 //! The [`ToolHost`] over the JavaScript tool registry (`www/tools/registry.js`, reached through
 //! `www/host_bridge.js`). Dropping a call's future aborts its AbortSignal.
 
-use serde::Deserialize;
+use crate::protocol::decode::{self, read_struct};
+use crate::protocol::json;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -59,7 +60,7 @@ pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
         .await
         .map_err(|e| JsFailure::from_js(&e))?;
     let text = text.as_string().unwrap_or_default();
-    serde_json::from_str(&text).map_err(|e| JsFailure {
+    decode::from_str(&text).map_err(|e| JsFailure {
         name: "TypeError".into(),
         message: format!("tool list: {e}"),
     })
@@ -72,14 +73,14 @@ pub async fn run_stop_hook(
     timeout_ms: u32,
 ) -> crate::core::StopVerdict {
     use crate::core::StopVerdict;
-    let json = crate::view::public::stop_proposal_json(proposal).to_string();
+    let json = json::to_string(&crate::view::public::stop_proposal_json(proposal));
     let failed = |message: String| StopVerdict::Failed { message };
     let promise = match host_run_stop_hook(hook, &json, f64::from(timeout_ms)) {
         Ok(promise) => promise,
         Err(e) => return failed(JsFailure::from_js(&e).to_string()),
     };
     match JsFuture::from(promise).await {
-        Ok(text) => serde_json::from_str(&text.as_string().unwrap_or_default())
+        Ok(text) => decode::from_str(&text.as_string().unwrap_or_default())
             .unwrap_or_else(|e| failed(format!("unreadable stop hook answer: {e}"))),
         Err(e) => failed(JsFailure::from_js(&e).to_string()),
     }
@@ -98,21 +99,19 @@ impl JsToolHost {
     pub fn new(session: &str, allow_hosts: Vec<String>) -> Self {
         Self {
             session: session.to_string(),
-            allow_hosts: serde_json::to_string(&allow_hosts).unwrap_or_else(|_| "[]".into()),
+            allow_hosts: crate::protocol::encode::to_string(&allow_hosts),
         }
     }
 }
 
-#[derive(Deserialize)]
 struct Outcome {
     ok: bool,
-    #[serde(default)]
     value: Value,
-    #[serde(default)]
     error: Option<String>,
-    #[serde(default, rename = "needsApproval")]
     needs_approval: bool,
 }
+
+read_struct!(Outcome { ok, value = default, error = default, needs_approval: "needsApproval" = default });
 
 impl ToolHost for JsToolHost {
     async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
@@ -120,7 +119,7 @@ impl ToolHost for JsToolHost {
             Ok(abort) => abort,
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
         };
-        let args = invocation.args.to_string();
+        let args = json::to_string(&invocation.args);
         let promise = match host_call_tool(
             &invocation.tool,
             &args,
@@ -139,7 +138,7 @@ impl ToolHost for JsToolHost {
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
         };
         abort.disarm();
-        match serde_json::from_str::<Outcome>(&text) {
+        match decode::from_str::<Outcome>(&text) {
             Ok(Outcome {
                 ok: true, value, ..
             }) => ToolOutput {
@@ -174,7 +173,7 @@ fn render(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            value.to_string()
+            json::to_string(value)
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_names, read_struct};
+use crate::protocol::encode::{json_names, json_struct};
 
 use crate::protocol::Usage;
 
@@ -26,7 +26,8 @@ pub enum BudgetKind {
     WallClock,
 }
 
-read_names!(BudgetKind { "steps" => Steps, "tool_calls" => ToolCalls, "input_tokens" => InputTokens, "output_tokens" => OutputTokens, "cost" => Cost, "wall_clock" => WallClock });
+json_names!(BudgetKind { "steps" => Steps, "tool_calls" => ToolCalls, "input_tokens" => InputTokens, "output_tokens" => OutputTokens, "cost" => Cost, "wall_clock" => WallClock });
+crate::protocol::json::to_value_via_text!(BudgetKind);
 
 impl BudgetKind {
     /// A short human name.
@@ -59,7 +60,7 @@ pub struct BudgetLimits {
     pub max_wall_ms: Option<u64>,
 }
 
-read_struct!(BudgetLimits {
+json_struct!(BudgetLimits {
     max_steps,
     max_tool_calls,
     max_input_tokens,
@@ -98,7 +99,7 @@ pub struct Ledger {
     pub suspended_ms: u64,
 }
 
-read_struct!(Ledger {
+json_struct!(Ledger {
     steps,
     tool_calls,
     usage,

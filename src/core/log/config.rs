@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::budget::BudgetLimits;
-use crate::protocol::decode::{read_external, read_names, read_struct};
+use crate::protocol::encode::{json_external, json_names, json_struct};
 use crate::protocol::ToolSpec;
 
 /// Whether a tool may run without asking. Decided by the runtime, never by the model.
@@ -19,7 +19,7 @@ pub enum Permission {
     Deny,
 }
 
-read_names!(Permission { "allow" => Allow, "ask" => Ask, "deny" => Deny });
+json_names!(Permission { "allow" => Allow, "ask" => Ask, "deny" => Deny });
 
 /// Who executes a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,7 +33,7 @@ pub enum ToolKind {
     Finish,
 }
 
-read_names!(ToolKind { "host" => Host, "todo" => Todo, "finish" => Finish });
+json_names!(ToolKind { "host" => Host, "todo" => Todo, "finish" => Finish });
 
 /// What one approval of an `ask` tool covers beyond the call itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,7 +43,7 @@ pub enum ApprovalScope {
     UrlHost(String),
 }
 
-read_external!(ApprovalScope {
+json_external!(ApprovalScope {
     units: [],
     newtypes: ["urlHost" => UrlHost],
     structs: [],
@@ -92,7 +92,7 @@ pub struct ToolDecl {
     pub approval_scope: Option<ApprovalScope>,
 }
 
-read_struct!(ToolDecl { spec, permission, idempotent, parallel_safe, kind, approval_scope = default });
+json_struct!(ToolDecl { spec, permission, idempotent, parallel_safe, kind, approval_scope = default });
 
 /// Loop-detection thresholds (see `loop_guard`). All counts are of tool observations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -119,7 +119,7 @@ pub struct GuardThresholds {
     pub end_on_repeated_success: bool,
 }
 
-read_struct!(GuardThresholds { repeat_diagnose, repeat_stop, thrash_diagnose, thrash_stop, stagnation_diagnose, stagnation_stop, error_repeat_diagnose, error_repeat_stop, end_on_repeated_success = default });
+json_struct!(GuardThresholds { repeat_diagnose, repeat_stop, thrash_diagnose, thrash_stop, stagnation_diagnose, stagnation_stop, error_repeat_diagnose, error_repeat_stop, end_on_repeated_success = default });
 
 impl Default for GuardThresholds {
     fn default() -> Self {
@@ -148,7 +148,7 @@ pub struct Price {
     pub cached_input_per_mtok: f64,
 }
 
-read_struct!(Price {
+json_struct!(Price {
     input_per_mtok,
     output_per_mtok,
     cached_input_per_mtok
@@ -193,7 +193,7 @@ pub struct AgentConfig {
     pub provider: serde_json::Value,
 }
 
-read_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, provider = default });
+json_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, provider = default });
 
 impl Default for AgentConfig {
     fn default() -> Self {

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_struct, read_tagged};
+use crate::protocol::encode::{json_struct, json_tagged};
 
 use super::budget::{BudgetLimits, Ledger};
 use super::config::AgentConfig;
@@ -31,7 +31,7 @@ pub struct Record {
     pub event: Event,
 }
 
-read_struct!(Record { seq, at, event });
+json_struct!(Record { seq, at, event });
 
 /// A fact in a session's log. Every variant is applied by `Agent::apply` during live runs and
 /// during replay alike.
@@ -220,7 +220,7 @@ pub enum Event {
     },
 }
 
-read_tagged!(Event, "type", {
+json_tagged!(Event, "type", {
     "session_started" => SessionStarted { schema_version, session, config },
     "user_message" => UserMessage { text },
     "run_started" => RunStarted { run, budget },

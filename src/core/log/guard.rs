@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_names, read_struct};
+use crate::protocol::encode::{json_names, json_struct};
 
 /// Which loop detector fired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -21,7 +21,8 @@ pub enum Detector {
     RepeatedSuccess,
 }
 
-read_names!(Detector { "repetition" => Repetition, "thrashing" => Thrashing, "stagnation" => Stagnation, "repeated_error" => RepeatedError, "repeated_success" => RepeatedSuccess });
+json_names!(Detector { "repetition" => Repetition, "thrashing" => Thrashing, "stagnation" => Stagnation, "repeated_error" => RepeatedError, "repeated_success" => RepeatedSuccess });
+crate::protocol::json::to_value_via_text!(Detector);
 
 /// What a step added to the evidence the run has gathered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -32,7 +33,7 @@ pub struct EvidenceDelta {
     pub repeated_observations: u32,
 }
 
-read_struct!(EvidenceDelta {
+json_struct!(EvidenceDelta {
     new_observations,
     repeated_observations
 });

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::read_struct;
+use crate::protocol::encode::json_struct;
 
 /// A report for a run that stopped without completing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,13 +20,14 @@ pub struct HandoffReport {
     pub last_message: String,
 }
 
-read_struct!(HandoffReport {
+json_struct!(HandoffReport {
     task,
     progress,
     findings,
     stuck_on,
     last_message
 });
+crate::protocol::json::to_value_via_text!(HandoffReport);
 
 impl HandoffReport {
     /// The report as Markdown-free plain text, for the UI and the model.

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::decode::{read_names, read_struct, read_tagged};
+use crate::protocol::encode::{json_names, json_struct, json_tagged};
 
 use super::budget::BudgetKind;
 use super::guard::Detector;
@@ -38,7 +38,7 @@ pub enum TransitionReason {
     Resumed,
 }
 
-read_tagged!(TransitionReason, "kind", {
+json_tagged!(TransitionReason, "kind", {
     "next_turn" => NextTurn,
     "tool_results" => ToolResults,
     "compaction" => Compaction,
@@ -70,11 +70,12 @@ pub enum HumanReason {
     },
 }
 
-read_tagged!(HumanReason, "kind", {
+json_tagged!(HumanReason, "kind", {
     "completion_blocked" => CompletionBlocked { blockers },
     "stop_hook_blocked" => StopHookBlocked { reason },
     "stop_hook_failed" => StopHookFailed { message },
 });
+crate::protocol::json::to_value_via_text!(HumanReason);
 
 /// A completion the core accepted, put to the page's stop hook before the run ends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,7 +88,7 @@ pub struct StopProposal {
     pub final_text: Option<String>,
 }
 
-read_struct!(StopProposal {
+json_struct!(StopProposal {
     stop,
     explanation,
     final_text
@@ -111,7 +112,7 @@ pub enum StopVerdict {
     },
 }
 
-read_tagged!(StopVerdict, "kind", {
+json_tagged!(StopVerdict, "kind", {
     "allow" => Allow,
     "block" => Block { reason },
     "failed" => Failed { message },
@@ -155,7 +156,7 @@ pub enum StopReason {
     FatalError,
 }
 
-read_tagged!(StopReason, "kind", {
+json_tagged!(StopReason, "kind", {
     "completed" => Completed,
     "verified_finish" => VerifiedFinish,
     "unverified_finish" => UnverifiedFinish,
@@ -205,7 +206,7 @@ pub struct RunOutcome {
     pub handoff: Option<HandoffReport>,
 }
 
-read_struct!(RunOutcome {
+json_struct!(RunOutcome {
     stop,
     explanation,
     final_text,
@@ -226,7 +227,7 @@ pub enum PauseReason {
     },
 }
 
-read_tagged!(PauseReason, "kind", { "provider_unreachable" => ProviderUnreachable { purpose } });
+json_tagged!(PauseReason, "kind", { "provider_unreachable" => ProviderUnreachable { purpose } });
 
 /// What a model call was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -238,7 +239,7 @@ pub enum CallPurpose {
     Compaction,
 }
 
-read_names!(CallPurpose { "step" => Step, "compaction" => Compaction });
+json_names!(CallPurpose { "step" => Step, "compaction" => Compaction });
 
 /// Why a tool call was not executed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -264,7 +265,7 @@ pub enum Rejection {
     RepeatsSuccess,
 }
 
-read_names!(Rejection { "unknown_tool" => UnknownTool, "invalid_json" => InvalidJson, "schema_violation" => SchemaViolation, "denied_by_policy" => DeniedByPolicy, "cut_at_output_limit" => CutAtOutputLimit, "over_budget" => OverBudget, "completion_blocked" => CompletionBlocked, "malformed_reply" => MalformedReply, "repeats_success" => RepeatsSuccess });
+json_names!(Rejection { "unknown_tool" => UnknownTool, "invalid_json" => InvalidJson, "schema_violation" => SchemaViolation, "denied_by_policy" => DeniedByPolicy, "cut_at_output_limit" => CutAtOutputLimit, "over_budget" => OverBudget, "completion_blocked" => CompletionBlocked, "malformed_reply" => MalformedReply, "repeats_success" => RepeatsSuccess });
 
 /// Why a started tool call has no result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -278,4 +279,4 @@ pub enum InterruptCause {
     Budget,
 }
 
-read_names!(InterruptCause { "cancelled" => Cancelled, "reload" => Reload, "budget" => Budget });
+json_names!(InterruptCause { "cancelled" => Cancelled, "reload" => Reload, "budget" => Budget });

@@ -1,7 +1,9 @@
 //! The Anthropic Messages request: headers, and the body with the system prompt at top level,
 //! tool calls as `tool_use` blocks and tool results as `tool_result` blocks in user turns.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::protocol::json::json;
 
 use crate::protocol::message::{Message, ToolCall};
 use crate::protocol::model::ModelRequest;
@@ -137,7 +139,7 @@ fn is_tool_result(block: &Value) -> bool {
 /// A `tool_use` block. The API needs `input` to be an object, so arguments that are not a JSON
 /// object (the model emitted invalid JSON, already answered with an error result) become `{}`.
 fn tool_use_block(call: &ToolCall) -> Value {
-    let input = match serde_json::from_str::<Value>(&call.arguments) {
+    let input = match crate::protocol::json::parse(&call.arguments) {
         Ok(object @ Value::Object(_)) => object,
         Ok(_) | Err(_) => Value::Object(Map::new()),
     };

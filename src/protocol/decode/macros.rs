@@ -13,24 +13,34 @@ macro_rules! deserialize_via_json {
 }
 
 /// [`FromJson`] (and serde's `Deserialize`) for a struct read field by field, each field named
-/// in JSON as in Rust. A field written `name = default` keeps its `Default` when absent.
+/// in JSON as in Rust unless written `field: "jsonName"`. A field written `name = default`
+/// keeps its `Default` when absent; `name = omit_empty` too (a writer leaves it out when empty).
 macro_rules! read_struct {
-    ($ty:ident { $($field:ident $(= $default:ident)?),* $(,)? }) => {
+    ($ty:ident { $($field:ident $(: $name:literal)? $(= $default:ident)?),* $(,)? }) => {
         impl $crate::protocol::decode::FromJson for $ty {
             fn from_json(
                 value: &serde_json::Value,
             ) -> Result<Self, $crate::protocol::decode::DecodeError> {
                 use $crate::protocol::decode as decode;
                 let fields = decode::Fields::of(value)?;
-                Ok(Self { $($field: decode::read_struct!(@field fields $field $($default)?),)* })
+                Ok(Self { $($field: decode::read_struct!(
+                    @field fields [$field $($name)?] $($default)?
+                ),)* })
             }
         }
         $crate::protocol::decode::deserialize_via_json!($ty);
     };
-    (@field $fields:ident $field:ident) => { $fields.get(stringify!($field))? };
-    (@field $fields:ident $field:ident default) => {
-        $fields.get_or_default(stringify!($field))?
+    (@field $fields:ident [$field:ident $($name:literal)?]) => {
+        $fields.get(decode::read_struct!(@name $field $($name)?))?
     };
+    (@field $fields:ident [$field:ident $($name:literal)?] default) => {
+        $fields.get_or_default(decode::read_struct!(@name $field $($name)?))?
+    };
+    (@field $fields:ident [$field:ident $($name:literal)?] omit_empty) => {
+        $fields.get_or_default(decode::read_struct!(@name $field $($name)?))?
+    };
+    (@name $field:ident) => { stringify!($field) };
+    (@name $field:ident $name:literal) => { $name };
 }
 
 /// [`FromJson`] (and `Deserialize`) for an enum written as one string per variant, all unit
@@ -58,7 +68,7 @@ macro_rules! read_names {
 macro_rules! read_tagged {
     ($ty:ident, $tag:literal, {
         $($name:literal => $variant:ident
-            $({ $($field:ident $(= $default:ident)?),* $(,)? })?),* $(,)?
+            $({ $($field:ident $(: $json:literal)? $(= $default:ident)?),* $(,)? })?),* $(,)?
     }) => {
         impl $crate::protocol::decode::FromJson for $ty {
             fn from_json(
@@ -70,7 +80,9 @@ macro_rules! read_tagged {
                 let read = fields;
                 match fields.tag($tag)? {
                     $($name => Ok(Self::$variant $({
-                        $($field: decode::read_struct!(@field read $field $($default)?),)*
+                        $($field: decode::read_struct!(
+                            @field read [$field $($json)?] $($default)?
+                        ),)*
                     })?),)*
                     other => Err(decode::unknown_variant(other)),
                 }
@@ -88,7 +100,7 @@ macro_rules! read_external {
         units: [$($unit_name:literal => $unit:ident),* $(,)?],
         newtypes: [$($newtype_name:literal => $newtype:ident),* $(,)?],
         structs: [$($struct_name:literal => $variant:ident {
-            $($field:ident $(= $default:ident)?),* $(,)?
+            $($field:ident $(: $json:literal)? $(= $default:ident)?),* $(,)?
         }),* $(,)?] $(,)?
     }) => {
         impl $crate::protocol::decode::FromJson for $ty {
@@ -107,7 +119,9 @@ macro_rules! read_external {
                         let read =
                             decode::Fields::of(decode::variant_content($struct_name, content)?)?;
                         Ok(Self::$variant {
-                            $($field: decode::read_struct!(@field read $field $($default)?),)*
+                            $($field: decode::read_struct!(
+                                @field read [$field $($json)?] $($default)?
+                            ),)*
                         })
                     })*
                     other => Err(decode::unknown_variant(other)),

@@ -33,9 +33,14 @@ pub trait FromJson: Sized {
     }
 }
 
-/// Why a value could not be read, with the path of fields leading to it.
+/// Why a value could not be read, with the path of fields leading to it. Boxed: a reader's
+/// result is then its value or one pointer, which keeps every reader's code smaller.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<Failure>);
+
+/// What a [`DecodeError`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Failure {
     /// Innermost first.
     path: Vec<Step>,
     message: String,
@@ -51,38 +56,41 @@ enum Step {
 impl DecodeError {
     /// An error about the value being read.
     pub fn new(message: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(Failure {
             path: Vec::new(),
             message: message.into(),
-        }
+        }))
     }
 
     /// The same error, found inside the field `name`.
+    #[inline(never)]
     pub(super) fn within(mut self, name: &'static str) -> Self {
-        self.path.push(Step::Field(name));
+        self.0.path.push(Step::Field(name));
         self
     }
 
     /// The same error, found in item `index` of an array.
+    #[inline(never)]
     pub(super) fn within_index(mut self, index: usize) -> Self {
-        self.path.push(Step::Index(index));
+        self.0.path.push(Step::Index(index));
         self
     }
 }
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            return f.write_str(&self.message);
+        let Failure { path, message } = &*self.0;
+        if path.is_empty() {
+            return f.write_str(message);
         }
-        for (i, step) in self.path.iter().rev().enumerate() {
+        for (i, step) in path.iter().rev().enumerate() {
             match step {
                 Step::Field(name) if i == 0 => f.write_str(name)?,
                 Step::Field(name) => write!(f, ".{name}")?,
                 Step::Index(index) => write!(f, "[{index}]")?,
             }
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {message}")
     }
 }
 
@@ -103,6 +111,13 @@ fn kind(value: &Value) -> &'static str {
 /// An error saying `value` is not the `expected` kind.
 pub fn wrong_kind(expected: &str, value: &Value) -> DecodeError {
     DecodeError::new(format!("expected {expected}, found {}", kind(value)))
+}
+
+/// An error naming a required field that is absent.
+#[cold]
+#[inline(never)]
+fn missing(name: &str) -> DecodeError {
+    DecodeError::new(format!("missing field `{name}`"))
 }
 
 /// An error naming a variant tag this build does not know.
@@ -126,10 +141,16 @@ impl<'a> Fields<'a> {
 
     /// The field `name`: required, unless `T` has a value for an absent field.
     pub fn get<T: FromJson>(&self, name: &'static str) -> Result<T, DecodeError> {
-        match self.0.get(name) {
+        match self.value(name) {
             Some(value) => T::from_json(value).map_err(|e| e.within(name)),
-            None => T::absent().ok_or_else(|| DecodeError::new(format!("missing field `{name}`"))),
+            None => T::absent().ok_or_else(|| missing(name)),
         }
+    }
+
+    /// The value of field `name`: one lookup, compiled once for every type read.
+    #[inline(never)]
+    fn value(&self, name: &str) -> Option<&'a Value> {
+        self.0.get(name)
     }
 
     /// The field `name`, or `T::default()` when it is absent (serde's `#[serde(default)]`).
@@ -137,9 +158,21 @@ impl<'a> Fields<'a> {
         &self,
         name: &'static str,
     ) -> Result<T, DecodeError> {
-        match self.0.get(name) {
+        match self.value(name) {
             Some(value) => T::from_json(value).map_err(|e| e.within(name)),
             None => Ok(T::default()),
+        }
+    }
+
+    /// The field `name`, or `default()` when it is absent (serde's `#[serde(default = "..")]`).
+    pub fn get_or<T: FromJson>(
+        &self,
+        name: &'static str,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, DecodeError> {
+        match self.value(name) {
+            Some(value) => T::from_json(value).map_err(|e| e.within(name)),
+            None => Ok(default()),
         }
     }
 
@@ -157,9 +190,7 @@ impl<'a> Fields<'a> {
 
     /// The field `name` as it is, for a reader of its own; required.
     pub fn raw(&self, name: &'static str) -> Result<&'a Value, DecodeError> {
-        self.0
-            .get(name)
-            .ok_or_else(|| DecodeError::new(format!("missing field `{name}`")))
+        self.0.get(name).ok_or_else(|| missing(name))
     }
 
     /// The string field `name` that says which variant the object is.
@@ -167,7 +198,7 @@ impl<'a> Fields<'a> {
         match self.0.get(name) {
             Some(Value::String(tag)) => Ok(tag),
             Some(other) => Err(wrong_kind("a string", other).within(name)),
-            None => Err(DecodeError::new(format!("missing field `{name}`"))),
+            None => Err(missing(name)),
         }
     }
 }
@@ -206,6 +237,6 @@ pub fn deserialize_with<'de, T: FromJson, D: serde::Deserializer<'de>>(
 
 /// Reads a `T` from JSON text.
 pub fn from_str<T: FromJson>(text: &str) -> Result<T, DecodeError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| DecodeError::new(e.to_string()))?;
+    let value = super::json::parse(text).map_err(|e| DecodeError::new(e.to_string()))?;
     T::from_json(&value)
 }
