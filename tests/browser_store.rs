@@ -603,3 +603,193 @@ async fn appends_sharing_a_transaction_fail_together_and_write_nothing() {
     assert_eq!(listed[0].digest, SessionDigest::from_records(&all));
     store.delete_database().await.unwrap();
 }
+
+// Test-only JS for appends written blind (without reading the sessions row first): counts the
+// reads of sessions rows, and loads a second copy of the store's own modules (its own
+// connection, queue and knowledge of the rows), as another tab of the origin runs them.
+#[wasm_bindgen(inline_js = r#"
+let rowReads = 0;
+let countingReads = false;
+export function countRowReads() {
+  if (!countingReads) {
+    countingReads = true;
+    const get = IDBObjectStore.prototype.get;
+    IDBObjectStore.prototype.get = function (key) {
+      if (this.name === 'sessions') rowReads += 1;
+      return get.call(this, key);
+    };
+  }
+  return rowReads;
+}
+let otherTab = null;
+async function storeOfAnotherTab() {
+  if (otherTab !== null) return otherTab;
+  const loaded = performance.getEntriesByType('resource').map((e) => e.name);
+  const url = (file) => loaded.find((name) => name.endsWith(`/www/store/${file}`));
+  const source = async (file) => (await fetch(url(file))).text();
+  const module = (text) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  const connection = module(await source('idb_connection.js'));
+  const append = module((await source('idb_append.js')).replaceAll("'./idb_connection.js'", `'${connection}'`));
+  const store = (await source('idb_store.js'))
+    .replaceAll("'./idb_connection.js'", `'${connection}'`)
+    .replaceAll("'./idb_append.js'", `'${append}'`);
+  otherTab = await import(module(store));
+  return otherTab;
+}
+export async function renameInAnotherTab(name, session, newName) {
+  await (await storeOfAnotherTab()).renameSession(name, session, newName);
+}
+export async function deleteInAnotherTab(name, session) {
+  await (await storeOfAnotherTab()).deleteSession(name, session);
+}
+"#)]
+extern "C" {
+    /// Reads of sessions rows this page has made so far (counting starts on the first call).
+    #[wasm_bindgen(js_name = countRowReads)]
+    fn count_row_reads() -> u32;
+
+    #[wasm_bindgen(catch, js_name = renameInAnotherTab)]
+    async fn rename_in_another_tab(
+        name: &str,
+        session: &str,
+        new_name: &str,
+    ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(catch, js_name = deleteInAnotherTab)]
+    async fn delete_in_another_tab(name: &str, session: &str) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen_test]
+async fn an_append_continuing_our_own_writes_without_reading_its_row() {
+    let store = fresh_store();
+    let all = messages(8);
+    store
+        .append("s", &all[..2], Durability::Strict)
+        .await
+        .unwrap();
+    let before = count_row_reads();
+    store
+        .append("s", &all[2..4], Durability::Strict)
+        .await
+        .unwrap();
+    store
+        .append("s", &all[4..6], Durability::Relaxed)
+        .await
+        .unwrap();
+    assert_eq!(count_row_reads() - before, 0, "no row read");
+    // A tab that reads a log writes it next from what it read: that append reads the row.
+    assert_eq!(store.load("s").await.unwrap(), all[..6].to_vec());
+    store
+        .append("s", &all[6..], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(count_row_reads() - before, 1, "one row read after the load");
+    let listed = store.index().await.unwrap();
+    assert_eq!(listed[0].digest, SessionDigest::from_records(&all));
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_rename_in_another_tab_is_kept_by_the_appends_that_follow() {
+    let store = fresh_store();
+    let all = messages(6);
+    store
+        .append("s", &all[..2], Durability::Strict)
+        .await
+        .unwrap();
+    rename_in_another_tab(store.db_name(), "s", "Named elsewhere")
+        .await
+        .unwrap();
+    // The first fails on the fence and is written again reading the row; the second, issued
+    // while the first was in flight, goes out after it (not before, finding a gap).
+    let (first, second) = futures::join!(
+        store.append("s", &all[2..4], Durability::Strict),
+        store.append("s", &all[4..], Durability::Strict)
+    );
+    assert_eq!((first, second), (Ok(()), Ok(())));
+    assert_eq!(store.load("s").await.unwrap(), all);
+    store
+        .append("s", &messages(7)[6..], Durability::Strict)
+        .await
+        .unwrap();
+    let listed = store.index().await.unwrap();
+    assert_eq!(listed[0].name.as_deref(), Some("Named elsewhere"));
+    assert_eq!(listed[0].digest, SessionDigest::from_records(&messages(7)));
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_read_behind_an_append_written_again_sees_its_records() {
+    let store = fresh_store();
+    let all = messages(4);
+    store
+        .append("s", &all[..2], Durability::Strict)
+        .await
+        .unwrap();
+    rename_in_another_tab(store.db_name(), "s", "Named elsewhere")
+        .await
+        .unwrap();
+    // The listing is asked for while the append is in flight, before it fails on the fence.
+    let (appended, listed) = futures::join!(
+        store.append("s", &all[2..], Durability::Strict),
+        store.index()
+    );
+    assert_eq!(appended, Ok(()));
+    assert_eq!(listed.unwrap()[0].digest.records, 4);
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_delete_in_another_tab_is_not_undone_by_the_appends_that_follow() {
+    let store = fresh_store();
+    let all = messages(4);
+    store
+        .append("s", &all[..2], Durability::Strict)
+        .await
+        .unwrap();
+    delete_in_another_tab(store.db_name(), "s").await.unwrap();
+    assert_eq!(
+        store.append("s", &all[2..], Durability::Strict).await,
+        Err(StoreError::Gap {
+            expected: 0,
+            found: 2
+        })
+    );
+    assert_eq!(store.index().await.unwrap(), vec![]);
+    assert_eq!(store.load("s").await.unwrap(), vec![]);
+    store.delete_database().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_fence_left_inside_a_log_reads_as_no_records() {
+    let store = fresh_store();
+    store
+        .append("s", &messages(3), Durability::Strict)
+        .await
+        .unwrap();
+    // The delete fences seq 3; the session starts again and its first row passes over it.
+    store.delete("s").await.unwrap();
+    let all = messages(8);
+    store
+        .append("s", &all[..6], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(rows_of(&store, "s").await, vec![(0, 6), (3, 0)]);
+    assert_eq!(store.load("s").await.unwrap(), all[..6].to_vec());
+    assert_eq!(
+        store.load_range("s", 2, Some(5)).await.unwrap(),
+        all[2..5].to_vec()
+    );
+    // A retry across it compares, and the log goes on after it.
+    store
+        .append("s", &all[2..7], Durability::Strict)
+        .await
+        .unwrap();
+    store
+        .append("s", &all[7..], Durability::Strict)
+        .await
+        .unwrap();
+    assert_eq!(store.load("s").await.unwrap(), all);
+    assert_eq!(store.index().await.unwrap()[0].digest.records, 8);
+    store.delete_database().await.unwrap();
+}

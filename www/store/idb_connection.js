@@ -14,6 +14,48 @@ export const ROW_RECORDS = 256;
 // How long an open may wait for other tabs to close their connections before it gives up.
 const BLOCKED_GRACE_MS = 3000;
 
+/**
+ * The sessions rows as this page's own appends left them, per open connection and session:
+ * {records, name}. Set when an append that read the row commits, advanced by each append of
+ * ours that commits after it, and dropped on any doubt (a failed append, a read of the log, a
+ * rename or delete here). An append continuing exactly from `records` writes without reading
+ * the row first; another tab's rename or delete leaves a fence where that append would write
+ * (see `putFence`), so it fails and is written again reading the row (idb_append.js).
+ */
+const knownRows = new WeakMap();
+
+/** The row of `session` as our appends left it on connection `db`, or undefined. */
+export function knownRow(db, session) {
+  return knownRows.get(db)?.get(session);
+}
+
+/** Remembers the row of `session` on `db` as a committed append of ours left it. */
+export function rememberRow(db, session, records, name) {
+  let rows = knownRows.get(db);
+  if (rows === undefined) {
+    rows = new Map();
+    knownRows.set(db, rows);
+  }
+  rows.set(session, { records, name });
+}
+
+/** Forgets what our appends left in the row of `session` in database `name`. */
+export function forgetRow(name, session) {
+  const db = openDbs.get(name);
+  if (db !== undefined) knownRows.get(db)?.delete(session);
+}
+
+/**
+ * Puts a fence in the records store at [session, seq] (where the next append of a log of `seq`
+ * records writes its first row): a row holding no records, which every reader skips. An
+ * append that writes without reading the sessions row adds its first row there, so it fails
+ * on the fence instead of overwriting a row another tab changed (renamed, or deleted with its
+ * log). An append that reads the row overwrites the fence (put) when the log reaches it.
+ */
+export function putFence(recordStore, session, seq) {
+  recordStore.put({ session, seq, json: [] });
+}
+
 /** Cached connections: database name -> Promise<IDBDatabase>. */
 export const connections = new Map();
 /** The same connections once open, so an append can start its transaction in the same task. */

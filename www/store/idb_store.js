@@ -4,7 +4,8 @@
 //
 // Layout (schema version 3):
 //   records        key [session, seq]   value {session, seq, json}       json = serialised Records
-//                  seq, seq + 1, … (an array of at most ROW_RECORDS), or one Record (a string)
+//                  seq, seq + 1, … (an array of at most ROW_RECORDS), or one Record (a string);
+//                  an empty array is a fence (idb_connection.js `putFence`), read as no records
 //   sessions       key session          value {session, records, updated_at, digest, digest_schema, name}
 //   snapshots      key session          value {session, records, json}   json = a fold snapshot's head
 //   snapshot_parts key [session, part]  value {session, part, json}      json = transcript messages
@@ -14,6 +15,9 @@
 // in that same transaction, and only when it was folded from exactly the records the row counted
 // before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
 // `name` is what the user named the session (absent: none); appends and rebuilt digests keep it.
+// An append continuing from where this page's last one left the log writes without reading the
+// row (idb_append.js); a rename or delete fences the log's end so that such an append fails and
+// is written again reading the row. A deleted session leaves its fence (one empty row) behind.
 // Snapshots are derived data: written on their own, checked against the log when read. A head
 // replaces the last one; its new parts join the stored ones (each written once) in the same
 // transaction, so a head never stands on parts that are not there.
@@ -21,7 +25,8 @@
 // Appends are written in the order they are called. A relaxed append waits until the end of the
 // current task (nothing awaits it but the caller), so a strict one called behind it in the same
 // task goes out in the same transaction: one commit where an in-page model answers at once.
-// Every other transaction first writes the appends still waiting, so it sees them.
+// Every other transaction first writes the appends still waiting (and waits for a blind one
+// in flight to settle), so it sees them.
 //
 // Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
 // its name), or with an Error named ConflictError {seq}, GapError {expected, found},
@@ -34,19 +39,24 @@ import {
   SNAPSHOT_PARTS,
   connection,
   connections,
+  forgetRow,
   namedError,
   openDbs,
+  putFence,
   read,
   rowRecords,
   rowsRange,
   settle,
 } from './idb_connection.js';
-import { flushAppends } from './idb_append.js';
+import { appendsLanded, flushAppends } from './idb_append.js';
 
-// Opens a transaction, reopening the connection once if the cached one turned out to be closed
-// without telling us (WebKit's "connection to Indexed Database server lost").
+// Opens a transaction behind every append called before it (so it sees their records),
+// reopening the connection once if the cached one turned out to be closed without telling us
+// (WebKit's "connection to Indexed Database server lost").
 async function transaction(name, stores, mode, options) {
   flushAppends(name);
+  const landed = appendsLanded(name);
+  if (landed !== null) await landed;
   const db = await connection(name);
   try {
     return db.transaction(stores, mode, options);
@@ -59,8 +69,12 @@ async function transaction(name, stores, mode, options) {
   }
 }
 
-/** The whole log of a session: its records' json, ordered by seq, joined by newlines. */
+/**
+ * The whole log of a session: its records' json, ordered by seq, joined by newlines. A tab
+ * that reads a log writes it next from what it read: our next append to it reads its row.
+ */
 export async function load(db, session) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS], 'readonly');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
   const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
@@ -69,6 +83,7 @@ export async function load(db, session) {
 
 /** Records `from` (inclusive) to `to` (exclusive; null = the end): json joined by newlines. */
 export async function loadRange(db, session, from, to) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS], 'readonly');
   const result = await read(tx, tx.objectStore(RECORDS).getAll(rowsRange(session, from, to)));
   return rowRecords(result, from, to).join('\n');
@@ -125,11 +140,13 @@ export async function indexRow(db, session) {
 }
 
 /**
- * Names a session (`name` null: removes the name) in its sessions row. Rejects with an Error
- * named NotFoundError when the session has no row (nothing is written then).
+ * Names a session (`name` null: removes the name) in its sessions row, and fences the log's
+ * end so that a tab writing it blind reads the new name. Rejects with an Error named
+ * NotFoundError when the session has no row (nothing is written then).
  */
 export async function renameSession(db, session, name) {
-  const tx = await transaction(db, [SESSIONS], 'readwrite');
+  forgetRow(db, session);
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
   const store = tx.objectStore(SESSIONS);
   const request = store.get(session);
   let failure = null;
@@ -142,6 +159,7 @@ export async function renameSession(db, session, name) {
     }
     const { name: _old, ...rest } = row;
     store.put(typeof name === 'string' ? { ...rest, name } : rest);
+    putFence(tx.objectStore(RECORDS), session, row.records);
   };
   await settle(tx, () => failure);
 }
@@ -200,13 +218,24 @@ export async function saveSnapshot(db, session, records, json, firstPart, parts)
   await settle(tx, () => null);
 }
 
-/** Removes a session's records, its sessions row and its snapshot in one transaction. */
+/**
+ * Removes a session's records, its sessions row and its snapshot in one transaction. A fence
+ * stays where its log ended, so a tab still writing it blind fails instead of writing a log
+ * with its start missing (it then reads the row and finds the gap).
+ */
 export async function deleteSession(db, session) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS, SESSIONS, SNAPSHOTS, SNAPSHOT_PARTS], 'readwrite');
-  tx.objectStore(RECORDS).delete(sessionRange(session));
-  tx.objectStore(SESSIONS).delete(session);
+  const records = tx.objectStore(RECORDS);
+  const sessions = tx.objectStore(SESSIONS);
+  const row = sessions.get(session);
+  records.delete(sessionRange(session));
+  sessions.delete(session);
   tx.objectStore(SNAPSHOTS).delete(session);
   tx.objectStore(SNAPSHOT_PARTS).delete(sessionRange(session));
+  row.onsuccess = () => {
+    if (typeof row.result?.records === 'number') putFence(records, session, row.result.records);
+  };
   await settle(tx, () => null);
 }
 
