@@ -3,7 +3,8 @@
 //! whole transcript every step, so this is the part of a step's cost that grows with history;
 //! writing it directly costs about a third of building the tree, serialising and dropping it.
 //! [`build_request`](super::openai::build_request) stays the readable definition of the same
-//! object, and the tests hold the two equal.
+//! object, and the tests hold the two equal. [`request_body_cached`] keeps the transcript's text
+//! between requests, so a step writes only the messages it added.
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -14,54 +15,67 @@ use super::model::ModelRequest;
 /// The streaming request body for `req` and `model`, as `build_request(req, model)` would
 /// serialise.
 pub fn request_body(req: &ModelRequest, model: &str) -> String {
-    // Writing to a String cannot fail: every key is a string and every number finite.
-    serde_json::to_string(&Body { req, model }).unwrap_or_default()
+    let bytes = request_body_cached(req, model, &mut BodyCache::default());
+    // Only JSON text is ever written to it.
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
-struct Body<'a> {
-    req: &'a ModelRequest,
-    model: &'a str,
+/// The messages array of the last body written, kept for the next one: a run's requests are
+/// one lineage of transcripts that grow by a few messages a step, and writing the whole history
+/// again every step cost time in proportion to it.
+#[derive(Debug, Default)]
+pub struct BodyCache {
+    /// The system prompt the text opens with.
+    system: Option<String>,
+    /// The lineage of the transcript written (0: none, no list has it).
+    lineage: u64,
+    /// How many of its messages are written.
+    written: usize,
+    /// The array's elements as JSON, comma-separated, without the brackets.
+    text: Vec<u8>,
 }
 
-impl Serialize for Body<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("max_completion_tokens", &self.req.max_output_tokens)?;
-        map.serialize_entry("messages", &Messages(self.req))?;
-        map.serialize_entry("model", self.model)?;
-        map.serialize_entry("stream", &true)?;
-        map.serialize_entry("stream_options", &StreamOptions)?;
-        if !self.req.tools.is_empty() {
-            map.serialize_entry("tools", &Tools(&self.req.tools))?;
+/// [`request_body`] as UTF-8 bytes, writing only the messages `cache` does not hold yet: all of
+/// them when `req` is not the transcript `cache` last saw grown at its end (another lineage, a
+/// compacted transcript, another system prompt).
+pub fn request_body_cached(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
+    if !req.messages.extends(cache.lineage, cache.written) || cache.system != req.system {
+        cache.text.clear();
+        cache.written = 0;
+        cache.system = req.system.clone();
+        if let Some(system) = &req.system {
+            write_json(&mut cache.text, &System(system));
         }
-        map.end()
     }
+    for message in &req.messages[cache.written..] {
+        if !cache.text.is_empty() {
+            cache.text.push(b',');
+        }
+        write_json(&mut cache.text, &Wire(message));
+    }
+    cache.lineage = req.messages.lineage();
+    cache.written = req.messages.len();
+    // The keys in the order a `Value` map writes them, as `build_request` has them.
+    let mut out = Vec::with_capacity(cache.text.len() + 512);
+    out.extend_from_slice(b"{\"max_completion_tokens\":");
+    write_json(&mut out, &req.max_output_tokens);
+    out.extend_from_slice(b",\"messages\":[");
+    out.extend_from_slice(&cache.text);
+    out.extend_from_slice(b"],\"model\":");
+    write_json(&mut out, model);
+    out.extend_from_slice(b",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    if !req.tools.is_empty() {
+        out.extend_from_slice(b",\"tools\":");
+        write_json(&mut out, &Tools(&req.tools));
+    }
+    out.push(b'}');
+    out
 }
 
-struct StreamOptions;
-
-impl Serialize for StreamOptions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("include_usage", &true)?;
-        map.end()
-    }
-}
-
-/// The system prompt (as the first message) and the transcript.
-struct Messages<'a>(&'a ModelRequest);
-
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        if let Some(system) = &self.0.system {
-            seq.serialize_element(&System(system))?;
-        }
-        for message in &self.0.messages {
-            seq.serialize_element(&Wire(message))?;
-        }
-        seq.end()
-    }
+/// Appends `value` as JSON to `out`. Cannot fail: every key written is a string and every
+/// number finite.
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
 }
 
 struct System<'a>(&'a str);
@@ -190,6 +204,7 @@ impl Serialize for ToolFunction<'_> {
 mod tests {
     use super::*;
     use crate::protocol::openai::build_request;
+    use crate::protocol::RequestMessages;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
@@ -245,6 +260,39 @@ mod tests {
             description: "files".into(),
             parameters: json!({ "type": "object", "properties": { "op": { "type": "string" } } }),
             local_parameters: None,
+        }
+    }
+
+    #[test]
+    fn a_cached_body_is_the_whole_body_as_the_transcript_grows_and_changes() {
+        let mut cache = BodyCache::default();
+        let full = request(Some("be brief"), vec![vfs()]);
+        let list: Vec<Message> = full.messages.to_vec();
+        let lineage = crate::protocol::request_messages::new_lineage();
+        let grown = |n: usize, system: Option<&str>, lineage: u64| ModelRequest {
+            system: system.map(str::to_string),
+            messages: RequestMessages::shared(std::rc::Rc::new(list[..n].to_vec()), lineage),
+            tools: vec![vfs()],
+            max_output_tokens: 4096,
+        };
+        // Growing one lineage, asked twice at one length; another lineage shorter than the
+        // text held (a compacted transcript), growing; then the system prompt gone.
+        let other = crate::protocol::request_messages::new_lineage();
+        let requests = [
+            grown(1, Some("be brief"), lineage),
+            grown(3, Some("be brief"), lineage),
+            grown(3, Some("be brief"), lineage),
+            grown(6, Some("be brief"), lineage),
+            grown(2, Some("be brief"), other),
+            grown(4, Some("be brief"), other),
+            grown(5, None, other),
+        ];
+        for req in &requests {
+            let cached = request_body_cached(req, "gpt-4o-mini", &mut cache);
+            assert_eq!(
+                String::from_utf8(cached).unwrap(),
+                build_request(req, "gpt-4o-mini").to_string()
+            );
         }
     }
 
