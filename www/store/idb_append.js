@@ -4,12 +4,16 @@
 // layout and the ordering rules at the top of idb_store.js.
 //
 // An append that continues the log exactly where our own last committed append left it writes
-// blind: it adds its rows and puts the sessions row from what it knows, without reading the
-// row first (a read costs a round trip to the storage process before anything is written, on
-// the path of every step that waits for its commit). `add` fails where a row already starts,
-// and a log only grows by rows starting at its length, so an append by anyone else since, or
-// another tab's rename or delete (each leaves a fence there), makes it fail; it is then written
-// again reading the row, before anything of its session queued behind it.
+// blind: it adds its rows without reading the sessions row first (a read costs a round trip to
+// the storage process before anything is written, on the path of every step that waits for its
+// commit). `add` fails where a row already starts, and a log only grows by rows starting at its
+// length, so an append by anyone else since, or another tab's rename or delete (each leaves a
+// fence there), makes it fail; it is then written again reading the row, before anything of its
+// session queued behind it. Nor does it write the sessions row, but for the first one after the
+// row was written in full, which marks it `tail`: its last row carries the head of the log
+// (time, digest), which readers take for the row's (`readRow`), until the writer rests
+// (`restSession` in idb_store.js) and writes the row in full again. One write a step instead of
+// two.
 
 import {
   RECORDS,
@@ -21,6 +25,7 @@ import {
   knownRow,
   namedError,
   openDbs,
+  readRow,
   rememberRow,
   rowsRange,
   settle,
@@ -188,7 +193,7 @@ function writeGroup(name, db, tx, group) {
     writeReading(tx, session, records, index).then(
       ({ indexed, row }) => {
         if (row === null) forgetRow(name, session);
-        else rememberRow(db, session, row.records, row.name);
+        else rememberRow(db, session, row.records, row.name, row.tail);
         group.forEach((entry) => entry.resolve(indexed));
       },
       (error) => {
@@ -206,7 +211,7 @@ function writeGroup(name, db, tx, group) {
   blind.set(session, group);
   writeBlind(tx, session, records, index, known).then(
     (indexed) => {
-      rememberRow(db, session, known.records + records.length, known.name);
+      rememberRow(db, session, known.records + records.length, known.name, true);
       settleBlind(name, session, group);
       group.forEach((entry) => entry.resolve(indexed));
     },
@@ -272,24 +277,39 @@ function sessionRow(session, records, updatedAt, index, name) {
   };
 }
 
-// Puts `records` (consecutive, from the log's end) as rows of up to ROW_RECORDS.
-function putRows(recordStore, session, records, method) {
+// Puts `records` (consecutive, from the log's end) as rows of up to ROW_RECORDS, the last
+// carrying `head` if given.
+function putRows(recordStore, session, records, method, head) {
   for (let i = 0; i < records.length; i += ROW_RECORDS) {
     const chunk = records.slice(i, i + ROW_RECORDS);
-    recordStore[method]({ session, seq: chunk[0].seq, json: chunk.map((record) => record.json) });
+    const row = { session, seq: chunk[0].seq, json: chunk.map((record) => record.json) };
+    if (head !== undefined && i + ROW_RECORDS >= records.length) row.head = head;
+    recordStore[method](row);
   }
 }
 
 // `records` (consecutive from `known.records`, where our last append left the log) without
 // reading the sessions row: the rows are added, so the transaction aborts with ConstraintError
-// if any row starts there already. Resolves to whether the digest in `index` was stored.
+// if any row starts there already. The last row carries the log's head; the sessions row is
+// written only when it is not marked `tail` yet. Resolves to whether the digest in `index` was
+// stored.
 async function writeBlind(tx, session, records, index, known) {
   const done = settle(tx, () => null);
-  putRows(tx.objectStore(RECORDS), session, records, 'add');
   const current = index != null && index.base === known.records;
   const last = records[records.length - 1];
-  const row = sessionRow(session, known.records + records.length, last.at, current ? index : null, known.name);
-  tx.objectStore(SESSIONS).put(row);
+  const digest = current ? index : null;
+  if (known.tail) {
+    const head = {
+      updated_at: last.at,
+      digest: digest === null ? null : digest.digest,
+      digest_schema: digest === null ? null : digest.schema,
+    };
+    putRows(tx.objectStore(RECORDS), session, records, 'add', head);
+  } else {
+    putRows(tx.objectStore(RECORDS), session, records, 'add');
+    const row = sessionRow(session, known.records + records.length, last.at, digest, known.name);
+    tx.objectStore(SESSIONS).put({ ...row, tail: true });
+  }
   if (typeof tx.commit === 'function') tx.commit();
   await done;
   return current;
@@ -297,8 +317,9 @@ async function writeBlind(tx, session, records, index, known) {
 
 // The records of one session's appends in the read-write transaction `tx`, reading its
 // sessions row first: each record is either stored already (compared) or continues the log.
-// Resolves to whether the digest in `index` was stored, and the row as it was left
-// ({records, name}; null when the session has no row).
+// A row written here counts its log in full (no `tail`). Resolves to whether the digest in
+// `index` was stored, and the row as it was left ({records, name, tail}; null when the session
+// has no row).
 async function writeReading(tx, session, records, index) {
   let failure = null;
   let indexed = false;
@@ -311,11 +332,9 @@ async function writeReading(tx, session, records, index) {
   };
   const recordStore = tx.objectStore(RECORDS);
   const sessionStore = tx.objectStore(SESSIONS);
-  const rowRequest = sessionStore.get(session);
-  rowRequest.onsuccess = () => {
-    const row = rowRequest.result;
+  readRow(tx, session, (row) => {
     const count = row === undefined ? 0 : row.records;
-    if (row !== undefined) left = { records: count, name: row.name };
+    if (row !== undefined) left = { records: count, name: row.name, tail: row.tail === true };
     // Classify in order: stored (compare), fresh (write) or a gap. The first problem wins.
     const stored = [];
     const fresh = [];
@@ -347,7 +366,7 @@ async function writeReading(tx, session, records, index) {
         indexed = current;
         const last = fresh[fresh.length - 1];
         sessionStore.put(sessionRow(session, count + fresh.length, last.at, current ? index : null, row?.name));
-        left = { records: count + fresh.length, name: row?.name };
+        left = { records: count + fresh.length, name: row?.name, tail: false };
       }
       if (typeof tx.commit === 'function') tx.commit();
     };
@@ -380,7 +399,7 @@ async function writeReading(tx, session, records, index) {
       }
       write();
     };
-  };
+  });
   await done;
   return { indexed, row: left };
 }
