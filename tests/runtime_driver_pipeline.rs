@@ -34,6 +34,8 @@ struct QueuedStore {
     fail_next: Cell<bool>,
     /// Appends issued so far (seq of the first record, count, durability), in queue order.
     issued: RefCell<Vec<(u64, usize, Durability)>>,
+    /// The records stored each time the driver said the log rests.
+    rested: RefCell<Vec<usize>>,
     queue: RefCell<VecDeque<futures::channel::oneshot::Sender<()>>>,
 }
 
@@ -76,6 +78,11 @@ impl EventStore for QueuedStore {
     }
     async fn delete(&self, session: &str) -> Result<(), StoreError> {
         self.inner.delete(session).await
+    }
+    async fn rest(&self, session: &str) -> Result<(), StoreError> {
+        let stored = self.inner.load(session).await?.len();
+        self.rested.borrow_mut().push(stored);
+        Ok(())
     }
 }
 
@@ -181,4 +188,21 @@ fn when_the_append_in_flight_fails_the_one_behind_it_fails_too_and_both_are_writ
     let log = futures::executor::block_on(store.inner.load("s")).unwrap();
     assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
     assert_eq!(Agent::replay(&log).unwrap().run().unwrap().step, 3);
+}
+
+#[test]
+fn the_store_hears_the_log_rests_once_a_run_ended_and_every_record_is_stored() {
+    let (store, _tools, mut rig) = pipelined_rig();
+    // Mid-run (appends still held) the log does not rest.
+    assert_eq!(*store.rested.borrow(), Vec::<usize>::new());
+    while store.release_one(&mut rig.pool) {}
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let stored = futures::executor::block_on(store.inner.load("s"))
+        .unwrap()
+        .len();
+    assert_eq!(*store.rested.borrow(), vec![stored]);
+    // A writer that stops says so again (nothing was appended since).
+    rig.commands.unbounded_send(Command::Stop).unwrap();
+    rig.pool.run_until_stalled();
+    assert_eq!(*store.rested.borrow(), vec![stored, stored]);
 }

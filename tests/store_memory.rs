@@ -37,6 +37,7 @@ contract!(
     a_record_round_trips_byte_identical_through_json,
     a_thousand_records_load_back_in_order,
     the_index_digest_matches_the_log_after_every_append,
+    resting_changes_nothing_a_reader_sees,
     load_range_returns_the_asked_records,
     ranges_and_retries_inside_long_batches,
     a_session_name_survives_appends_and_goes_with_a_delete,

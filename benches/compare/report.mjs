@@ -55,8 +55,8 @@ const e1000 = r.loopback.find((l) => l.steps === 1000) ?? r.loopback.at(-1);
 if (e1000) add('', `Goal ≤ 0.9× at ${e1000.steps.toLocaleString('en')} steps: ${ratio(e1000.tabloop_ms_per_step, e1000.aisdk_ms_per_step)} ${mark(e1000.tabloop_ms_per_step <= 0.9 * e1000.aisdk_ms_per_step)}.`);
 
 add('', '## What reaches IndexedDB per step as the log grows', '');
-add('Counted in the page around `IDBObjectStore.put` and `IDBDatabase.transaction` (bytes = JSON length of');
-add('the values put: records, the sessions row with its digest, fold snapshots), tabloop harness run with');
+add('Counted in the page around `IDBObjectStore.put`/`add` and `IDBDatabase.transaction` (bytes = JSON length of');
+add('the values written: records, the sessions row with its digest, fold snapshots), tabloop harness run with');
 add('the non-idempotent tool, mean per step over each window of 10 steps (max = the largest single step).', '');
 add('| run | steps | bytes/step | max bytes in a step | puts/step | transactions/step | of them read-write |', '|---|---|---|---|---|---|---|');
 for (const h of r.harness) {

@@ -123,6 +123,15 @@ pub trait EventStore {
     /// The whole log of a session in order (empty if unknown).
     fn load(&self, session: &str) -> impl Future<Output = Result<Vec<Record>, StoreError>>;
 
+    /// Tells the store that `session`'s writer appends nothing more for now (its run ended or
+    /// waits for a person, or the writer stops): a store that indexes lazily while appends
+    /// follow each other brings its index up to date. Call it after the last append is stored;
+    /// the log is unchanged. The default does nothing.
+    fn rest(&self, session: &str) -> impl Future<Output = Result<(), StoreError>> {
+        let _ = session;
+        async { Ok(()) }
+    }
+
     /// Every stored session.
     fn sessions(&self) -> impl Future<Output = Result<Vec<SessionSummary>, StoreError>>;
 

@@ -3,7 +3,8 @@
 //! whole transcript every step, so this is the part of a step's cost that grows with history;
 //! writing it directly costs about a third of building the tree, serialising and dropping it.
 //! [`build_request`](super::openai::build_request) stays the readable definition of the same
-//! object, and the tests hold the two equal.
+//! object, and the tests hold the two equal. [`request_body_cached`] keeps the transcript's text
+//! between requests, so a step writes only the messages it added.
 
 use super::encode::{Object, ToJson};
 use super::json::write_str;
@@ -13,22 +14,57 @@ use super::model::ModelRequest;
 /// The streaming request body for `req` and `model`, as `build_request(req, model)` would
 /// serialise.
 pub fn request_body(req: &ModelRequest, model: &str) -> String {
-    let mut out = String::new();
+    let mut cache = BodyCache::default();
+    write_body(req, model, &mut cache)
+}
+
+/// The messages array of the last body written, kept for the next one: a run's requests are
+/// one lineage of transcripts that grow by a few messages a step, and writing the whole history
+/// again every step cost time in proportion to it.
+#[derive(Debug, Default)]
+pub struct BodyCache {
+    /// The system prompt the text opens with.
+    system: Option<String>,
+    /// The lineage of the transcript written (0: none, no list has it).
+    lineage: u64,
+    /// How many of its messages are written.
+    written: usize,
+    /// The array's elements as JSON, comma-separated, without the brackets.
+    text: String,
+}
+
+/// [`request_body`] as UTF-8 bytes, writing only the messages `cache` does not hold yet: all of
+/// them when `req` is not the transcript `cache` last saw grown at its end (another lineage, a
+/// compacted transcript, another system prompt).
+pub fn request_body_cached(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
+    write_body(req, model, cache).into_bytes()
+}
+
+fn write_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> String {
+    if !req.messages.extends(cache.lineage, cache.written) || cache.system != req.system {
+        cache.text.clear();
+        cache.written = 0;
+        cache.system = req.system.clone();
+        if let Some(system) = &req.system {
+            cache.text.push_str("{\"content\":");
+            write_str(system, &mut cache.text);
+            cache.text.push_str(",\"role\":\"system\"}");
+        }
+    }
+    for message in &req.messages[cache.written..] {
+        if !cache.text.is_empty() {
+            cache.text.push(',');
+        }
+        write_message(message, &mut cache.text);
+    }
+    cache.lineage = req.messages.lineage();
+    cache.written = req.messages.len();
+    let mut out = String::with_capacity(cache.text.len() + 512);
     let mut body = Object::new(&mut out);
     body.member("\"max_completion_tokens\":", &req.max_output_tokens);
     body.key("\"messages\":");
     body.out.push('[');
-    if let Some(system) = &req.system {
-        body.out.push_str("{\"content\":");
-        write_str(system, body.out);
-        body.out.push_str(",\"role\":\"system\"}");
-    }
-    for (i, message) in req.messages.iter().enumerate() {
-        if i > 0 || req.system.is_some() {
-            body.out.push(',');
-        }
-        write_message(message, body.out);
-    }
+    body.out.push_str(&cache.text);
     body.out.push(']');
     body.member("\"model\":", model);
     body.key("\"stream\":true,\"stream_options\":{\"include_usage\":true}");
@@ -116,6 +152,7 @@ fn write_tool(tool: &ToolSpec, out: &mut String) {
 mod tests {
     use super::*;
     use crate::protocol::openai::build_request;
+    use crate::protocol::RequestMessages;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
@@ -171,6 +208,39 @@ mod tests {
             description: "files".into(),
             parameters: json!({ "type": "object", "properties": { "op": { "type": "string" } } }),
             local_parameters: None,
+        }
+    }
+
+    #[test]
+    fn a_cached_body_is_the_whole_body_as_the_transcript_grows_and_changes() {
+        let mut cache = BodyCache::default();
+        let full = request(Some("be brief"), vec![vfs()]);
+        let list: Vec<Message> = full.messages.to_vec();
+        let lineage = crate::protocol::request_messages::new_lineage();
+        let grown = |n: usize, system: Option<&str>, lineage: u64| ModelRequest {
+            system: system.map(str::to_string),
+            messages: RequestMessages::shared(std::rc::Rc::new(list[..n].to_vec()), lineage),
+            tools: vec![vfs()],
+            max_output_tokens: 4096,
+        };
+        // Growing one lineage, asked twice at one length; another lineage shorter than the
+        // text held (a compacted transcript), growing; then the system prompt gone.
+        let other = crate::protocol::request_messages::new_lineage();
+        let requests = [
+            grown(1, Some("be brief"), lineage),
+            grown(3, Some("be brief"), lineage),
+            grown(3, Some("be brief"), lineage),
+            grown(6, Some("be brief"), lineage),
+            grown(2, Some("be brief"), other),
+            grown(4, Some("be brief"), other),
+            grown(5, None, other),
+        ];
+        for req in &requests {
+            let cached = request_body_cached(req, "gpt-4o-mini", &mut cache);
+            assert_eq!(
+                String::from_utf8(cached).unwrap(),
+                build_request(req, "gpt-4o-mini").to_string()
+            );
         }
     }
 

@@ -191,7 +191,9 @@ where
             };
             match wake {
                 Wake::Command(None) | Wake::Command(Some(Command::Stop)) => {
-                    self.settle().await;
+                    if self.settle().await && self.unsaved.is_empty() {
+                        self.rest().await;
+                    }
                     return self;
                 }
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
@@ -384,9 +386,20 @@ where
         } else if !self.settle().await {
             return;
         }
+        // Nothing follows until an input: the store may bring its index up to date (before the
+        // page hears of it, and before the driver goes back to dropping aborted work).
+        if settles {
+            self.rest().await;
+        }
         for action in std::mem::take(&mut self.waiting) {
             self.perform(action);
         }
+    }
+
+    /// Tells the store the log rests (every record is stored). A store that cannot is left as
+    /// it is: its index still reads right, only slower.
+    async fn rest(&self) {
+        let _ = self.store.rest(&self.session).await;
     }
 
     fn perform(&mut self, effect: Effect) {

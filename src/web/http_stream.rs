@@ -71,7 +71,7 @@ pub struct HttpStream {
 pub async fn post_json(
     url: &str,
     headers: &[(String, String)],
-    body: &str,
+    body: &[u8],
     timeouts: Timeouts,
 ) -> Result<HttpStream, ModelError> {
     let started = now_ms();
@@ -199,7 +199,7 @@ async fn within<T>(future: impl Future<Output = T>, ms: u64) -> Option<T> {
 fn build_request(
     url: &str,
     headers: &[(String, String)],
-    body: &str,
+    body: &[u8],
     abort: &AbortOnDrop,
 ) -> Result<Request, ModelError> {
     let js_headers =
@@ -213,7 +213,9 @@ fn build_request(
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_headers(&js_headers);
-    init.set_body(&JsValue::from_str(body));
+    // Bytes, not a string: a string is decoded to UTF-16 here and encoded again by `fetch`,
+    // which for a long transcript costs more than the copy.
+    init.set_body(&js_sys::Uint8Array::from(body));
     init.set_signal(Some(&abort.signal()));
     Request::new_with_str_and_init(url, &init).map_err(|error| ModelError {
         kind: ModelErrorKind::Network,

@@ -94,6 +94,9 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = deleteSession)]
     async fn js_delete_session(db: &str, session: &str) -> Result<JsValue, JsValue>;
 
+    #[wasm_bindgen(catch, js_name = restSession)]
+    async fn js_rest_session(db: &str, session: &str) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(catch, js_name = deleteDatabase)]
     async fn js_delete_database(db: &str) -> Result<JsValue, JsValue>;
 
@@ -221,6 +224,13 @@ impl EventStore for IdbStore {
             (Some(_) | None, _) => self.digests.forget(session),
         }
         Ok(())
+    }
+
+    async fn rest(&self, session: &str) -> Result<(), StoreError> {
+        js_rest_session(&self.db_name, session)
+            .await
+            .map(drop)
+            .map_err(|e| to_store_error(&e))
     }
 
     async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {

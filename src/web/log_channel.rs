@@ -1,9 +1,11 @@
 //! "The log advanced" hints between tabs over a BroadcastChannel. A hint is not a record: a
 //! follower that hears one re-reads the log from IndexedDB, which stays the source of truth.
 //! Hints are coalesced: the records stored in one turn of the event loop cost one message per
-//! session (the highest seq), not one per record.
+//! session (the highest seq), not one per record, and a tab posts at most once every
+//! [`HINT_INTERVAL_MS`] (a post costs its tab tens of microseconds; a run writing a step a
+//! millisecond would otherwise pay that every step). The last records are always posted.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -11,6 +13,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 const CHANNEL: &str = "tabloop-log";
+
+/// The shortest time between two posts of a tab: a follower shows a run at most this late.
+pub const HINT_INTERVAL_MS: u64 = 16;
 
 /// A hint: `session` has records up to `seq`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +40,8 @@ thread_local! {
     static LISTENERS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
     /// Hints not posted yet: the highest seq per session since the last post.
     static PENDING: RefCell<BTreeMap<String, u64>> = const { RefCell::new(BTreeMap::new()) };
+    /// When this tab last posted (`Date.now()`), if it has.
+    static LAST_POST: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
@@ -66,8 +73,9 @@ fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
     });
 }
 
-/// Tells other tabs that `session` now has records up to `seq`, at the end of this turn of the
-/// event loop together with the other records stored in it.
+/// Tells other tabs that `session` now has records up to `seq`: at the end of this turn of the
+/// event loop together with the other records stored in it, or, when this tab posted less than
+/// [`HINT_INTERVAL_MS`] ago, together with everything stored until that interval is over.
 pub fn announce(session: &str, seq: u64) {
     let first = PENDING.with(|pending| {
         let mut pending = pending.borrow_mut();
@@ -77,8 +85,20 @@ pub fn announce(session: &str, seq: u64) {
         first
     });
     if first {
-        wasm_bindgen_futures::spawn_local(async { post_pending() });
+        let wait = post_delay(LAST_POST.with(Cell::get), super::timer::now_ms());
+        wasm_bindgen_futures::spawn_local(async move {
+            if wait > 0 {
+                super::timer::sleep(wait).await;
+            }
+            LAST_POST.with(|last| last.set(Some(super::timer::now_ms())));
+            post_pending();
+        });
     }
+}
+
+/// How long a hint waits before it is posted at `now`, when the last post was at `last`.
+pub fn post_delay(last: Option<u64>, now: u64) -> u64 {
+    last.map_or(0, |last| (last + HINT_INTERVAL_MS).saturating_sub(now))
 }
 
 /// Posts one hint per session with records announced since the last post.

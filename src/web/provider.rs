@@ -3,6 +3,7 @@
 //! it delegates to the pure protocol layer.
 
 use crate::protocol::anthropic;
+use crate::protocol::openai_body::BodyCache;
 use crate::protocol::{openai, openai_body};
 use crate::protocol::{
     AnthropicStream, ModelError, ModelReply, ModelRequest, OpenAiStream, SseEvent, StreamDelta,
@@ -35,12 +36,14 @@ impl Provider {
         }
     }
 
-    /// The streaming request body as JSON text.
-    pub fn body(self, request: &ModelRequest, model: &str) -> String {
+    /// The streaming request body as JSON text (UTF-8); `cache` keeps what the next request of
+    /// the same transcript can reuse.
+    pub fn body(self, request: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
         match self {
-            Provider::OpenAi => openai_body::request_body(request, model),
+            Provider::OpenAi => openai_body::request_body_cached(request, model, cache),
             Provider::Anthropic => {
                 crate::protocol::json::to_string(&anthropic::build_request(request, model))
+                    .into_bytes()
             }
         }
     }

@@ -6,9 +6,12 @@
 //! already forwarded output never (so no delta is ever sent twice). Dropping the future aborts
 //! the request at once.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
 use crate::ports::ModelClient;
+use crate::protocol::openai_body::BodyCache;
 use crate::protocol::{
     parse_error_body, parse_retry_after, should_retry_header, ModelError, ModelErrorKind,
     ModelReply, ModelRequest, RetryDecision, RetryPolicy, SseParser, StreamDelta,
@@ -35,6 +38,8 @@ pub struct RemoteModel {
     pub policy: RetryPolicy,
     /// Time-to-first-byte and idle limits of each attempt.
     pub timeouts: Timeouts,
+    /// The transcript's text in the last request, which the next one extends.
+    bodies: Rc<RefCell<BodyCache>>,
 }
 
 impl RemoteModel {
@@ -52,6 +57,7 @@ impl RemoteModel {
             model: model.into(),
             policy: RetryPolicy::default(),
             timeouts: Timeouts::default(),
+            bodies: Rc::default(),
         }
     }
 
@@ -97,7 +103,9 @@ impl ModelClient for RemoteModel {
         let call = PreparedCall {
             url: self.provider.endpoint(&self.base_url),
             headers: self.provider.headers(&self.api_key),
-            body: self.provider.body(request, &self.model),
+            body: self
+                .provider
+                .body(request, &self.model, &mut self.bodies.borrow_mut()),
         };
         let mut retries = 0;
         let mut forwarded = false;
@@ -133,8 +141,8 @@ struct PreparedCall {
     url: String,
     /// Headers, auth included.
     headers: Vec<(String, String)>,
-    /// JSON body.
-    body: String,
+    /// JSON body, UTF-8.
+    body: Vec<u8>,
 }
 
 /// Where an attempt failed, which selects the retry rule.

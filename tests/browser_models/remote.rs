@@ -403,7 +403,7 @@ async fn a_response_read_to_its_end_is_not_aborted_when_dropped() {
     let mut stream = post_json(
         &url,
         &headers,
-        r#"{"model":"m","messages":[]}"#,
+        br#"{"model":"m","messages":[]}"#,
         Timeouts::default(),
     )
     .await

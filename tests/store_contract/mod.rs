@@ -395,6 +395,48 @@ pub async fn the_index_digest_matches_the_log_after_every_append<S: EventStore>(
     );
 }
 
+/// Appends that continue one another, then the writer rests: the log, the sessions and the
+/// index read the same before and after, the index matches the log, and appends go on after.
+pub async fn resting_changes_nothing_a_reader_sees<S: EventStore>(store: &S) {
+    let log = agent_log();
+    let half = log.len() / 2;
+    let read = || async {
+        (
+            store.load("s").await.unwrap(),
+            store.sessions().await.unwrap(),
+            store.index().await.unwrap(),
+        )
+    };
+    for seq in 0..half {
+        store
+            .append("s", &log[seq..seq + 1], Durability::Strict)
+            .await
+            .unwrap();
+    }
+    let before = read().await;
+    assert_eq!(before.0, log[..half].to_vec());
+    assert_eq!(before.1, vec![summary("s", half as u64, log[half - 1].at)]);
+    assert_eq!(
+        before.2[0].digest,
+        SessionDigest::from_records(&log[..half])
+    );
+    store.rest("s").await.unwrap();
+    assert_eq!(read().await, before);
+    store
+        .append("s", &log[half..], Durability::Relaxed)
+        .await
+        .unwrap();
+    store.rest("s").await.unwrap();
+    store.rest("never-written").await.unwrap();
+    let (records, sessions, index) = read().await;
+    assert_eq!(records, log);
+    assert_eq!(
+        sessions,
+        vec![summary("s", log.len() as u64, log[log.len() - 1].at)]
+    );
+    assert_eq!(index[0].digest, SessionDigest::from_records(&log));
+}
+
 /// A session's name is in the index, survives later appends, can be removed again, goes with
 /// a delete, and cannot be given to a session that has no records.
 pub async fn a_session_name_survives_appends_and_goes_with_a_delete<S: EventStore>(store: &S) {

@@ -2,6 +2,18 @@
 // relaxed one at the end of the current task, a strict one at once together with those still
 // waiting (one transaction, one commit), and each batch as rows of consecutive records. See the
 // layout and the ordering rules at the top of idb_store.js.
+//
+// An append that continues the log exactly where our own last committed append left it writes
+// blind: it adds its rows without reading the sessions row first (a read costs a round trip to
+// the storage process before anything is written, on the path of every step that waits for its
+// commit). `add` fails where a row already starts, and a log only grows by rows starting at its
+// length, so an append by anyone else since, or another tab's rename or delete (each leaves a
+// fence there), makes it fail; it is then written again reading the row, before anything of its
+// session queued behind it. Nor does it write the sessions row, but for the first one after the
+// row was written in full, which marks it `tail`: its last row carries the head of the log
+// (time, digest), which readers take for the row's (`readRow`), until the writer rests
+// (`restSession` in idb_store.js) and writes the row in full again. One write a step instead of
+// two.
 
 import {
   RECORDS,
@@ -9,14 +21,23 @@ import {
   SESSIONS,
   connection,
   connections,
+  forgetRow,
+  knownRow,
   namedError,
   openDbs,
+  readRow,
+  rememberRow,
   rowsRange,
   settle,
 } from './idb_connection.js';
 
-/** Appends not written yet: database name -> [{session, records, durability, index, resolve, reject}]. */
+/**
+ * Appends not written yet: database name -> [{session, records, durability, index, resolve,
+ * reject, landed}] (`landed`: callbacks waiting for the entry to land, see `appendsLanded`).
+ */
 const waitingAppends = new Map();
+/** Blind appends in flight: database name -> Map(session -> the entries it writes). */
+const blindInFlight = new Map();
 let flushQueued = false;
 // A message to ourselves runs at the start of a later task, with none of setTimeout's clamping.
 const flushChannel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
@@ -49,7 +70,7 @@ export function append(db, session, records, durability, index) {
       waiting = [];
       waitingAppends.set(db, waiting);
     }
-    waiting.push({ session, records, durability, index, resolve, reject });
+    waiting.push({ session, records, durability, index, resolve, reject, landed: null });
     if (durability === 'strict' || flushChannel === null) {
       flushAppends(db);
     } else if (!flushQueued) {
@@ -77,7 +98,8 @@ export function appendPacked(db, session, seqsAndAts, jsons, durability, indexBa
 
 // Writes the waiting appends of database `name`: one transaction per session, in the order the
 // sessions first appear. Waits for the connection if it is not open yet (they stay queued, so
-// later appends still go out behind them).
+// later appends still go out behind them). Appends of a session with a blind append in flight
+// stay queued until it settles: it may have to be written again, before them.
 export function flushAppends(name, reopened = false) {
   const waiting = waitingAppends.get(name);
   if (waiting === undefined || waiting.length === 0) return;
@@ -89,13 +111,20 @@ export function flushAppends(name, reopened = false) {
     );
     return;
   }
-  waitingAppends.delete(name);
+  const blind = blindInFlight.get(name);
+  const held = [];
   const groups = new Map();
   for (const entry of waiting) {
+    if (blind?.has(entry.session)) {
+      held.push(entry);
+      continue;
+    }
     const group = groups.get(entry.session);
     if (group === undefined) groups.set(entry.session, [entry]);
     else group.push(entry);
   }
+  if (held.length > 0) waitingAppends.set(name, held);
+  else waitingAppends.delete(name);
   const order = [...groups.values()];
   for (let i = 0; i < order.length; i += 1) {
     const group = order[i];
@@ -105,6 +134,7 @@ export function flushAppends(name, reopened = false) {
       tx = db.transaction([RECORDS, SESSIONS], 'readwrite', { durability });
     } catch (error) {
       if (error?.name !== 'InvalidStateError' || reopened) {
+        land(group);
         for (const entry of group) entry.reject(error);
         continue;
       }
@@ -120,17 +150,103 @@ export function flushAppends(name, reopened = false) {
       );
       return;
     }
-    writeAppends(tx, group).then(
-      (indexed) => group.forEach((entry) => entry.resolve(indexed)),
-      (error) => group.forEach((entry) => entry.reject(error)),
-    );
+    writeGroup(name, db, tx, group);
+  }
+}
+
+/**
+ * Null when every append called so far on database `name` has landed (is in a transaction it
+ * will not leave, or has failed); else a promise of that. A transaction opened after it sees
+ * their records.
+ */
+export function appendsLanded(name) {
+  const pending = [...(waitingAppends.get(name) ?? [])];
+  for (const group of blindInFlight.get(name)?.values() ?? []) pending.push(...group);
+  if (pending.length === 0) return null;
+  return Promise.all(pending.map((entry) => new Promise((resolve) => (entry.landed ??= []).push(resolve))));
+}
+
+function land(entries) {
+  for (const entry of entries) {
+    const callbacks = entry.landed;
+    entry.landed = null;
+    callbacks?.forEach((callback) => callback());
   }
 }
 
 function rejectWaiting(name, error) {
   const waiting = waitingAppends.get(name) ?? [];
   waitingAppends.delete(name);
+  land(waiting);
   for (const entry of waiting) entry.reject(error);
+}
+
+// Writes `group` (appends of one session, in order) in the read-write transaction `tx` of
+// connection `db`: blind when it continues exactly from what our last append left in the row.
+function writeGroup(name, db, tx, group) {
+  const session = group[0].session;
+  const records = group.length === 1 ? group[0].records : group.flatMap((entry) => entry.records);
+  const index = group.length === 1 ? group[0].index : chainedIndex(group);
+  const known = knownRow(db, session);
+  if (known === undefined || !continues(records, known.records)) {
+    land(group);
+    writeReading(tx, session, records, index).then(
+      ({ indexed, row }) => {
+        if (row === null) forgetRow(name, session);
+        else rememberRow(db, session, row.records, row.name, row.tail);
+        group.forEach((entry) => entry.resolve(indexed));
+      },
+      (error) => {
+        forgetRow(name, session);
+        group.forEach((entry) => entry.reject(error));
+      },
+    );
+    return;
+  }
+  let blind = blindInFlight.get(name);
+  if (blind === undefined) {
+    blind = new Map();
+    blindInFlight.set(name, blind);
+  }
+  blind.set(session, group);
+  writeBlind(tx, session, records, index, known).then(
+    (indexed) => {
+      rememberRow(db, session, known.records + records.length, known.name, true);
+      settleBlind(name, session, group);
+      group.forEach((entry) => entry.resolve(indexed));
+    },
+    (error) => {
+      forgetRow(name, session);
+      if (error?.name === 'ConstraintError') {
+        // Something else was written where the log was to continue: write it again reading
+        // the row, ahead of what waited behind it.
+        waitingAppends.set(name, [...group, ...(waitingAppends.get(name) ?? [])]);
+        settleBlind(name, session, []);
+        return;
+      }
+      settleBlind(name, session, group);
+      group.forEach((entry) => entry.reject(error));
+    },
+  );
+}
+
+// The blind append of `session` settled: `landed` are its entries that are done, and what
+// waited behind it goes out now.
+function settleBlind(name, session, landed) {
+  const blind = blindInFlight.get(name);
+  blind?.delete(session);
+  if (blind?.size === 0) blindInFlight.delete(name);
+  land(landed);
+  flushAppends(name);
+}
+
+// Whether `records` are consecutive and start at seq `from`.
+function continues(records, from) {
+  if (records.length === 0) return false;
+  for (let i = 0; i < records.length; i += 1) {
+    if (records[i].seq !== from + i) return false;
+  }
+  return true;
 }
 
 // The digest of appends sharing a transaction: the last one's, when each folded over the one
@@ -147,13 +263,67 @@ function chainedIndex(group) {
   return index;
 }
 
-// The records of `group` (appends of one session, in order) in the readwrite transaction `tx`.
-async function writeAppends(tx, group) {
-  const session = group[0].session;
-  const records = group.length === 1 ? group[0].records : group.flatMap((entry) => entry.records);
-  const index = group.length === 1 ? group[0].index : chainedIndex(group);
+// The sessions row after an append: `records` counted, the digest when it was folded from
+// exactly the records the row counted before (else cleared, rebuilt when listed), the name kept.
+function sessionRow(session, records, updatedAt, index, name) {
+  const named = typeof name === 'string' ? { name } : {};
+  return {
+    session,
+    records,
+    updated_at: updatedAt,
+    digest: index === null ? null : index.digest,
+    digest_schema: index === null ? null : index.schema,
+    ...named,
+  };
+}
+
+// Puts `records` (consecutive, from the log's end) as rows of up to ROW_RECORDS, the last
+// carrying `head` if given.
+function putRows(recordStore, session, records, method, head) {
+  for (let i = 0; i < records.length; i += ROW_RECORDS) {
+    const chunk = records.slice(i, i + ROW_RECORDS);
+    const row = { session, seq: chunk[0].seq, json: chunk.map((record) => record.json) };
+    if (head !== undefined && i + ROW_RECORDS >= records.length) row.head = head;
+    recordStore[method](row);
+  }
+}
+
+// `records` (consecutive from `known.records`, where our last append left the log) without
+// reading the sessions row: the rows are added, so the transaction aborts with ConstraintError
+// if any row starts there already. The last row carries the log's head; the sessions row is
+// written only when it is not marked `tail` yet. Resolves to whether the digest in `index` was
+// stored.
+async function writeBlind(tx, session, records, index, known) {
+  const done = settle(tx, () => null);
+  const current = index != null && index.base === known.records;
+  const last = records[records.length - 1];
+  const digest = current ? index : null;
+  if (known.tail) {
+    const head = {
+      updated_at: last.at,
+      digest: digest === null ? null : digest.digest,
+      digest_schema: digest === null ? null : digest.schema,
+    };
+    putRows(tx.objectStore(RECORDS), session, records, 'add', head);
+  } else {
+    putRows(tx.objectStore(RECORDS), session, records, 'add');
+    const row = sessionRow(session, known.records + records.length, last.at, digest, known.name);
+    tx.objectStore(SESSIONS).put({ ...row, tail: true });
+  }
+  if (typeof tx.commit === 'function') tx.commit();
+  await done;
+  return current;
+}
+
+// The records of one session's appends in the read-write transaction `tx`, reading its
+// sessions row first: each record is either stored already (compared) or continues the log.
+// A row written here counts its log in full (no `tail`). Resolves to whether the digest in
+// `index` was stored, and the row as it was left ({records, name, tail}; null when the session
+// has no row).
+async function writeReading(tx, session, records, index) {
   let failure = null;
   let indexed = false;
+  let left = null;
   const done = settle(tx, () => failure);
   const fail = (error) => {
     if (failure !== null) return;
@@ -162,10 +332,9 @@ async function writeAppends(tx, group) {
   };
   const recordStore = tx.objectStore(RECORDS);
   const sessionStore = tx.objectStore(SESSIONS);
-  const rowRequest = sessionStore.get(session);
-  rowRequest.onsuccess = () => {
-    const row = rowRequest.result;
+  readRow(tx, session, (row) => {
     const count = row === undefined ? 0 : row.records;
+    if (row !== undefined) left = { records: count, name: row.name, tail: row.tail === true };
     // Classify in order: stored (compare), fresh (write) or a gap. The first problem wins.
     const stored = [];
     const fresh = [];
@@ -190,23 +359,14 @@ async function writeAppends(tx, group) {
         fail(gap);
         return;
       }
-      for (let i = 0; i < fresh.length; i += ROW_RECORDS) {
-        const chunk = fresh.slice(i, i + ROW_RECORDS);
-        recordStore.put({ session, seq: chunk[0].seq, json: chunk.map((record) => record.json) });
-      }
+      // Put, not add: a fence may stand where the log continues.
+      putRows(recordStore, session, fresh, 'put');
       if (fresh.length > 0) {
-        const last = fresh[fresh.length - 1];
         const current = index != null && index.base === count;
         indexed = current;
-        const named = typeof row?.name === 'string' ? { name: row.name } : {};
-        sessionStore.put({
-          session,
-          records: count + fresh.length,
-          updated_at: last.at,
-          digest: current ? index.digest : null,
-          digest_schema: current ? index.schema : null,
-          ...named,
-        });
+        const last = fresh[fresh.length - 1];
+        sessionStore.put(sessionRow(session, count + fresh.length, last.at, current ? index : null, row?.name));
+        left = { records: count + fresh.length, name: row?.name, tail: false };
       }
       if (typeof tx.commit === 'function') tx.commit();
     };
@@ -239,7 +399,7 @@ async function writeAppends(tx, group) {
       }
       write();
     };
-  };
+  });
   await done;
-  return indexed;
+  return { indexed, row: left };
 }

@@ -14,6 +14,105 @@ export const ROW_RECORDS = 256;
 // How long an open may wait for other tabs to close their connections before it gives up.
 const BLOCKED_GRACE_MS = 3000;
 
+/**
+ * The sessions rows as this page's own appends left them, per open connection and session:
+ * {records, name, tail} (`records` counting the rows written blind after the row's own count).
+ * Set when an append that read the row commits, advanced by each append of ours that commits
+ * after it, and dropped on any doubt (a failed append, a read of the log, a rename, delete or
+ * rest here). An append continuing exactly from `records` writes without reading the row
+ * first; another tab's rename or delete leaves a fence where that append would write (see
+ * `putFence`), so it fails and is written again reading the row (idb_append.js).
+ */
+const knownRows = new WeakMap();
+
+/** The row of `session` as our appends left it on connection `db`, or undefined. */
+export function knownRow(db, session) {
+  return knownRows.get(db)?.get(session);
+}
+
+/** Remembers the row of `session` on `db` as a committed append of ours left it. */
+export function rememberRow(db, session, records, name, tail) {
+  let rows = knownRows.get(db);
+  if (rows === undefined) {
+    rows = new Map();
+    knownRows.set(db, rows);
+  }
+  rows.set(session, { records, name, tail });
+}
+
+/** Forgets what our appends left in the row of `session` in database `name`. */
+export function forgetRow(name, session) {
+  const db = openDbs.get(name);
+  if (db !== undefined) knownRows.get(db)?.delete(session);
+}
+
+/**
+ * Puts a fence in the records store at [session, seq] (where the next append of a log of `seq`
+ * records writes its first row): a row holding no records, which every reader skips. An
+ * append that writes without reading the sessions row adds its first row there, so it fails
+ * on the fence instead of overwriting a row another tab changed (renamed, or deleted with its
+ * log). An append that reads the row overwrites the fence (put) when the log reaches it.
+ */
+export function putFence(recordStore, session, seq) {
+  recordStore.put({ session, seq, json: [] });
+}
+
+/**
+ * The sessions row of `session` in `tx` as it stands for the log, through `done(row)` (undefined
+ * when there is none). A row marked `tail` does not count the rows its writer added blind after
+ * its count; each such row carries the head of the log through it ({updated_at, digest,
+ * digest_schema}), and the last one's replaces the row's count, time and digest here.
+ */
+export function readRow(tx, session, done) {
+  const request = tx.objectStore(SESSIONS).get(session);
+  request.onsuccess = () => {
+    const row = request.result;
+    if (row === undefined || row.tail !== true) done(row);
+    else withTail(tx, row, done);
+  };
+}
+
+/** `readRow` as a promise (read-only transactions). */
+export function readRowPromise(tx, session) {
+  return new Promise((resolve, reject) => {
+    readRow(tx, session, resolve);
+    tx.onabort = () => reject(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+  });
+}
+
+/** `rows` (sessions rows read in `tx`) with each `tail` row brought up to its log's end. */
+export function withTails(tx, rows) {
+  return Promise.all(rows.map((row) => (row.tail === true ? new Promise((resolve) => withTail(tx, row, resolve)) : row)));
+}
+
+// The tail row `row` with the count, time and digest of the last row after its count, if any
+// (fences skipped).
+function withTail(tx, row, done) {
+  const after = IDBKeyRange.bound([row.session, row.records], [row.session, Infinity]);
+  const cursor = tx.objectStore(RECORDS).openCursor(after, 'prev');
+  cursor.onsuccess = () => {
+    const at = cursor.result;
+    if (at === null) {
+      done(row);
+      return;
+    }
+    const last = at.value;
+    const count = Array.isArray(last.json) ? last.json.length : 1;
+    if (count === 0) {
+      at.continue();
+      return;
+    }
+    const head = last.head ?? {};
+    done({
+      ...row,
+      records: Math.max(row.records, last.seq + count),
+      updated_at: head.updated_at ?? row.updated_at,
+      digest: head.digest ?? null,
+      digest_schema: head.digest_schema ?? null,
+    });
+  };
+}
+
 /** Cached connections: database name -> Promise<IDBDatabase>. */
 export const connections = new Map();
 /** The same connections once open, so an append can start its transaction in the same task. */

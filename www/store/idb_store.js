@@ -4,16 +4,24 @@
 //
 // Layout (schema version 3):
 //   records        key [session, seq]   value {session, seq, json}       json = serialised Records
-//                  seq, seq + 1, … (an array of at most ROW_RECORDS), or one Record (a string)
-//   sessions       key session          value {session, records, updated_at, digest, digest_schema, name}
+//                  seq, seq + 1, … (an array of at most ROW_RECORDS), or one Record (a string);
+//                  an empty array is a fence (idb_connection.js `putFence`), read as no records
+//   sessions       key session          value {session, records, updated_at, digest, digest_schema, name, tail}
 //   snapshots      key session          value {session, records, json}   json = a fold snapshot's head
 //   snapshot_parts key [session, part]  value {session, part, json}      json = transcript messages
 // An append writes its records as rows of up to ROW_RECORDS (one put per row, not per record:
-// fewer puts are most of a step's write cost) and the sessions row in ONE transaction, so the row always counts the
-// log. The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
+// fewer puts are most of a step's write cost) and the sessions row in ONE transaction, so the row counts the log
+// (a `tail` row with the rows after it: see below). The row's digest (title, status, spend: a JSON string folded by the Rust side) is written
 // in that same transaction, and only when it was folded from exactly the records the row counted
 // before (`index.base`); otherwise it is cleared, and the next listing rebuilds it from the log.
 // `name` is what the user named the session (absent: none); appends and rebuilt digests keep it.
+// An append continuing from where this page's last one left the log writes without reading the
+// row (idb_append.js); a rename or delete fences the log's end so that such an append fails and
+// is written again reading the row. A deleted session leaves its fence (one empty row) behind.
+// While a writer appends blind, its row is marked `tail` and does not count the rows added
+// after it: the last of those carries the log's head ({updated_at, digest, digest_schema} in a
+// `head` field), which every reader here takes for the row's (`readRow`), until the writer
+// rests and writes the row in full.
 // Snapshots are derived data: written on their own, checked against the log when read. A head
 // replaces the last one; its new parts join the stored ones (each written once) in the same
 // transaction, so a head never stands on parts that are not there.
@@ -21,7 +29,8 @@
 // Appends are written in the order they are called. A relaxed append waits until the end of the
 // current task (nothing awaits it but the caller), so a strict one called behind it in the same
 // task goes out in the same transaction: one commit where an in-page model answers at once.
-// Every other transaction first writes the appends still waiting, so it sees them.
+// Every other transaction first writes the appends still waiting (and waits for a blind one
+// in flight to settle), so it sees them.
 //
 // Errors: every promise rejects with the DOMException IndexedDB raised (QuotaExceededError keeps
 // its name), or with an Error named ConflictError {seq}, GapError {expected, found},
@@ -34,19 +43,27 @@ import {
   SNAPSHOT_PARTS,
   connection,
   connections,
+  forgetRow,
   namedError,
   openDbs,
+  putFence,
   read,
+  readRow,
+  readRowPromise,
   rowRecords,
   rowsRange,
   settle,
+  withTails,
 } from './idb_connection.js';
-import { flushAppends } from './idb_append.js';
+import { appendsLanded, flushAppends } from './idb_append.js';
 
-// Opens a transaction, reopening the connection once if the cached one turned out to be closed
-// without telling us (WebKit's "connection to Indexed Database server lost").
+// Opens a transaction behind every append called before it (so it sees their records),
+// reopening the connection once if the cached one turned out to be closed without telling us
+// (WebKit's "connection to Indexed Database server lost").
 async function transaction(name, stores, mode, options) {
   flushAppends(name);
+  const landed = appendsLanded(name);
+  if (landed !== null) await landed;
   const db = await connection(name);
   try {
     return db.transaction(stores, mode, options);
@@ -59,8 +76,12 @@ async function transaction(name, stores, mode, options) {
   }
 }
 
-/** The whole log of a session: its records' json, ordered by seq, joined by newlines. */
+/**
+ * The whole log of a session: its records' json, ordered by seq, joined by newlines. A tab
+ * that reads a log writes it next from what it read: our next append to it reads its row.
+ */
 export async function load(db, session) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS], 'readonly');
   const range = IDBKeyRange.bound([session, -Infinity], [session, Infinity]);
   const result = await read(tx, tx.objectStore(RECORDS).getAll(range));
@@ -69,6 +90,7 @@ export async function load(db, session) {
 
 /** Records `from` (inclusive) to `to` (exclusive; null = the end): json joined by newlines. */
 export async function loadRange(db, session, from, to) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS], 'readonly');
   const result = await read(tx, tx.objectStore(RECORDS).getAll(rowsRange(session, from, to)));
   return rowRecords(result, from, to).join('\n');
@@ -76,8 +98,8 @@ export async function loadRange(db, session, from, to) {
 
 /** Every session as a JSON string: [{session, records, updated_at}], ordered by session id. */
 export async function sessions(db) {
-  const tx = await transaction(db, [SESSIONS], 'readonly');
-  const result = await read(tx, tx.objectStore(SESSIONS).getAll());
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readonly');
+  const result = await withTails(tx, await read(tx, tx.objectStore(SESSIONS).getAll()));
   return JSON.stringify(
     result.map((row) => ({ session: row.session, records: row.records, updated_at: row.updated_at })),
   );
@@ -93,8 +115,8 @@ export async function sessions(db) {
  * crossing into wasm, which a fresh page copies one character at a time in its glue.
  */
 export async function index(db, embed) {
-  const tx = await transaction(db, [SESSIONS], 'readonly');
-  const rows = await read(tx, tx.objectStore(SESSIONS).getAll());
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readonly');
+  const rows = await withTails(tx, await read(tx, tx.objectStore(SESSIONS).getAll()));
   const text = embed ? `[${rows.map(embeddedRow).join(',')}]` : JSON.stringify(rows.map(indexShape));
   return new TextEncoder().encode(text);
 }
@@ -119,30 +141,31 @@ function indexShape(row) {
 
 /** The sessions row of one session (or null), as `index` shapes it. */
 export async function indexRow(db, session) {
-  const tx = await transaction(db, [SESSIONS], 'readonly');
-  const result = await read(tx, tx.objectStore(SESSIONS).get(session));
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readonly');
+  const result = await readRowPromise(tx, session);
   return result === undefined ? null : indexShape(result);
 }
 
 /**
- * Names a session (`name` null: removes the name) in its sessions row. Rejects with an Error
- * named NotFoundError when the session has no row (nothing is written then).
+ * Names a session (`name` null: removes the name) in its sessions row, and fences the log's
+ * end so that a tab writing it blind reads the new name. Rejects with an Error named
+ * NotFoundError when the session has no row (nothing is written then).
  */
 export async function renameSession(db, session, name) {
-  const tx = await transaction(db, [SESSIONS], 'readwrite');
-  const store = tx.objectStore(SESSIONS);
-  const request = store.get(session);
+  forgetRow(db, session);
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
   let failure = null;
-  request.onsuccess = () => {
-    const row = request.result;
+  // The row as it stands for the log (a tail row keeps its mark: its writer may go on).
+  readRow(tx, session, (row) => {
     if (row === undefined) {
       failure = namedError('NotFoundError', `no session named ${session}`, {});
       tx.abort();
       return;
     }
     const { name: _old, ...rest } = row;
-    store.put(typeof name === 'string' ? { ...rest, name } : rest);
-  };
+    tx.objectStore(SESSIONS).put(typeof name === 'string' ? { ...rest, name } : rest);
+    putFence(tx.objectStore(RECORDS), session, row.records);
+  });
   await settle(tx, () => failure);
 }
 
@@ -151,18 +174,31 @@ export async function renameSession(db, session, name) {
  * transaction). Resolves to whether it was stored.
  */
 export async function putDigest(db, session, records, digest, schema) {
-  const tx = await transaction(db, [SESSIONS], 'readwrite');
-  const store = tx.objectStore(SESSIONS);
-  const request = store.get(session);
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
   let stored = false;
-  request.onsuccess = () => {
-    const row = request.result;
+  readRow(tx, session, (row) => {
     if (row === undefined || row.records !== records) return;
-    store.put({ ...row, digest, digest_schema: schema });
+    tx.objectStore(SESSIONS).put({ ...row, digest, digest_schema: schema });
     stored = true;
-  };
+  });
   await settle(tx, () => null);
   return stored;
+}
+
+/**
+ * Called by a session's writer when its log rests (a run ended or waits for a person, or the
+ * writer stops): a sessions row still marked `tail` is written in full again, counting the
+ * rows its appends added blind, so readers no longer look past it.
+ */
+export async function restSession(db, session) {
+  forgetRow(db, session);
+  const tx = await transaction(db, [RECORDS, SESSIONS], 'readwrite');
+  readRow(tx, session, (row) => {
+    if (row === undefined || row.tail !== true) return;
+    const { tail: _tail, ...full } = row;
+    tx.objectStore(SESSIONS).put(full);
+  });
+  await settle(tx, () => null);
 }
 
 function sessionRange(session) {
@@ -200,13 +236,23 @@ export async function saveSnapshot(db, session, records, json, firstPart, parts)
   await settle(tx, () => null);
 }
 
-/** Removes a session's records, its sessions row and its snapshot in one transaction. */
+/**
+ * Removes a session's records, its sessions row and its snapshot in one transaction. A fence
+ * stays where its log ended, so a tab still writing it blind fails instead of writing a log
+ * with its start missing (it then reads the row and finds the gap).
+ */
 export async function deleteSession(db, session) {
+  forgetRow(db, session);
   const tx = await transaction(db, [RECORDS, SESSIONS, SNAPSHOTS, SNAPSHOT_PARTS], 'readwrite');
-  tx.objectStore(RECORDS).delete(sessionRange(session));
-  tx.objectStore(SESSIONS).delete(session);
-  tx.objectStore(SNAPSHOTS).delete(session);
-  tx.objectStore(SNAPSHOT_PARTS).delete(sessionRange(session));
+  // Where its log ends, rows written blind after a tail row's count included.
+  readRow(tx, session, (row) => {
+    const records = tx.objectStore(RECORDS);
+    records.delete(sessionRange(session));
+    tx.objectStore(SESSIONS).delete(session);
+    tx.objectStore(SNAPSHOTS).delete(session);
+    tx.objectStore(SNAPSHOT_PARTS).delete(sessionRange(session));
+    if (typeof row?.records === 'number') putFence(records, session, row.records);
+  });
   await settle(tx, () => null);
 }
 

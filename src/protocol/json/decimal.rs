@@ -1,389 +1,371 @@
-//! The standard library's exact fallback for decimal-to-`f64` conversion, ported (Rust's
-//! `core::num::dec2flt::{decimal_seq, slow}`, MIT or Apache-2.0 as this crate): the number's
-//! decimal digits (up to 768, beyond which only whether any is nonzero matters) are shifted by
-//! powers of two, each shift exact, until the value lies in [1/2, 1) times a known power of two;
-//! the top 53 bits, rounded half to even, are then the mantissa.
+//! Exact decimal arithmetic for the rare numbers the fast paths cannot settle: text with more
+//! than 19 significant digits or a far exponent read to the nearest `f64`, and a float's exact
+//! decimal value for `{:.N}`. Both are plain big-integer work (a value is `num / den`, the
+//! quotient taken to 54 bits with the remainder as the sticky bit), slow but short and exact.
 
+use std::cmp::Ordering;
+
+/// Significant digits kept from a text: a value halfway between two floats has at most 767, so
+/// anything past this only matters by being nonzero (kept as one more digit `1`).
+const MAX_DIGITS: usize = 800;
 /// `f64`'s stored mantissa bits.
 const SIG_BITS: u32 = 52;
-/// `f64`'s smallest normal binary exponent.
-const EXP_MIN: i32 = -1022;
-/// `f64`'s biased exponent of infinity.
-const INFINITE_POWER: i32 = 0x7FF;
-/// Digits kept; enough to decide the rounding of any `f64`.
-const MAX_DIGITS: usize = 768;
-/// Digits a `u64` holds whatever they are.
-const MAX_DIGITS_WITHOUT_OVERFLOW: usize = 19;
-/// Decimal points beyond this are 0 or infinity.
-const DECIMAL_POINT_RANGE: i32 = 2047;
-/// The largest shift at a time (a digit shifted left by it still fits a `u64`).
-const MAX_SHIFT: usize = 60;
+/// The binary exponent of the smallest subnormal's one bit.
+const MIN_EXP2: i64 = -1074;
 
-/// A decimal number: `0.d1 d2 d3 ... × 10^decimal_point`.
-pub(super) struct Decimal {
-    pub(super) num_digits: usize,
-    pub(super) decimal_point: i32,
-    /// Nonzero digits were dropped past `MAX_DIGITS`.
-    truncated: bool,
-    pub(super) digits: [u8; MAX_DIGITS],
-}
+/// An unsigned integer of any size, 32-bit limbs least significant first, no zero limbs on top.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Big(Vec<u32>);
 
-impl Decimal {
-    /// The digits of an unsigned number already checked by the caller's grammar.
-    pub(super) fn parse(mut s: &[u8]) -> Self {
-        let mut d = Decimal {
-            num_digits: 0,
-            decimal_point: 0,
-            truncated: false,
-            digits: [0; MAX_DIGITS],
-        };
-        let start = s;
-        while let Some((&b'0', rest)) = s.split_first() {
-            s = rest;
-        }
-        s = d.push_digits(s);
-        if let Some((&b'.', rest)) = s.split_first() {
-            s = rest;
-            let first = s;
-            if d.num_digits == 0 {
-                while let Some((&b'0', rest)) = s.split_first() {
-                    s = rest;
-                }
-            }
-            s = d.push_digits(s);
-            d.decimal_point = s.len() as i32 - first.len() as i32;
-        }
-        if d.num_digits != 0 {
-            // Trailing zeros are not digits: they only move the point.
-            let mut trailing_zeros = 0;
-            for &c in start[..start.len() - s.len()].iter().rev() {
-                if c == b'0' {
-                    trailing_zeros += 1;
-                } else if c != b'.' {
-                    break;
-                }
-            }
-            d.decimal_point += trailing_zeros as i32;
-            d.num_digits -= trailing_zeros;
-            d.decimal_point += d.num_digits as i32;
-            if d.num_digits > MAX_DIGITS {
-                d.truncated = true;
-                d.num_digits = MAX_DIGITS;
-            }
-        }
-        if let Some((&(b'e' | b'E'), rest)) = s.split_first() {
-            s = rest;
-            let negative = s.first() == Some(&b'-');
-            if let Some((&(b'-' | b'+'), rest)) = s.split_first() {
-                s = rest;
-            }
-            let mut exponent = 0_i32;
-            for &c in s.iter().take_while(|c| c.is_ascii_digit()) {
-                if exponent < 0x10000 {
-                    exponent = 10 * exponent + i32::from(c - b'0');
-                }
-            }
-            d.decimal_point += if negative { -exponent } else { exponent };
-        }
-        d
-    }
-
-    /// The exact value of `f`, which must be finite: its mantissa's digits shifted by its binary
-    /// exponent (every finite `f64` has at most 767 significant decimal digits, all kept).
-    pub(super) fn exact(f: f64) -> Self {
-        let bits = f.abs().to_bits();
-        let biased = ((bits >> SIG_BITS) & 0x7FF) as i32;
-        let fraction = bits & ((1 << SIG_BITS) - 1);
-        let (mantissa, mut exp2) = match biased {
-            0 => (fraction, EXP_MIN - SIG_BITS as i32),
-            _ => (fraction | (1 << SIG_BITS), biased - 1023 - SIG_BITS as i32),
-        };
-        let mut d = Decimal::parse(itoa::Buffer::new().format(mantissa).as_bytes());
-        while exp2 > 0 {
-            let shift = exp2.min(MAX_SHIFT as i32);
-            d.left_shift(shift as usize);
-            exp2 -= shift;
-        }
-        while exp2 < 0 {
-            let shift = (-exp2).min(MAX_SHIFT as i32);
-            d.right_shift(shift as usize);
-            exp2 += shift;
-        }
-        d
-    }
-
-    /// Appends the digits at the start of `s` (counting those past `MAX_DIGITS`); the rest.
-    fn push_digits<'a>(&mut self, s: &'a [u8]) -> &'a [u8] {
-        let count = s.iter().take_while(|c| c.is_ascii_digit()).count();
-        for &c in &s[..count] {
-            if let Some(slot) = self.digits.get_mut(self.num_digits) {
-                *slot = c - b'0';
-            }
-            self.num_digits += 1;
-        }
-        &s[count..]
-    }
-
-    /// The nearest `f64` (the standard library's `parse_long_mantissa`).
-    pub(super) fn into_f64(mut self) -> f64 {
-        const POWERS: [u8; 19] = [
-            0, 3, 6, 9, 13, 16, 19, 23, 26, 29, 33, 36, 39, 43, 46, 49, 53, 56, 59,
-        ];
-        let get_shift = |n: usize| POWERS.get(n).map_or(MAX_SHIFT, |&p| usize::from(p));
-        if self.num_digits == 0 || self.decimal_point < -324 {
-            return 0.0;
-        } else if self.decimal_point >= 310 {
-            return f64::INFINITY;
-        }
-        let mut exp2 = 0_i32;
-        while self.decimal_point > 0 {
-            let shift = get_shift(self.decimal_point as usize);
-            self.right_shift(shift);
-            if self.decimal_point < -DECIMAL_POINT_RANGE {
-                return 0.0;
-            }
-            exp2 += shift as i32;
-        }
-        while self.decimal_point <= 0 {
-            let shift = if self.decimal_point == 0 {
-                match self.digits[0] {
-                    digit if digit >= 5 => break,
-                    0 | 1 => 2,
-                    _ => 1,
-                }
-            } else {
-                get_shift((-self.decimal_point) as usize)
-            };
-            self.left_shift(shift);
-            if self.decimal_point > DECIMAL_POINT_RANGE {
-                return f64::INFINITY;
-            }
-            exp2 -= shift as i32;
-        }
-        // The value is now in [1/2, 1): its binary point is one to the left of a mantissa's.
-        exp2 -= 1;
-        while EXP_MIN > exp2 {
-            let n = ((EXP_MIN - exp2) as usize).min(MAX_SHIFT);
-            self.right_shift(n);
-            exp2 += n as i32;
-        }
-        if (exp2 - EXP_MIN + 1) >= INFINITE_POWER {
-            return f64::INFINITY;
-        }
-        self.left_shift(SIG_BITS as usize + 1);
-        let mut mantissa = self.round();
-        if mantissa >= (1_u64 << (SIG_BITS + 1)) {
-            // Rounding up carried into a new bit.
-            self.right_shift(1);
-            exp2 += 1;
-            mantissa = self.round();
-            if (exp2 - EXP_MIN + 1) >= INFINITE_POWER {
-                return f64::INFINITY;
-            }
-        }
-        let mut power2 = exp2 - EXP_MIN + 1;
-        if mantissa < (1_u64 << SIG_BITS) {
-            // Subnormal.
-            power2 -= 1;
-        }
-        mantissa &= (1_u64 << SIG_BITS) - 1;
-        f64::from_bits(((power2 as u64) << SIG_BITS) | mantissa)
+impl Big {
+    fn from_u64(n: u64) -> Self {
+        let mut big = Big(vec![n as u32, (n >> 32) as u32]);
+        big.trim();
+        big
     }
 
     fn trim(&mut self) {
-        while self.num_digits != 0 && self.digits[self.num_digits - 1] == 0 {
-            self.num_digits -= 1;
+        while self.0.last() == Some(&0) {
+            self.0.pop();
         }
     }
 
-    /// The integer part, rounded half to even (a dropped nonzero digit breaks a tie upwards).
-    fn round(&self) -> u64 {
-        if self.num_digits == 0 || self.decimal_point < 0 {
-            return 0;
-        } else if self.decimal_point >= MAX_DIGITS_WITHOUT_OVERFLOW as i32 {
-            return u64::MAX;
-        }
-        let dp = self.decimal_point as usize;
-        let mut n = 0_u64;
-        for i in 0..dp {
-            n *= 10;
-            if i < self.num_digits {
-                n += u64::from(self.digits[i]);
-            }
-        }
-        let mut round_up = false;
-        if dp < self.num_digits {
-            round_up = self.digits[dp] >= 5;
-            if self.digits[dp] == 5 && dp + 1 == self.num_digits {
-                round_up = self.truncated || ((dp != 0) && (1 & self.digits[dp - 1] != 0));
-            }
-        }
-        n + u64::from(round_up)
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
     }
 
-    /// Multiplies by `2^shift` (`shift` at most 60).
-    fn left_shift(&mut self, shift: usize) {
-        if self.num_digits == 0 {
+    fn bit_len(&self) -> i64 {
+        self.0
+            .last()
+            .map_or(0, |top| 32 * self.0.len() as i64 - i64::from(top.leading_zeros()))
+    }
+
+    /// `self × m + add`.
+    fn mul_add_small(&mut self, m: u32, add: u32) {
+        let mut carry = u64::from(add);
+        for limb in &mut self.0 {
+            let wide = u64::from(*limb) * u64::from(m) + carry;
+            *limb = wide as u32;
+            carry = wide >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+    }
+
+    /// `self × 5^n`, thirteen fives (the most a `u32` holds) at a time.
+    fn mul_pow5(&mut self, mut n: u32) {
+        while n > 0 {
+            let step = n.min(13);
+            self.mul_add_small(5u32.pow(step), 0);
+            n -= step;
+        }
+    }
+
+    /// `self × 2^n`.
+    fn shl(&mut self, n: u32) {
+        if self.is_zero() {
             return;
         }
-        let num_new_digits = new_digits_of_left_shift(self, shift);
-        let mut read_index = self.num_digits;
-        let mut write_index = self.num_digits + num_new_digits;
-        let mut n = 0_u64;
-        while read_index != 0 {
-            read_index -= 1;
-            write_index -= 1;
-            n += u64::from(self.digits[read_index]) << shift;
-            self.put(write_index, n % 10);
-            n /= 10;
+        let (limbs, bits) = ((n / 32) as usize, n % 32);
+        if bits > 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.0 {
+                let next = *limb >> (32 - bits);
+                *limb = (*limb << bits) | carry;
+                carry = next;
+            }
+            if carry > 0 {
+                self.0.push(carry);
+            }
         }
-        while n > 0 {
-            write_index -= 1;
-            self.put(write_index, n % 10);
-            n /= 10;
+        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+    }
+
+    /// `self - other`, which must not be larger.
+    fn sub(&mut self, other: &Big) {
+        let mut borrow = 0i64;
+        for (i, limb) in self.0.iter_mut().enumerate() {
+            let wide = i64::from(*limb) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
+            borrow = i64::from(wide < 0);
+            *limb = wide.rem_euclid(1 << 32) as u32;
         }
-        self.num_digits = (self.num_digits + num_new_digits).min(MAX_DIGITS);
-        self.decimal_point += num_new_digits as i32;
         self.trim();
     }
 
-    /// Writes digit `digit` at `index`, or notes a nonzero digit dropped past `MAX_DIGITS`.
-    fn put(&mut self, index: usize, digit: u64) {
-        match self.digits.get_mut(index) {
-            Some(slot) => *slot = digit as u8,
-            None => self.truncated |= digit > 0,
+    /// `self / d`, the remainder left in `self`.
+    fn div_small(&mut self, d: u32) -> u32 {
+        let mut rem = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let wide = (rem << 32) | u64::from(*limb);
+            *limb = (wide / u64::from(d)) as u32;
+            rem = wide % u64::from(d);
         }
+        self.trim();
+        rem as u32
     }
 
-    /// Divides by `2^shift` (`shift` at most 60).
-    fn right_shift(&mut self, shift: usize) {
-        let mut read_index = 0;
-        let mut write_index = 0;
-        let mut n = 0_u64;
-        while (n >> shift) == 0 {
-            if read_index < self.num_digits {
-                n = (10 * n) + u64::from(self.digits[read_index]);
-                read_index += 1;
-            } else if n == 0 {
-                return;
-            } else {
-                while (n >> shift) == 0 {
-                    n *= 10;
-                    read_index += 1;
-                }
-                break;
-            }
+    /// The decimal digits (each 0..=9), most significant first; empty for zero.
+    fn decimal_digits(mut self) -> Vec<u8> {
+        let mut groups = Vec::new();
+        while !self.is_zero() {
+            groups.push(self.div_small(1_000_000_000));
         }
-        self.decimal_point -= read_index as i32 - 1;
-        if self.decimal_point < -DECIMAL_POINT_RANGE {
-            self.num_digits = 0;
-            self.decimal_point = 0;
-            self.truncated = false;
-            return;
+        let mut digits = Vec::with_capacity(groups.len() * 9);
+        for group in groups.iter().rev() {
+            digits.extend((0..9).rev().map(|i| (group / 10u32.pow(i) % 10) as u8));
         }
-        let mask = (1_u64 << shift) - 1;
-        while read_index < self.num_digits {
-            let new_digit = (n >> shift) as u8;
-            n = (10 * (n & mask)) + u64::from(self.digits[read_index]);
-            read_index += 1;
-            self.digits[write_index] = new_digit;
-            write_index += 1;
-        }
-        while n > 0 {
-            let new_digit = (n >> shift) as u8;
-            n = 10 * (n & mask);
-            if write_index < MAX_DIGITS {
-                self.digits[write_index] = new_digit;
-                write_index += 1;
-            } else if new_digit > 0 {
-                self.truncated = true;
-            }
-        }
-        self.num_digits = write_index;
-        self.trim();
+        let leading = digits.iter().take_while(|&&d| d == 0).count();
+        digits.drain(..leading);
+        digits
     }
 }
 
-/// How many digits a left shift by `shift` adds: the table's count, or one fewer when the
-/// number's leading digits are below those of `5^shift`.
-fn new_digits_of_left_shift(d: &Decimal, shift: usize) -> usize {
-    let shift = shift & 63;
-    let x_a = SHIFTS[shift];
-    let x_b = SHIFTS[shift + 1];
-    let num_new_digits = usize::from(x_a >> 11);
-    let pow5_a = usize::from(0x7FF & x_a);
-    let pow5_b = usize::from(0x7FF & x_b);
-    for (i, &p5) in POW5_DIGITS[pow5_a..pow5_b].iter().enumerate() {
-        if i >= d.num_digits {
-            return num_new_digits - 1;
-        } else if d.digits[i] == p5 {
-            continue;
-        } else if d.digits[i] < p5 {
-            return num_new_digits - 1;
+impl PartialOrd for Big {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Big {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+}
+
+/// A finite float's exact value: `0.DIGITS × 10^point`, no zero digit at either end (no digits
+/// for zero).
+#[derive(Debug)]
+pub(super) struct ExactDecimal {
+    /// The significant digits, each 0..=9.
+    pub(super) digits: Vec<u8>,
+    /// Where the decimal point goes, counted from the first digit.
+    pub(super) point: i32,
+}
+
+impl ExactDecimal {
+    /// The exact value of `f`, which must be finite: `m × 2^e` is `m × 2^e` for `e ≥ 0` and
+    /// `m × 5^-e / 10^-e` otherwise, so its digits are an integer's.
+    pub(super) fn of(f: f64) -> Self {
+        let (mantissa, exp2) = mantissa_exponent(f);
+        let mut n = Big::from_u64(mantissa);
+        let mut point_shift = 0i64;
+        if exp2 >= 0 {
+            n.shl(exp2 as u32);
         } else {
-            return num_new_digits;
+            n.mul_pow5((-exp2) as u32);
+            point_shift = exp2;
+        }
+        let mut digits = n.decimal_digits();
+        let point = digits.len() as i64 + point_shift;
+        let trailing = digits.iter().rev().take_while(|&&d| d == 0).count();
+        digits.truncate(digits.len() - trailing);
+        ExactDecimal {
+            digits,
+            point: point as i32,
         }
     }
-    num_new_digits
 }
 
-/// Per shift: new digits (top 5 bits) and where the digits of `5^shift` start in
-/// [`POW5_DIGITS`] (low 11 bits).
-#[rustfmt::skip]
-const SHIFTS: [u16; 65] = [
-    0x0000, 0x0800, 0x0801, 0x0803, 0x1006, 0x1009, 0x100D, 0x1812, 0x1817, 0x181D, 0x2024,
-    0x202B, 0x2033, 0x203C, 0x2846, 0x2850, 0x285B, 0x3067, 0x3073, 0x3080, 0x388E, 0x389C,
-    0x38AB, 0x38BB, 0x40CC, 0x40DD, 0x40EF, 0x4902, 0x4915, 0x4929, 0x513E, 0x5153, 0x5169,
-    0x5180, 0x5998, 0x59B0, 0x59C9, 0x61E3, 0x61FD, 0x6218, 0x6A34, 0x6A50, 0x6A6D, 0x6A8B,
-    0x72AA, 0x72C9, 0x72E9, 0x7B0A, 0x7B2B, 0x7B4D, 0x8370, 0x8393, 0x83B7, 0x83DC, 0x8C02,
-    0x8C28, 0x8C4F, 0x9477, 0x949F, 0x94C8, 0x9CF2, 0x051C, 0x051C, 0x051C, 0x051C,
-];
+/// `f`'s integer mantissa and binary exponent (`|f| = m × 2^e`).
+fn mantissa_exponent(f: f64) -> (u64, i64) {
+    let bits = f.abs().to_bits();
+    let biased = ((bits >> SIG_BITS) & 0x7FF) as i64;
+    let fraction = bits & ((1 << SIG_BITS) - 1);
+    match biased {
+        0 => (fraction, MIN_EXP2),
+        _ => (fraction | (1 << SIG_BITS), biased - 1075),
+    }
+}
 
-/// The decimal digits of 5^1, 5^2, ... 5^60, one after the other.
-#[rustfmt::skip]
-const POW5_DIGITS: [u8; 0x051C] = [
-    5, 2, 5, 1, 2, 5, 6, 2, 5, 3, 1, 2, 5, 1, 5, 6, 2, 5, 7, 8, 1, 2, 5, 3, 9, 0, 6, 2, 5, 1,
-    9, 5, 3, 1, 2, 5, 9, 7, 6, 5, 6, 2, 5, 4, 8, 8, 2, 8, 1, 2, 5, 2, 4, 4, 1, 4, 0, 6, 2, 5,
-    1, 2, 2, 0, 7, 0, 3, 1, 2, 5, 6, 1, 0, 3, 5, 1, 5, 6, 2, 5, 3, 0, 5, 1, 7, 5, 7, 8, 1, 2,
-    5, 1, 5, 2, 5, 8, 7, 8, 9, 0, 6, 2, 5, 7, 6, 2, 9, 3, 9, 4, 5, 3, 1, 2, 5, 3, 8, 1, 4, 6,
-    9, 7, 2, 6, 5, 6, 2, 5, 1, 9, 0, 7, 3, 4, 8, 6, 3, 2, 8, 1, 2, 5, 9, 5, 3, 6, 7, 4, 3, 1,
-    6, 4, 0, 6, 2, 5, 4, 7, 6, 8, 3, 7, 1, 5, 8, 2, 0, 3, 1, 2, 5, 2, 3, 8, 4, 1, 8, 5, 7, 9,
-    1, 0, 1, 5, 6, 2, 5, 1, 1, 9, 2, 0, 9, 2, 8, 9, 5, 5, 0, 7, 8, 1, 2, 5, 5, 9, 6, 0, 4, 6,
-    4, 4, 7, 7, 5, 3, 9, 0, 6, 2, 5, 2, 9, 8, 0, 2, 3, 2, 2, 3, 8, 7, 6, 9, 5, 3, 1, 2, 5, 1,
-    4, 9, 0, 1, 1, 6, 1, 1, 9, 3, 8, 4, 7, 6, 5, 6, 2, 5, 7, 4, 5, 0, 5, 8, 0, 5, 9, 6, 9, 2,
-    3, 8, 2, 8, 1, 2, 5, 3, 7, 2, 5, 2, 9, 0, 2, 9, 8, 4, 6, 1, 9, 1, 4, 0, 6, 2, 5, 1, 8, 6,
-    2, 6, 4, 5, 1, 4, 9, 2, 3, 0, 9, 5, 7, 0, 3, 1, 2, 5, 9, 3, 1, 3, 2, 2, 5, 7, 4, 6, 1, 5,
-    4, 7, 8, 5, 1, 5, 6, 2, 5, 4, 6, 5, 6, 6, 1, 2, 8, 7, 3, 0, 7, 7, 3, 9, 2, 5, 7, 8, 1, 2,
-    5, 2, 3, 2, 8, 3, 0, 6, 4, 3, 6, 5, 3, 8, 6, 9, 6, 2, 8, 9, 0, 6, 2, 5, 1, 1, 6, 4, 1, 5,
-    3, 2, 1, 8, 2, 6, 9, 3, 4, 8, 1, 4, 4, 5, 3, 1, 2, 5, 5, 8, 2, 0, 7, 6, 6, 0, 9, 1, 3, 4,
-    6, 7, 4, 0, 7, 2, 2, 6, 5, 6, 2, 5, 2, 9, 1, 0, 3, 8, 3, 0, 4, 5, 6, 7, 3, 3, 7, 0, 3, 6,
-    1, 3, 2, 8, 1, 2, 5, 1, 4, 5, 5, 1, 9, 1, 5, 2, 2, 8, 3, 6, 6, 8, 5, 1, 8, 0, 6, 6, 4, 0,
-    6, 2, 5, 7, 2, 7, 5, 9, 5, 7, 6, 1, 4, 1, 8, 3, 4, 2, 5, 9, 0, 3, 3, 2, 0, 3, 1, 2, 5, 3,
-    6, 3, 7, 9, 7, 8, 8, 0, 7, 0, 9, 1, 7, 1, 2, 9, 5, 1, 6, 6, 0, 1, 5, 6, 2, 5, 1, 8, 1, 8,
-    9, 8, 9, 4, 0, 3, 5, 4, 5, 8, 5, 6, 4, 7, 5, 8, 3, 0, 0, 7, 8, 1, 2, 5, 9, 0, 9, 4, 9, 4,
-    7, 0, 1, 7, 7, 2, 9, 2, 8, 2, 3, 7, 9, 1, 5, 0, 3, 9, 0, 6, 2, 5, 4, 5, 4, 7, 4, 7, 3, 5,
-    0, 8, 8, 6, 4, 6, 4, 1, 1, 8, 9, 5, 7, 5, 1, 9, 5, 3, 1, 2, 5, 2, 2, 7, 3, 7, 3, 6, 7, 5,
-    4, 4, 3, 2, 3, 2, 0, 5, 9, 4, 7, 8, 7, 5, 9, 7, 6, 5, 6, 2, 5, 1, 1, 3, 6, 8, 6, 8, 3, 7,
-    7, 2, 1, 6, 1, 6, 0, 2, 9, 7, 3, 9, 3, 7, 9, 8, 8, 2, 8, 1, 2, 5, 5, 6, 8, 4, 3, 4, 1, 8,
-    8, 6, 0, 8, 0, 8, 0, 1, 4, 8, 6, 9, 6, 8, 9, 9, 4, 1, 4, 0, 6, 2, 5, 2, 8, 4, 2, 1, 7, 0,
-    9, 4, 3, 0, 4, 0, 4, 0, 0, 7, 4, 3, 4, 8, 4, 4, 9, 7, 0, 7, 0, 3, 1, 2, 5, 1, 4, 2, 1, 0,
-    8, 5, 4, 7, 1, 5, 2, 0, 2, 0, 0, 3, 7, 1, 7, 4, 2, 2, 4, 8, 5, 3, 5, 1, 5, 6, 2, 5, 7, 1,
-    0, 5, 4, 2, 7, 3, 5, 7, 6, 0, 1, 0, 0, 1, 8, 5, 8, 7, 1, 1, 2, 4, 2, 6, 7, 5, 7, 8, 1, 2,
-    5, 3, 5, 5, 2, 7, 1, 3, 6, 7, 8, 8, 0, 0, 5, 0, 0, 9, 2, 9, 3, 5, 5, 6, 2, 1, 3, 3, 7, 8,
-    9, 0, 6, 2, 5, 1, 7, 7, 6, 3, 5, 6, 8, 3, 9, 4, 0, 0, 2, 5, 0, 4, 6, 4, 6, 7, 7, 8, 1, 0,
-    6, 6, 8, 9, 4, 5, 3, 1, 2, 5, 8, 8, 8, 1, 7, 8, 4, 1, 9, 7, 0, 0, 1, 2, 5, 2, 3, 2, 3, 3,
-    8, 9, 0, 5, 3, 3, 4, 4, 7, 2, 6, 5, 6, 2, 5, 4, 4, 4, 0, 8, 9, 2, 0, 9, 8, 5, 0, 0, 6, 2,
-    6, 1, 6, 1, 6, 9, 4, 5, 2, 6, 6, 7, 2, 3, 6, 3, 2, 8, 1, 2, 5, 2, 2, 2, 0, 4, 4, 6, 0, 4,
-    9, 2, 5, 0, 3, 1, 3, 0, 8, 0, 8, 4, 7, 2, 6, 3, 3, 3, 6, 1, 8, 1, 6, 4, 0, 6, 2, 5, 1, 1,
-    1, 0, 2, 2, 3, 0, 2, 4, 6, 2, 5, 1, 5, 6, 5, 4, 0, 4, 2, 3, 6, 3, 1, 6, 6, 8, 0, 9, 0, 8,
-    2, 0, 3, 1, 2, 5, 5, 5, 5, 1, 1, 1, 5, 1, 2, 3, 1, 2, 5, 7, 8, 2, 7, 0, 2, 1, 1, 8, 1, 5,
-    8, 3, 4, 0, 4, 5, 4, 1, 0, 1, 5, 6, 2, 5, 2, 7, 7, 5, 5, 5, 7, 5, 6, 1, 5, 6, 2, 8, 9, 1,
-    3, 5, 1, 0, 5, 9, 0, 7, 9, 1, 7, 0, 2, 2, 7, 0, 5, 0, 7, 8, 1, 2, 5, 1, 3, 8, 7, 7, 7, 8,
-    7, 8, 0, 7, 8, 1, 4, 4, 5, 6, 7, 5, 5, 2, 9, 5, 3, 9, 5, 8, 5, 1, 1, 3, 5, 2, 5, 3, 9, 0,
-    6, 2, 5, 6, 9, 3, 8, 8, 9, 3, 9, 0, 3, 9, 0, 7, 2, 2, 8, 3, 7, 7, 6, 4, 7, 6, 9, 7, 9, 2,
-    5, 5, 6, 7, 6, 2, 6, 9, 5, 3, 1, 2, 5, 3, 4, 6, 9, 4, 4, 6, 9, 5, 1, 9, 5, 3, 6, 1, 4, 1,
-    8, 8, 8, 2, 3, 8, 4, 8, 9, 6, 2, 7, 8, 3, 8, 1, 3, 4, 7, 6, 5, 6, 2, 5, 1, 7, 3, 4, 7, 2,
-    3, 4, 7, 5, 9, 7, 6, 8, 0, 7, 0, 9, 4, 4, 1, 1, 9, 2, 4, 4, 8, 1, 3, 9, 1, 9, 0, 6, 7, 3,
-    8, 2, 8, 1, 2, 5, 8, 6, 7, 3, 6, 1, 7, 3, 7, 9, 8, 8, 4, 0, 3, 5, 4, 7, 2, 0, 5, 9, 6, 2,
-    2, 4, 0, 6, 9, 5, 9, 5, 3, 3, 6, 9, 1, 4, 0, 6, 2, 5,
-];
+/// The nearest `f64` to an unsigned number in the grammar `parse_f64` checked (digits, an
+/// optional `.`, an optional exponent), ties to even.
+pub(super) fn nearest_f64(text: &[u8]) -> f64 {
+    let (digits, exponent) = significant_digits(text);
+    if digits.is_empty() {
+        return 0.0;
+    }
+    // The value is below 10^magnitude and at least a tenth of it.
+    let magnitude = digits.len() as i64 + exponent;
+    if magnitude > 310 {
+        return f64::INFINITY;
+    }
+    if magnitude < -324 {
+        return 0.0;
+    }
+    let mut num = Big::from_u64(0);
+    for &d in &digits {
+        num.mul_add_small(10, u32::from(d));
+    }
+    let mut den = Big::from_u64(1);
+    if exponent >= 0 {
+        num.mul_pow5(exponent as u32);
+        num.shl(exponent as u32);
+    } else {
+        den.mul_pow5((-exponent) as u32);
+        den.shl((-exponent) as u32);
+    }
+    round_quotient(num, den)
+}
+
+/// The digits of `text` from the first nonzero one (at most [`MAX_DIGITS`], with a `1` after
+/// them standing for any nonzero digit dropped) and the power of ten that scales them into
+/// an integer's place: the value is `DIGITS × 10^exponent`.
+fn significant_digits(text: &[u8]) -> (Vec<u8>, i64) {
+    let mut digits = Vec::new();
+    let mut exponent = 0i64;
+    let mut dropped_nonzero = false;
+    let mut after_dot = false;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b'.' => after_dot = true,
+            b'0'..=b'9' => {
+                let d = b - b'0';
+                if digits.len() < MAX_DIGITS {
+                    if !digits.is_empty() || d != 0 {
+                        digits.push(d);
+                    }
+                    exponent -= i64::from(after_dot);
+                } else {
+                    dropped_nonzero |= d != 0;
+                    exponent += i64::from(!after_dot);
+                }
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    if let Some(b'e' | b'E') = text.get(i) {
+        let rest = &text[i + 1..];
+        let (negative, rest) = match rest.first() {
+            Some(b'-') => (true, &rest[1..]),
+            Some(b'+') => (false, &rest[1..]),
+            _ => (false, rest),
+        };
+        // Beyond a million the value is zero or infinite whatever the digits.
+        let written = rest.iter().fold(0i64, |n, &b| {
+            (n * 10 + i64::from(b - b'0')).min(1_000_000)
+        });
+        exponent += if negative { -written } else { written };
+    }
+    if dropped_nonzero {
+        digits.push(1);
+        exponent -= 1;
+    }
+    let trailing = digits.iter().rev().take_while(|&&d| d == 0).count();
+    digits.truncate(digits.len() - trailing);
+    exponent += trailing as i64;
+    (digits, exponent)
+}
+
+/// The nearest `f64` to `num / den` (both nonzero, the quotient within the float range or just
+/// outside it): the quotient scaled to 54 bits by a power of two, its last bit and the
+/// remainder deciding the rounding.
+fn round_quotient(mut num: Big, mut den: Big) -> f64 {
+    // `num / den × 2^-scale` in (2^52, 2^54), then [2^53, 2^54): the value is that × 2^scale.
+    let mut scale = num.bit_len() - den.bit_len() - 53;
+    let shift = |num: &mut Big, den: &mut Big, scale: i64| {
+        if scale < 0 {
+            num.shl((-scale) as u32);
+        } else {
+            den.shl(scale as u32);
+        }
+    };
+    shift(&mut num, &mut den, scale);
+    let mut limit = den.clone();
+    limit.shl(53);
+    if num < limit {
+        // The quotient has one bit fewer than the bit lengths suggested.
+        num.shl(1);
+        scale -= 1;
+    }
+    let mut quotient = 0u64;
+    for bit in (0..=54).rev() {
+        let mut part = den.clone();
+        part.shl(bit);
+        if num >= part {
+            num.sub(&part);
+            quotient |= 1 << bit;
+        }
+    }
+    let mut sticky = !num.is_zero();
+    // Keep 53 bits, or fewer where the value is subnormal; the first bit dropped rounds.
+    let dropped = (MIN_EXP2 - scale).clamp(1, 64) as u32;
+    let (mut mantissa, round) = if dropped >= 64 {
+        (0, false)
+    } else {
+        sticky |= quotient & ((1 << (dropped - 1)) - 1) != 0;
+        (quotient >> dropped, quotient >> (dropped - 1) & 1 == 1)
+    };
+    let mut exp2 = scale + i64::from(dropped);
+    if round && (sticky || mantissa & 1 == 1) {
+        mantissa += 1;
+        if mantissa == 1 << (SIG_BITS + 1) {
+            mantissa >>= 1;
+            exp2 += 1;
+        }
+    }
+    compose(mantissa, exp2)
+}
+
+/// `mantissa × 2^exp2` as an `f64`, for a mantissa below 2^53 that is at least 2^52 unless
+/// `exp2` is the subnormals' exponent.
+fn compose(mantissa: u64, exp2: i64) -> f64 {
+    if mantissa < 1 << SIG_BITS {
+        // Subnormal (or, at 2^52 after rounding up, the smallest normal: the same bits).
+        return f64::from_bits(mantissa);
+    }
+    let biased = exp2 + 1075;
+    if biased >= 0x7FF {
+        return f64::INFINITY;
+    }
+    f64::from_bits(((biased as u64) << SIG_BITS) | (mantissa & ((1 << SIG_BITS) - 1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_integers_do_what_their_names_say() {
+        let mut n = Big::from_u64(u64::MAX);
+        n.mul_add_small(10, 7);
+        assert_eq!(n.clone().decimal_digits(), digits_of("184467440737095516157"));
+        n.shl(70);
+        let mut m = n.clone();
+        m.sub(&Big::from_u64(1));
+        assert!(m < n);
+        n.sub(&m);
+        assert_eq!(n, Big::from_u64(1));
+        let mut p = Big::from_u64(1);
+        p.mul_pow5(27);
+        assert_eq!(p, Big::from_u64(5u64.pow(27)));
+        assert_eq!(p.div_small(5), 0);
+        assert_eq!(p, Big::from_u64(5u64.pow(26)));
+    }
+
+    fn digits_of(s: &str) -> Vec<u8> {
+        s.bytes().map(|b| b - b'0').collect()
+    }
+
+    #[test]
+    fn a_float_exact_value_has_every_digit() {
+        let tenth = ExactDecimal::of(0.1);
+        assert_eq!(tenth.point, 0);
+        assert_eq!(
+            tenth.digits,
+            digits_of("1000000000000000055511151231257827021181583404541015625")
+        );
+        let big = ExactDecimal::of(1e23);
+        assert_eq!(big.point, 23);
+        assert_eq!(big.digits, digits_of("99999999999999991611392"));
+        let tiny = ExactDecimal::of(f64::from_bits(1));
+        assert_eq!(tiny.point, -323);
+        assert_eq!(tiny.digits.len(), 751);
+        assert!(ExactDecimal::of(0.0).digits.is_empty());
+    }
+}

@@ -6,11 +6,11 @@
 //! `f64` operation (Clinger's fast path: a mantissa up to 2^53 times or over a power of ten up to
 //! 10^22) is computed directly; one of at most 19 digits times 10^-27 ..= 10^27 with 128-bit
 //! integers ([`wide_path`]: the 17-digit floats a shortest-form printer writes, at about twice
-//! the standard library's time); any other through the standard library's exact fallback, ported
-//! ([`super::decimal::Decimal`], ten times slower). The tests compare every path with the
+//! the standard library's time); any other exactly with big integers
+//! ([`super::decimal::nearest_f64`], slower still). The tests compare every path with the
 //! standard library's parser bit for bit.
 
-use super::decimal::Decimal;
+use super::decimal::nearest_f64;
 
 /// Largest mantissa of the fast path: every integer up to 2^53 is an exact `f64`.
 const MAX_MANTISSA_FAST_PATH: u64 = 2 << 52;
@@ -37,9 +37,9 @@ pub fn parse_f64(text: &str) -> Option<f64> {
         Exactness::Exact(value) => value,
         Exactness::Wide { mantissa, exponent } => match wide_path(mantissa, exponent) {
             Some(value) => value,
-            None => Decimal::parse(unsigned).into_f64(),
+            None => nearest_f64(unsigned),
         },
-        Exactness::Long => Decimal::parse(unsigned).into_f64(),
+        Exactness::Long => nearest_f64(unsigned),
     };
     Some(if negative { -magnitude } else { magnitude })
 }

@@ -6,9 +6,9 @@
 //! are zmij's (the JSON writer's formatter, which the bundle has anyway; exactly halfway between
 //! two shortest candidates it takes the lower, the standard library the upper), laid out as
 //! `Display` lays them out. `{:.N}` is the exact value rounded to N decimals, half to even: the exact
-//! value comes from [`Decimal`]. The tests compare both with `format!` on random floats.
+//! value comes from [`ExactDecimal`]. The tests compare both with `format!` on random floats.
 
-use super::decimal::Decimal;
+use super::decimal::ExactDecimal;
 
 /// `f` as `format!("{f}")` writes it (`1`, `0.1`, `1000000000000000000000`, `-0`, `NaN`).
 pub fn display_f64(f: f64) -> String {
@@ -31,9 +31,9 @@ pub fn display_f64(f: f64) -> String {
     let mut point = point - leading as i32 + exponent;
     // Exactly halfway between two shortest candidates zmij takes the lower, the standard
     // library the upper.
-    let exact = Decimal::exact(f);
-    let halfway = exact.decimal_point == point
-        && exact.num_digits == digits.len() + 1
+    let exact = ExactDecimal::of(f);
+    let halfway = exact.point == point
+        && exact.digits.len() == digits.len() + 1
         && exact.digits[digits.len()] == 5
         && digits
             .iter()
@@ -54,9 +54,9 @@ pub fn fixed_f64(f: f64, decimals: usize) -> String {
     let Some(mut out) = sign_or_special(f) else {
         return special(f).to_string();
     };
-    let exact = Decimal::exact(f);
-    let digits = &exact.digits[..exact.num_digits];
-    let point = exact.decimal_point;
+    let exact = ExactDecimal::of(f);
+    let digits = &exact.digits;
+    let point = exact.point;
     // Digits kept: those before the point and `decimals` after it.
     let keep = point + decimals as i32;
     let mut kept: Vec<u8> = if keep > 0 {

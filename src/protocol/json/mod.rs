@@ -22,7 +22,7 @@ pub use float::parse_f64;
 pub use float_text::{display_f64, fixed_f64};
 pub use parse::parse;
 pub(crate) use string::plain_run;
-pub(crate) use value::{json, json_internal, to_value_via_text};
+pub(crate) use value::{json, to_value_via_text};
 pub use value::{written, ToValue};
 pub use write::{
     to_string, to_string_pretty, write_bool, write_f32, write_f64, write_i64, write_number,

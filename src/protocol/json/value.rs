@@ -1,7 +1,6 @@
-//! Building `Value` trees in code: the `json!` macro with serde_json's syntax, whose
-//! interpolated expressions become values through [`ToValue`] (plain conversions) instead of
+//! Building `Value` trees in code: a `json!` macro in JSON syntax, whose interpolated
+//! expressions become values through [`ToValue`] (plain conversions) instead of
 //! serde's `to_value`, which compiled serde's value serializer for every type put in.
-//! The macro is serde_json's own (MIT or Apache-2.0, as this crate), with that one change.
 
 use serde_json::{Map, Number, Value};
 
@@ -116,108 +115,91 @@ macro_rules! to_value_via_text {
     )*};
 }
 
-/// A `Value` in JSON syntax with expressions interpolated, as serde_json's `json!`.
+/// A `Value` written in JSON syntax: keys are string literals; a value is `null`, a nested
+/// `{..}` or `[..]`, or any expression, which becomes a value through [`ToValue`] (by
+/// reference, so nothing is moved).
 macro_rules! json {
-    ($($json:tt)+) => {
-        $crate::protocol::json::json_internal!($($json)+)
+    (@members $object:ident) => {};
+    (@members $object:ident $key:literal : null $(, $($rest:tt)*)?) => {
+        $object.insert($key.into(), serde_json::Value::Null);
+        $crate::protocol::json::json!(@members $object $($($rest)*)?);
     };
-}
-
-/// The muncher behind [`json!`] (serde_json's `json_internal`).
-macro_rules! json_internal {
-    (@array [$($elems:expr,)*]) => {
-        vec![$($elems,)*]
+    (@members $object:ident $key:literal : [$($inner:tt)*] $(, $($rest:tt)*)?) => {
+        $object.insert($key.into(), $crate::protocol::json::json!([$($inner)*]));
+        $crate::protocol::json::json!(@members $object $($($rest)*)?);
     };
-    (@array [$($elems:expr),*]) => {
-        vec![$($elems),*]
+    (@members $object:ident $key:literal : {$($inner:tt)*} $(, $($rest:tt)*)?) => {
+        $object.insert($key.into(), $crate::protocol::json::json!({$($inner)*}));
+        $crate::protocol::json::json!(@members $object $($($rest)*)?);
     };
-    (@array [$($elems:expr,)*] null $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!(null)] $($rest)*)
+    (@members $object:ident $key:literal : $value:expr $(, $($rest:tt)*)?) => {
+        $object.insert($key.into(), $crate::protocol::json::ToValue::to_value(&$value));
+        $crate::protocol::json::json!(@members $object $($($rest)*)?);
     };
-    (@array [$($elems:expr,)*] true $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!(true)] $($rest)*)
+    (@elements $array:ident) => {};
+    (@elements $array:ident null $(, $($rest:tt)*)?) => {
+        $array.push(serde_json::Value::Null);
+        $crate::protocol::json::json!(@elements $array $($($rest)*)?);
     };
-    (@array [$($elems:expr,)*] false $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!(false)] $($rest)*)
+    (@elements $array:ident [$($inner:tt)*] $(, $($rest:tt)*)?) => {
+        $array.push($crate::protocol::json::json!([$($inner)*]));
+        $crate::protocol::json::json!(@elements $array $($($rest)*)?);
     };
-    (@array [$($elems:expr,)*] [$($array:tt)*] $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!([$($array)*])] $($rest)*)
+    (@elements $array:ident {$($inner:tt)*} $(, $($rest:tt)*)?) => {
+        $array.push($crate::protocol::json::json!({$($inner)*}));
+        $crate::protocol::json::json!(@elements $array $($($rest)*)?);
     };
-    (@array [$($elems:expr,)*] {$($map:tt)*} $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!({$($map)*})] $($rest)*)
-    };
-    (@array [$($elems:expr,)*] $next:expr, $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!($next),] $($rest)*)
-    };
-    (@array [$($elems:expr,)*] $last:expr) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)* $crate::protocol::json::json_internal!($last)])
-    };
-    (@array [$($elems:expr),*] , $($rest:tt)*) => {
-        $crate::protocol::json::json_internal!(@array [$($elems,)*] $($rest)*)
-    };
-    (@object $object:ident () () ()) => {};
-    (@object $object:ident [$($key:tt)+] ($value:expr) , $($rest:tt)*) => {
-        let _ = $object.insert(($($key)+).into(), $value);
-        $crate::protocol::json::json_internal!(@object $object () ($($rest)*) ($($rest)*));
-    };
-    (@object $object:ident [$($key:tt)+] ($value:expr)) => {
-        let _ = $object.insert(($($key)+).into(), $value);
-    };
-    (@object $object:ident ($($key:tt)+) (: null $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!(null)) $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: true $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!(true)) $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: false $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!(false)) $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: [$($array:tt)*] $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!([$($array)*])) $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: {$($map:tt)*} $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!({$($map)*})) $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: $value:expr , $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!($value)) , $($rest)*);
-    };
-    (@object $object:ident ($($key:tt)+) (: $value:expr) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object [$($key)+] ($crate::protocol::json::json_internal!($value)));
-    };
-    (@object $object:ident () (($key:expr) : $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object ($key) (: $($rest)*) (: $($rest)*));
-    };
-    (@object $object:ident ($($key:tt)*) ($tt:tt $($rest:tt)*) $copy:tt) => {
-        $crate::protocol::json::json_internal!(@object $object ($($key)* $tt) ($($rest)*) ($($rest)*));
+    (@elements $array:ident $value:expr $(, $($rest:tt)*)?) => {
+        $array.push($crate::protocol::json::ToValue::to_value(&$value));
+        $crate::protocol::json::json!(@elements $array $($($rest)*)?);
     };
     (null) => {
         serde_json::Value::Null
     };
-    (true) => {
-        serde_json::Value::Bool(true)
-    };
-    (false) => {
-        serde_json::Value::Bool(false)
-    };
-    ([]) => {
-        serde_json::Value::Array(vec![])
-    };
-    ([ $($tt:tt)+ ]) => {
-        serde_json::Value::Array($crate::protocol::json::json_internal!(@array [] $($tt)+))
-    };
-    ({}) => {
-        serde_json::Value::Object(serde_json::Map::new())
-    };
-    ({ $($tt:tt)+ }) => {
-        serde_json::Value::Object({
-            let mut object = serde_json::Map::new();
-            $crate::protocol::json::json_internal!(@object object () ($($tt)+) ($($tt)+));
-            object
-        })
-    };
-    ($other:expr) => {
-        $crate::protocol::json::ToValue::to_value(&$other)
+    ([$($elements:tt)*]) => {{
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        let array = {
+            let mut array: Vec<serde_json::Value> = Vec::new();
+            $crate::protocol::json::json!(@elements array $($elements)*);
+            array
+        };
+        serde_json::Value::Array(array)
+    }};
+    ({$($members:tt)*}) => {{
+        #[allow(unused_mut)]
+        let mut object = serde_json::Map::new();
+        $crate::protocol::json::json!(@members object $($members)*);
+        serde_json::Value::Object(object)
+    }};
+    ($value:expr) => {
+        $crate::protocol::json::ToValue::to_value(&$value)
     };
 }
 
-pub(crate) use {json, json_internal, to_value_via_text};
+pub(crate) use {json, to_value_via_text};
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_macro_builds_the_tree_serde_json_builds() {
+        let name = String::from("vfs");
+        let count = 3_u32;
+        let maybe: Option<&str> = None;
+        let list = vec![1_i64, -2];
+        let ours = super::json!({
+            "empty": {}, "none": [], "nothing": null, "yes": true, "name": name,
+            "sum": count + 1, "maybe": maybe, "list": list,
+            "nested": [{ "a": [null, 1.5, "x", [name.len()]] }, false, { "b": {} }],
+        });
+        let theirs = serde_json::json!({
+            "empty": {}, "none": [], "nothing": null, "yes": true, "name": name,
+            "sum": count + 1, "maybe": maybe, "list": list,
+            "nested": [{ "a": [null, 1.5, "x", [name.len()]] }, false, { "b": {} }],
+        });
+        assert_eq!(ours, theirs);
+        assert_eq!(super::json!(null), serde_json::Value::Null);
+        assert_eq!(super::json!("auto"), serde_json::json!("auto"));
+    }
+}
