@@ -35,9 +35,9 @@ impl Big {
     }
 
     fn bit_len(&self) -> i64 {
-        self.0
-            .last()
-            .map_or(0, |top| 32 * self.0.len() as i64 - i64::from(top.leading_zeros()))
+        self.0.last().map_or(0, |top| {
+            32 * self.0.len() as i64 - i64::from(top.leading_zeros())
+        })
     }
 
     /// `self × m + add`.
@@ -247,9 +247,9 @@ fn significant_digits(text: &[u8]) -> (Vec<u8>, i64) {
             _ => (false, rest),
         };
         // Beyond a million the value is zero or infinite whatever the digits.
-        let written = rest.iter().fold(0i64, |n, &b| {
-            (n * 10 + i64::from(b - b'0')).min(1_000_000)
-        });
+        let written = rest
+            .iter()
+            .fold(0i64, |n, &b| (n * 10 + i64::from(b - b'0')).min(1_000_000));
         exponent += if negative { -written } else { written };
     }
     if dropped_nonzero {
@@ -334,7 +334,10 @@ mod tests {
     fn big_integers_do_what_their_names_say() {
         let mut n = Big::from_u64(u64::MAX);
         n.mul_add_small(10, 7);
-        assert_eq!(n.clone().decimal_digits(), digits_of("184467440737095516157"));
+        assert_eq!(
+            n.clone().decimal_digits(),
+            digits_of("184467440737095516157")
+        );
         n.shl(70);
         let mut m = n.clone();
         m.sub(&Big::from_u64(1));
