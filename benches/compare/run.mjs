@@ -161,38 +161,51 @@ async function sideBySide(openPage, mock) {
   log(`bare fetch round trip: ${fetchFloor.toFixed(2)} ms`);
   // The storage floor: one small record committed in its own read-write transaction and
   // awaited, as a step must before a tool that is not safe to run twice (strict) or before a
-  // person's input is acted on; relaxed is the same commit without the flush to disk.
+  // person's input is acted on; relaxed is the same commit without the flush to disk. Then the
+  // commit a harness step actually waits for, shaped as tabloop writes it: a row of records the
+  // harness added mid-run (a step's records in one row), the records store in scope, strict.
   const commitFloor = await page.evaluate(async (n) => {
     const name = `commit-floor-${Math.random()}`;
     const db = await new Promise((resolve, reject) => {
       const open = indexedDB.open(name, 1);
-      open.onupgradeneeded = () => open.result.createObjectStore('r', { keyPath: 'seq' });
+      open.onupgradeneeded = () => {
+        open.result.createObjectStore('r', { keyPath: 'seq' });
+        open.result.createObjectStore('records', { keyPath: ['session', 'seq'] });
+        open.result.createObjectStore('sessions', { keyPath: 'session' });
+      };
       open.onsuccess = () => resolve(open.result);
       open.onerror = () => reject(open.error);
     });
-    const commit = (seq, durability) => new Promise((resolve, reject) => {
-      const tx = db.transaction(['r'], 'readwrite', { durability });
-      tx.objectStore('r').put({ seq, json: '{"seq":0,"event":{"type":"tool_call_started"}}' });
+    const row = window.stepRow ?? null;
+    const commit = (seq, durability, stepShaped) => new Promise((resolve, reject) => {
+      const tx = stepShaped
+        ? db.transaction(['records'], 'readwrite', { durability })
+        : db.transaction(['r'], 'readwrite', { durability });
+      if (stepShaped) tx.objectStore('records').add({ ...row, session: 'floor', seq });
+      else tx.objectStore('r').put({ seq, json: '{"seq":0,"event":{"type":"tool_call_started"}}' });
       tx.oncomplete = resolve;
       tx.onabort = () => reject(tx.error);
     });
     const out = {};
     let seq = 0;
-    for (const durability of ['strict', 'relaxed']) {
+    const kinds = [['strict', false], ['relaxed', false], ...(row ? [['step_strict', true]] : [])];
+    for (const [kind, stepShaped] of kinds) {
       const times = [];
       for (let i = 0; i < n; i += 1) {
         const t0 = performance.now();
-        await commit(seq++, durability);
+        await commit(seq++, stepShaped ? 'strict' : kind, stepShaped);
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
-      out[`${durability}_ms`] = times[Math.floor(times.length / 2)];
+      out[`${kind}_ms`] = times[Math.floor(times.length / 2)];
     }
+    out.step_row_bytes = row ? JSON.stringify(row).length : null;
     db.close();
     indexedDB.deleteDatabase(name);
     return out;
   }, smoke ? 5 : 200);
-  log(`one awaited IndexedDB commit: strict ${commitFloor.strict_ms.toFixed(2)} ms, relaxed ${commitFloor.relaxed_ms.toFixed(2)} ms`);
+  const stepShaped = commitFloor.step_strict_ms == null ? '' : `, a step's row (${commitFloor.step_row_bytes} B) strict ${commitFloor.step_strict_ms.toFixed(2)} ms`;
+  log(`one awaited IndexedDB commit: strict ${commitFloor.strict_ms.toFixed(2)} ms, relaxed ${commitFloor.relaxed_ms.toFixed(2)} ms${stepShaped}`);
   const parse = await page.evaluate((smoke) => ({
     wasm_mb_s: [1024, 16384].map((piece) => ({ piece, mb_s: tabloop.benchParseStream(400, piece, smoke ? 3 : 200) })),
   }), smoke);

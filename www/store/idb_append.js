@@ -129,9 +129,13 @@ export function flushAppends(name, reopened = false) {
   for (let i = 0; i < order.length; i += 1) {
     const group = order[i];
     const durability = group.some((e) => e.durability === 'strict') ? 'strict' : 'relaxed';
+    const plan = planGroup(db, group);
     let tx;
     try {
-      tx = db.transaction([RECORDS, SESSIONS], 'readwrite', { durability });
+      // A blind append past a row marked `tail` writes records only: the narrower scope
+      // commits faster (measured in the benchmark's storage floor).
+      const scope = plan.continues && plan.known.tail ? [RECORDS] : [RECORDS, SESSIONS];
+      tx = db.transaction(scope, 'readwrite', { durability });
     } catch (error) {
       if (error?.name !== 'InvalidStateError' || reopened) {
         land(group);
@@ -150,8 +154,17 @@ export function flushAppends(name, reopened = false) {
       );
       return;
     }
-    writeGroup(name, db, tx, group);
+    writeGroup(name, db, tx, group, plan);
   }
+}
+
+// How `group` (appends of one session, in order) is written: its records and digest, what our
+// last append left in the row, and whether it continues exactly from there (then blind).
+function planGroup(db, group) {
+  const records = group.length === 1 ? group[0].records : group.flatMap((entry) => entry.records);
+  const index = group.length === 1 ? group[0].index : chainedIndex(group);
+  const known = knownRow(db, group[0].session);
+  return { records, index, known, continues: known !== undefined && continues(records, known.records) };
 }
 
 /**
@@ -181,14 +194,12 @@ function rejectWaiting(name, error) {
   for (const entry of waiting) entry.reject(error);
 }
 
-// Writes `group` (appends of one session, in order) in the read-write transaction `tx` of
-// connection `db`: blind when it continues exactly from what our last append left in the row.
-function writeGroup(name, db, tx, group) {
+// Writes `group` in the read-write transaction `tx` of connection `db` as `plan` says: blind
+// when it continues exactly from what our last append left in the row.
+function writeGroup(name, db, tx, group, plan) {
+  const { records, index, known } = plan;
   const session = group[0].session;
-  const records = group.length === 1 ? group[0].records : group.flatMap((entry) => entry.records);
-  const index = group.length === 1 ? group[0].index : chainedIndex(group);
-  const known = knownRow(db, session);
-  if (known === undefined || !continues(records, known.records)) {
+  if (!plan.continues) {
     land(group);
     writeReading(tx, session, records, index).then(
       ({ indexed, row }) => {
