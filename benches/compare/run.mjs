@@ -104,7 +104,7 @@ async function sideBySide(openPage, mock) {
         try {
           result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
             ? window.aisdk.aiSdkHarness(steps)
-            : window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, r });
+            : (window.countIdbBytes(r === 0), window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` }))), { who, steps, r });
         } catch (error) {
           if (!/crashed/i.test(error.message)) throw error;
           crashed[who] = true;
@@ -137,7 +137,7 @@ async function sideBySide(openPage, mock) {
         const url = mock.urlFor(steps);
         const result = await page.evaluate(({ who, steps, url, r }) => (who === 'aisdk'
           ? window.aisdk.aiSdkLoopback(url, steps)
-          : window.tabloopLoopback(url, steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` })), { who, steps, url, r });
+          : (window.countIdbBytes(false), window.tabloopLoopback(url, steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` }))), { who, steps, url, r });
         check(`${who} loopback`, result, steps);
         runs[who].push(result.ms / steps);
       }
