@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::json::plain_run;
+use super::json::{hex4, plain_run, short_escape, surrogate_pair};
 
 /// Nesting deeper than this is declined, well inside serde_json's own limit of 128.
 const MAX_DEPTH: usize = 32;
@@ -247,45 +247,32 @@ impl<'a> Cursor<'a> {
 
     /// Decodes the escape whose letter is at `i` into `out`; the index after it.
     fn escape(&self, i: usize, out: &mut String) -> Option<usize> {
-        let c = match *self.text.as_bytes().get(i)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let high = self.hex4(i + 1)?;
-                let (code, next) = match high {
-                    0xD800..=0xDBFF => {
-                        if self.text.as_bytes().get(i + 5..i + 7)? != b"\\u" {
-                            return None;
-                        }
-                        let low = self.hex4(i + 7)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), i + 11)
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => (high, i + 5),
-                };
-                out.push(char::from_u32(code)?);
-                return Some(next);
+        let letter = *self.text.as_bytes().get(i)?;
+        if letter != b'u' {
+            out.push(short_escape(letter)?);
+            return Some(i + 1);
+        }
+        let high = self.hex4(i + 1)?;
+        let (code, next) = match high {
+            0xD800..=0xDBFF => {
+                if self.text.as_bytes().get(i + 5..i + 7)? != b"\\u" {
+                    return None;
+                }
+                let low = self.hex4(i + 7)?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return None;
+                }
+                (surrogate_pair(high, low), i + 11)
             }
-            _ => return None,
+            0xDC00..=0xDFFF => return None,
+            _ => (high, i + 5),
         };
-        out.push(c);
-        Some(i + 1)
+        out.push(char::from_u32(code)?);
+        Some(next)
     }
 
-    /// The four hex digits at `i` as a number (only `0-9a-fA-F`: no sign, unlike `from_str_radix`).
+    /// The four hex digits at `i` as a number.
     fn hex4(&self, i: usize) -> Option<u32> {
-        let digits = self.text.as_bytes().get(i..i + 4)?;
-        digits.iter().try_fold(0u32, |acc, &b| {
-            char::from(b).to_digit(16).map(|d| acc * 16 + d)
-        })
+        hex4(self.text.as_bytes().get(i..i + 4)?)
     }
 }

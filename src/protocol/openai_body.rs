@@ -1,22 +1,14 @@
 //! [`request_body`]: the Chat Completions request as JSON text, written straight from the
 //! [`ModelRequest`] without building a `serde_json::Value` tree first. The body carries the
-//! whole transcript every step, so this is the part of a step's cost that grows with history;
-//! writing it directly costs about a third of building the tree, serialising and dropping it.
-//! [`build_request`](super::openai::build_request) stays the readable definition of the same
-//! object, and the tests hold the two equal. [`request_body_cached`] keeps the transcript's text
-//! between requests, so a step writes only the messages it added.
+//! whole transcript every step, so this is the part of a step's cost that grows with history:
+//! a [`BodyCache`] keeps the transcript's text between requests, so a step writes only the
+//! messages it added. [`build_request`](super::openai::build_request) stays the readable
+//! definition of the same object, and the tests hold the two equal.
 
 use super::encode::{Object, ToJson};
 use super::json::write_str;
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::ModelRequest;
-
-/// The streaming request body for `req` and `model`, as `build_request(req, model)` would
-/// serialise.
-pub fn request_body(req: &ModelRequest, model: &str) -> String {
-    let mut cache = BodyCache::default();
-    write_body(req, model, &mut cache)
-}
 
 /// The messages array of the last body written, kept for the next one: a run's requests are
 /// one lineage of transcripts that grow by a few messages a step, and writing the whole history
@@ -33,14 +25,11 @@ pub struct BodyCache {
     text: String,
 }
 
-/// [`request_body`] as UTF-8 bytes, writing only the messages `cache` does not hold yet: all of
-/// them when `req` is not the transcript `cache` last saw grown at its end (another lineage, a
-/// compacted transcript, another system prompt).
-pub fn request_body_cached(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
-    write_body(req, model, cache).into_bytes()
-}
-
-fn write_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> String {
+/// The streaming request body for `req` and `model` as UTF-8 JSON, as `build_request(req, model)`
+/// would serialise it, writing only the messages `cache` does not hold yet: all of them when
+/// `req` is not the transcript `cache` last saw grown at its end (another lineage, a compacted
+/// transcript, another system prompt).
+pub fn request_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
     if !req.messages.extends(cache.lineage, cache.written) || cache.system != req.system {
         cache.text.clear();
         cache.written = 0;
@@ -80,7 +69,7 @@ fn write_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> String 
         body.out.push(']');
     }
     body.end();
-    out
+    out.into_bytes()
 }
 
 /// One message as `message_json` shapes it (keys in the order a `Value` map writes them).
@@ -236,7 +225,7 @@ mod tests {
             grown(5, None, other),
         ];
         for req in &requests {
-            let cached = request_body_cached(req, "gpt-4o-mini", &mut cache);
+            let cached = request_body(req, "gpt-4o-mini", &mut cache);
             assert_eq!(
                 String::from_utf8(cached).unwrap(),
                 build_request(req, "gpt-4o-mini").to_string()
@@ -252,7 +241,8 @@ mod tests {
             request(None, Vec::new()),
         ] {
             assert_eq!(
-                request_body(&req, "gpt-4o-mini"),
+                String::from_utf8(request_body(&req, "gpt-4o-mini", &mut BodyCache::default()))
+                    .unwrap(),
                 build_request(&req, "gpt-4o-mini").to_string()
             );
         }

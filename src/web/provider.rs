@@ -40,7 +40,7 @@ impl Provider {
     /// the same transcript can reuse.
     pub fn body(self, request: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
         match self {
-            Provider::OpenAi => openai_body::request_body_cached(request, model, cache),
+            Provider::OpenAi => openai_body::request_body(request, model, cache),
             Provider::Anthropic => {
                 crate::protocol::json::to_string(&anthropic::build_request(request, model))
                     .into_bytes()

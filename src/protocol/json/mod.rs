@@ -21,7 +21,7 @@ pub use error::{JsonError, JsonErrorCode};
 pub use float::parse_f64;
 pub use float_text::{display_f64, fixed_f64};
 pub use parse::parse;
-pub(crate) use string::plain_run;
+pub(crate) use string::{hex4, plain_run, short_escape, surrogate_pair};
 pub(crate) use value::{json, to_value_via_text};
 pub use value::{written, ToValue};
 pub use write::{

@@ -46,16 +46,8 @@ impl Parser<'_> {
             return Err(self.error(Code::EofWhileParsingString));
         };
         let c = match letter {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => self.unicode_escape()?,
-            _ => return Err(self.error(Code::InvalidEscape)),
+            _ => short_escape(letter).ok_or_else(|| self.error(Code::InvalidEscape))?,
         };
         out.push(c);
         Ok(())
@@ -85,8 +77,7 @@ impl Parser<'_> {
         if !(0xDC00..=0xDFFF).contains(&low) {
             return Err(self.error(Code::LoneLeadingSurrogateInHexEscape));
         }
-        let code = 0x1_0000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-        Ok(char::from_u32(code).unwrap_or_default())
+        Ok(char::from_u32(surrogate_pair(high, low)).unwrap_or_default())
     }
 
     /// Four hex digits (`0-9a-fA-F`).
@@ -96,11 +87,36 @@ impl Parser<'_> {
             return Err(self.error(Code::EofWhileParsingString));
         };
         self.index += 4;
-        let value = digits.iter().try_fold(0u32, |acc, &b| {
-            char::from(b).to_digit(16).map(|d| acc * 16 + d)
-        });
-        value.ok_or_else(|| self.error(Code::InvalidEscape))
+        hex4(digits).ok_or_else(|| self.error(Code::InvalidEscape))
     }
+}
+
+/// The character a one-letter escape (`\n`, `\"`, …) stands for; `None` for `u` and any
+/// letter JSON has no escape for.
+pub(crate) fn short_escape(letter: u8) -> Option<char> {
+    Some(match letter {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
+}
+
+/// Four hex digits (only `0-9a-fA-F`: no sign, unlike `from_str_radix`) as a number.
+pub(crate) fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |acc, &b| {
+        char::from(b).to_digit(16).map(|d| acc * 16 + d)
+    })
+}
+
+/// The code point of a UTF-16 surrogate pair (`high` in D800–DBFF, `low` in DC00–DFFF).
+pub(crate) fn surrogate_pair(high: u32, low: u32) -> u32 {
+    0x1_0000 + ((high - 0xD800) << 10) + (low - 0xDC00)
 }
 
 /// The end of the run of bytes from `i` that stand for themselves in a string: it stops at a
