@@ -3,18 +3,21 @@
 // /notes.txt.", press Ctrl+Enter. Prints the time to the first visible model output and to the
 // end of the run, and the tool calls' results. Figures only; nothing is asserted.
 //
-//   node benches/scenarios/newcomer.mjs [seconds to type, default 15]
+//   node benches/scenarios/newcomer.mjs [seconds to type, default 15] [page URL]
+// Without a URL it serves the release build (dist/); with one, e.g. http://127.0.0.1:8080/ while
+// `scripts/serve.sh` runs, it measures the page the README's serve command gives.
 import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
 import { serveSite } from '../../tests/e2e/support/site.mjs';
 
 const TASK = 'Use the vfs tool to write the text hello into the file /notes.txt.';
 const typingSeconds = Number(process.argv[2] ?? 15);
-const site = await serveSite();
+const pageUrl = process.argv[3] ?? null;
+const site = pageUrl === null ? await serveSite() : null;
 const browser = await launchBrowser();
 try {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${site.url}/tabloop/`);
+  await page.goto(pageUrl ?? `${site.url}/tabloop/`);
   await page.waitForSelector('[data-testid=task]', { timeout: 30_000 });
   // A returning user: the model is in browser storage.
   await page.evaluate(async () => {
@@ -54,5 +57,5 @@ try {
   }));
 } finally {
   await browser.close();
-  await site.close();
+  await site?.close();
 }
