@@ -21,7 +21,9 @@ use std::rc::Rc;
 use futures::executor::LocalPool;
 use pretty_assertions::assert_eq;
 use tabloop::core::{Agent, Event, Input, Record, StopReason};
-use tabloop::ports::{Durability, EventStore, MemoryStore, SessionSummary, StoreError};
+use tabloop::ports::{
+    Clock, Durability, EventStore, MemoryStore, SessionSummary, StoreError,
+};
 
 /// A store that behaves as IndexedDB does with appends issued back to back: each is queued
 /// when first polled and applied only when the test releases it, strictly in queue order (a
@@ -205,4 +207,120 @@ fn the_store_hears_the_log_rests_once_a_run_ended_and_every_record_is_stored() {
     rig.commands.unbounded_send(Command::Stop).unwrap();
     rig.pool.run_until_stalled();
     assert_eq!(*store.rested.borrow(), vec![stored, stored]);
+}
+
+/// A clock whose `soon` resolves only when the test runs "the next task" (`run_next_task`),
+/// as the browser's does after the current one; its sleeps never end.
+#[derive(Default)]
+struct TaskClock {
+    now: Cell<u64>,
+    next_task: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
+}
+
+impl TaskClock {
+    fn run_next_task(&self, pool: &mut LocalPool) {
+        for waiting in self.next_task.borrow_mut().drain(..) {
+            let _ = waiting.send(());
+        }
+        pool.run_until_stalled();
+    }
+}
+
+impl Clock for TaskClock {
+    fn now(&self) -> u64 {
+        self.now.set(self.now.get() + 1);
+        self.now.get()
+    }
+    async fn sleep(&self, _ms: u64) {
+        futures::future::pending::<()>().await
+    }
+    fn soon(&self) -> impl std::future::Future<Output = ()> {
+        let (sender, receiver) = futures::channel::oneshot::channel();
+        self.next_task.borrow_mut().push(sender);
+        async move {
+            let _ = receiver.await;
+        }
+    }
+}
+
+/// The records the observer has been told are stored, in the order it heard of them.
+fn announced(rig: &Rig) -> Vec<Record> {
+    rig.notices
+        .borrow()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::Persisted(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_tool_starts_before_the_page_hears_of_its_stored_records_which_follow_in_the_next_task() {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "append_log", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    tools.hang.set(true);
+    let clock = Rc::new(TaskClock::default());
+    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // The tool runs once its ToolCallStarted is stored, without waiting for the page.
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let started = started_at(&store, "c1").expect("ToolCallStarted stored");
+    assert!(announced(&rig).len() <= started, "told before the next task");
+    assert_eq!(announced(&rig), stored[..announced(&rig).len()]);
+    // In the next task the page hears of every stored record, in order.
+    clock.run_next_task(&mut rig.pool);
+    assert_eq!(announced(&rig), stored);
+}
+
+#[test]
+fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_calls(vec![("c2", "append_log", "b.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    // No task ever runs after the current one: only the wait for a commit can tell the page.
+    let clock = Rc::new(TaskClock::default());
+    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock);
+    store.held.set(true);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert!(store.release_one(&mut rig.pool));
+    // The task's records are stored; read_file's relaxed append and append_log's strict one
+    // behind it are held. While they commit the page heard of everything stored before them.
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert!(!stored.is_empty());
+    assert_eq!(announced(&rig), stored);
+    while store.release_one(&mut rig.pool) {}
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert_eq!(announced(&rig), stored, "every record announced once, in order");
+    let finished = rig
+        .notices
+        .borrow()
+        .iter()
+        .position(|n| matches!(n, Notice::Finished(_)))
+        .unwrap();
+    assert_eq!(
+        rig.notices.borrow()[..finished]
+            .iter()
+            .filter(|n| matches!(n, Notice::Persisted(_)))
+            .count(),
+        stored.len(),
+        "the page hears of every record before the run's end"
+    );
 }

@@ -240,4 +240,9 @@ pub trait Clock {
     fn now(&self) -> Millis;
     /// Resolves after `ms` milliseconds.
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+    /// Resolves once the host has run what it already has queued (in a browser: the next
+    /// task), so work that is only due soon waits behind the step's own. At once by default.
+    fn soon(&self) -> impl Future<Output = ()> {
+        std::future::ready(())
+    }
 }

@@ -8,10 +8,12 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::LocalBoxFuture;
 use futures::{pin_mut, FutureExt, StreamExt};
 
+mod persist;
+
 use super::commit::{settled, PendingCommit};
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
-use super::resume::{open_agent, refresh_snapshot, SnapshotMark};
+use super::resume::{open_agent, SnapshotMark};
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
@@ -64,6 +66,8 @@ pub struct Driver<M, S, T, C> {
     in_flight: InFlight,
     /// The relaxed append in flight that nothing waits for, if any.
     commit: Option<PendingCommit>,
+    /// Stored records the observer has not heard of yet (see `announce_pending`).
+    unannounced: Vec<Record>,
     /// What the stored fold snapshot holds.
     snapshot: SnapshotMark,
 }
@@ -101,6 +105,7 @@ where
             storage_failed: false,
             in_flight: InFlight::default(),
             commit: None,
+            unannounced: Vec::new(),
             snapshot,
         };
         // If storage refuses these first records the driver opens paused, as after any failed
@@ -108,6 +113,7 @@ where
         driver.collect();
         driver.flush().await;
         driver.settle().await;
+        driver.announce_pending();
         Ok(driver)
     }
 
@@ -125,6 +131,7 @@ where
     pub async fn feed(&mut self, input: Input) -> Result<(), InputError> {
         self.step(input).await?;
         self.settle().await;
+        self.announce_pending();
         Ok(())
     }
 
@@ -158,20 +165,32 @@ where
             Work(Option<Input>),
             Committed(Result<(), StoreError>),
             Tick,
+            Soon,
         }
         // One timer for the ticks while work is in flight, kept across wakes until it fires
         // (a new timer on every wake cost a setTimeout and a clearTimeout each).
         let mut tick: Option<LocalBoxFuture<'static, ()>> = None;
+        // The page hears of stored records in a later task (or while the next commit is under
+        // way, see `append_behind_pending`), never ahead of the step's own work.
+        let mut soon: Option<LocalBoxFuture<'static, ()>> = None;
         loop {
+            if self.unannounced.is_empty() {
+                soon = None;
+            } else if soon.is_none() {
+                let clock = self.clock.clone();
+                soon = Some(Box::pin(async move { clock.soon().await }));
+            }
             let wake = {
                 let command = commands.next().fuse();
                 let commit = settled(&mut self.commit).fuse();
-                pin_mut!(command, commit);
+                let due = fired(&mut soon).fuse();
+                pin_mut!(command, commit, due);
                 if self.in_flight.is_empty() {
                     tick = None;
                     futures::select! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
+                        _ = due => Wake::Soon,
                     }
                 } else {
                     let timer = tick.get_or_insert_with(|| {
@@ -186,6 +205,7 @@ where
                         r = commit => Wake::Committed(r),
                         w = work => Wake::Work(w),
                         _ = ticked => Wake::Tick,
+                        _ = due => Wake::Soon,
                     }
                 }
             };
@@ -194,6 +214,7 @@ where
                     if self.settle().await && self.unsaved.is_empty() {
                         self.rest().await;
                     }
+                    self.announce_pending();
                     return self;
                 }
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
@@ -217,102 +238,11 @@ where
                     tick = None;
                     let _ = self.step(Input::Tick).await;
                 }
-            }
-        }
-    }
-
-    /// Waits for the append in flight, if any; false if it failed (the driver is paused).
-    async fn settle(&mut self) -> bool {
-        if self.commit.is_none() {
-            return true;
-        }
-        let result = settled(&mut self.commit).await;
-        let records = self.commit.take().map(|p| p.records).unwrap_or_default();
-        self.committed(records, result).await
-    }
-
-    /// Writes the unsaved records behind the append in flight, if any, without waiting for it
-    /// first: the store applies appends in the order they were first polled, and fails a later
-    /// one that no longer continues the log, so both are awaited here (the earlier first) and
-    /// nothing that follows runs before both are stored. False if either failed (the driver is
-    /// paused, every record not stored queued again in order).
-    async fn append_behind_pending(&mut self, durability: Durability) -> bool {
-        let batch = std::mem::take(&mut self.unsaved);
-        let store = self.store.clone();
-        let session = self.session.clone();
-        let later = async move {
-            let result = store.append(&session, &batch, durability).await;
-            (batch, result)
-        };
-        let (earlier, (batch, result)) = if self.commit.is_some() {
-            // `join` polls the earlier append first, so it is issued before this one.
-            let (earlier, later) = futures::join!(settled(&mut self.commit), later);
-            (Some(earlier), later)
-        } else {
-            (None, later.await)
-        };
-        if let Some(earlier) = earlier {
-            let records = self.commit.take().map(|p| p.records).unwrap_or_default();
-            if earlier.is_err() {
-                // Queued again behind the earlier records (`committed` puts those in front).
-                self.unsaved = batch;
-                let _ = self.committed(records, earlier).await;
-                return false;
-            }
-            self.committed(records, earlier).await;
-        }
-        match result {
-            Ok(()) => {
-                self.announce(batch).await;
-                if self.storage_failed {
-                    self.storage_failed = false;
-                    (self.observer)(&Notice::StorageRecovered);
+                Wake::Soon => {
+                    soon = None;
+                    self.announce_pending();
                 }
-                true
             }
-            Err(error) => {
-                self.unsaved = batch;
-                self.storage_failed = true;
-                (self.observer)(&Notice::StorageFailed(error.to_string()));
-                false
-            }
-        }
-    }
-
-    /// Announces committed records, or queues them again in front of the unsaved ones and
-    /// pauses when the append failed. Returns whether it succeeded.
-    async fn committed(&mut self, records: Vec<Record>, result: Result<(), StoreError>) -> bool {
-        match result {
-            Ok(()) => {
-                self.announce(records).await;
-                true
-            }
-            Err(error) => {
-                let mut queued = records;
-                queued.append(&mut self.unsaved);
-                self.unsaved = queued;
-                self.storage_failed = true;
-                (self.observer)(&Notice::StorageFailed(error.to_string()));
-                false
-            }
-        }
-    }
-
-    /// Tells the observer about stored records and refreshes the fold snapshot when due.
-    async fn announce(&mut self, records: Vec<Record>) {
-        let last = records.last().cloned();
-        for record in records {
-            (self.observer)(&Notice::Persisted(record));
-        }
-        if let Some(last) = last {
-            self.snapshot = refresh_snapshot(
-                &*self.store,
-                &self.session,
-                &self.agent,
-                &last,
-                self.snapshot,
-            )
-            .await;
         }
     }
 
@@ -390,6 +320,8 @@ where
         // page hears of it, and before the driver goes back to dropping aborted work).
         if settles {
             self.rest().await;
+            // A stop hook hears its question from the stored record.
+            self.announce_pending();
         }
         for action in std::mem::take(&mut self.waiting) {
             self.perform(action);
@@ -447,6 +379,7 @@ where
                 args_hash,
                 after_interrupt,
             } => {
+                self.announce_pending();
                 (self.observer)(&Notice::ApprovalNeeded {
                     call,
                     tool,
@@ -455,7 +388,10 @@ where
                     after_interrupt,
                 });
             }
-            Effect::Finished(outcome) => (self.observer)(&Notice::Finished(outcome)),
+            Effect::Finished(outcome) => {
+                self.announce_pending();
+                (self.observer)(&Notice::Finished(outcome));
+            }
             // The page hears the question from the persisted `StopHookAsked` record.
             Effect::AskStopHook(_) => {}
             Effect::Persist(_) | Effect::Abort { .. } => {}
@@ -471,4 +407,12 @@ fn is_decision(event: &Event) -> bool {
         event,
         Event::UserMessage { .. } | Event::ApprovalRequested { .. } | Event::ApprovalDecided { .. }
     )
+}
+
+/// Resolves when the future in `slot` does; never while there is none.
+async fn fired(slot: &mut Option<LocalBoxFuture<'static, ()>>) {
+    match slot {
+        Some(future) => future.await,
+        None => futures::future::pending().await,
+    }
 }

@@ -120,4 +120,8 @@ impl Clock for BrowserClock {
     fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
         sleep(ms)
     }
+
+    fn soon(&self) -> impl Future<Output = ()> {
+        sleep(0)
+    }
 }

@@ -172,6 +172,16 @@ pub fn start<S: EventStore + 'static>(
     model: Rc<ScriptedModel>,
     tools: Rc<FakeTools>,
 ) -> Rig {
+    start_with_clock(store, model, tools, Rc::new(ManualClock::default()))
+}
+
+/// `start` with the given clock.
+pub fn start_with_clock<S: EventStore + 'static, C: Clock + 'static>(
+    store: Rc<S>,
+    model: Rc<ScriptedModel>,
+    tools: Rc<FakeTools>,
+    clock: Rc<C>,
+) -> Rig {
     let mut pool = LocalPool::new();
     let notices = Rc::new(RefCell::new(Vec::new()));
     let sink = notices.clone();
@@ -183,7 +193,7 @@ pub fn start<S: EventStore + 'static>(
             model,
             store,
             tools,
-            Rc::new(ManualClock::default()),
+            clock,
             observer,
         ))
         .unwrap();

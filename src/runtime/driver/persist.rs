@@ -1,0 +1,143 @@
+//! The driver's side of storage: writing batches (behind the append still in flight), taking
+//! note of what the store committed, and telling the observer of stored records, off the
+//! step's path.
+
+use std::task::Poll;
+
+use futures::pin_mut;
+
+use super::super::commit::settled;
+use super::super::notice::Notice;
+use super::super::resume::refresh_snapshot;
+use super::Driver;
+use crate::core::Record;
+use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
+
+impl<M, S, T, C> Driver<M, S, T, C>
+where
+    M: ModelClient + 'static,
+    S: EventStore + 'static,
+    T: ToolHost + 'static,
+    C: Clock + 'static,
+{
+    /// Waits for the append in flight, if any; false if it failed (the driver is paused).
+    pub(super) async fn settle(&mut self) -> bool {
+        if self.commit.is_none() {
+            return true;
+        }
+        let result = settled(&mut self.commit).await;
+        let records = self.commit.take().map(|p| p.records).unwrap_or_default();
+        self.committed(records, result).await
+    }
+
+    /// Writes the unsaved records behind the append in flight, if any, without waiting for it
+    /// first: the store applies appends in the order they were first polled, and fails a later
+    /// one that no longer continues the log, so both are awaited here (the earlier first) and
+    /// nothing that follows runs before both are stored. False if either failed (the driver is
+    /// paused, every record not stored queued again in order).
+    pub(super) async fn append_behind_pending(&mut self, durability: Durability) -> bool {
+        let batch = std::mem::take(&mut self.unsaved);
+        let store = self.store.clone();
+        let session = self.session.clone();
+        let later = async move {
+            let result = store.append(&session, &batch, durability).await;
+            (batch, result)
+        };
+        let mut pending = self.commit.take();
+        let behind = pending.is_some();
+        let (earlier, (batch, result)) = {
+            let appends = async {
+                if behind {
+                    // `join` polls the earlier append first, so it is issued before this one.
+                    let (earlier, later) = futures::join!(settled(&mut pending), later);
+                    (Some(earlier), later)
+                } else {
+                    (None, later.await)
+                }
+            };
+            pin_mut!(appends);
+            // The first poll hands the writes to the store. While they commit the page hears
+            // of the records stored before them: work off the step's path, done in its wait.
+            match futures::poll!(appends.as_mut()) {
+                Poll::Ready(out) => out,
+                Poll::Pending => {
+                    self.announce_pending();
+                    appends.await
+                }
+            }
+        };
+        if let Some(earlier) = earlier {
+            let records = pending.take().map(|p| p.records).unwrap_or_default();
+            if earlier.is_err() {
+                // Queued again behind the earlier records (`committed` puts those in front).
+                self.unsaved = batch;
+                let _ = self.committed(records, earlier).await;
+                return false;
+            }
+            self.committed(records, earlier).await;
+        }
+        match result {
+            Ok(()) => {
+                self.stored(batch).await;
+                if self.storage_failed {
+                    self.storage_failed = false;
+                    self.announce_pending();
+                    (self.observer)(&Notice::StorageRecovered);
+                }
+                true
+            }
+            Err(error) => {
+                self.unsaved = batch;
+                self.storage_failed = true;
+                self.announce_pending();
+                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Announces committed records, or queues them again in front of the unsaved ones and
+    /// pauses when the append failed. Returns whether it succeeded.
+    pub(super) async fn committed(&mut self, records: Vec<Record>, result: Result<(), StoreError>) -> bool {
+        match result {
+            Ok(()) => {
+                self.stored(records).await;
+                true
+            }
+            Err(error) => {
+                let mut queued = records;
+                queued.append(&mut self.unsaved);
+                self.unsaved = queued;
+                self.storage_failed = true;
+                self.announce_pending();
+                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Takes note of records the store has committed: the fold snapshot is refreshed now,
+    /// while the agent is still at the last of them (when due); the observer hears of them
+    /// soon after (`announce_pending`).
+    pub(super) async fn stored(&mut self, records: Vec<Record>) {
+        if let Some(last) = records.last() {
+            self.snapshot = refresh_snapshot(
+                &*self.store,
+                &self.session,
+                &self.agent,
+                last,
+                self.snapshot,
+            )
+            .await;
+        }
+        self.unannounced.extend(records);
+    }
+
+    /// Tells the observer of every stored record it has not heard of, in order. Called before
+    /// any other notice, so the page hears of records before what follows from them.
+    pub(super) fn announce_pending(&mut self) {
+        for record in std::mem::take(&mut self.unannounced) {
+            (self.observer)(&Notice::Persisted(record));
+        }
+    }
+}
