@@ -299,8 +299,9 @@ fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
         budget: None,
     });
     assert!(store.release_one(&mut rig.pool));
-    // The task's records are stored; read_file's relaxed append and append_log's strict one
-    // behind it are held. While they commit the page heard of everything stored before them.
+    // The task's records are stored; read_file's records (due in a later task, which never
+    // comes) went with append_log's strict batch, held. While it commits the page heard of
+    // everything stored before it.
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
     assert!(!stored.is_empty());
@@ -322,5 +323,65 @@ fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
             .count(),
         stored.len(),
         "the page hears of every record before the run's end"
+    );
+}
+
+#[test]
+fn records_only_reversible_work_follows_go_out_in_the_next_task_or_with_a_strict_batch() {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_calls(vec![("c2", "append_log", "b.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let clock = Rc::new(TaskClock::default());
+    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // read_file (idempotent) ran at once; its records, made in the same task as append_log's
+    // strict batch, went out with it: the task's append, then one strict write of the rest.
+    assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
+    let issued = store.issued.borrow().clone();
+    let c1_started = started_at(&store, "c1").unwrap() as u64;
+    let c2_started = started_at(&store, "c2").unwrap() as u64;
+    let holding = |seq: u64| {
+        issued
+            .iter()
+            .position(|(first, len, _)| (*first..*first + *len as u64).contains(&seq))
+            .unwrap()
+    };
+    assert_eq!(holding(c1_started), holding(c2_started), "{issued:?}");
+    assert_eq!(issued[holding(c2_started)].2, Durability::Strict);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+}
+
+#[test]
+fn records_no_strict_batch_takes_along_are_written_in_the_next_task() {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![reply_calls(vec![("c1", "read_file", "a.txt")])]);
+    let tools = Rc::new(FakeTools::default());
+    tools.hang.set(true);
+    let clock = Rc::new(TaskClock::default());
+    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // read_file runs (and hangs) before its records are written: only reversible work
+    // followed them, and they wait for the next task.
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    assert_eq!(started_at(&store, "c1"), None);
+    let appends = store.issued.borrow().len();
+    clock.run_next_task(&mut rig.pool);
+    assert!(started_at(&store, "c1").is_some());
+    let issued = store.issued.borrow().clone();
+    assert_eq!(issued.len(), appends + 1, "one write: {issued:?}");
+    assert_eq!(issued[appends].2, Durability::Relaxed);
+    assert_eq!(
+        announced(&rig),
+        futures::executor::block_on(store.inner.load("s")).unwrap()[..announced(&rig).len()]
     );
 }

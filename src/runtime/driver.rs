@@ -174,7 +174,13 @@ where
         // way, see `append_behind_pending`), never ahead of the step's own work.
         let mut soon: Option<LocalBoxFuture<'static, ()>> = None;
         loop {
-            if self.unannounced.is_empty() {
+            // A `soon` that came due while the driver was busy is no longer a later task.
+            if let Some(due) = soon.as_mut() {
+                if futures::poll!(due).is_ready() {
+                    soon = None;
+                }
+            }
+            if self.unannounced.is_empty() && !self.writes_soon() {
                 soon = None;
             } else if soon.is_none() {
                 let clock = self.clock.clone();
@@ -241,6 +247,7 @@ where
                 Wake::Soon => {
                     soon = None;
                     self.announce_pending();
+                    self.write_soon();
                 }
             }
         }
@@ -297,11 +304,8 @@ where
             | Effect::Abort { .. } => false,
         });
         if !(decision || side_effect || settles || self.storage_failed) {
-            if self.commit.is_none() && !self.unsaved.is_empty() {
-                let records = std::mem::take(&mut self.unsaved);
-                let store = self.store.clone();
-                self.commit = Some(PendingCommit::start(store, self.session.clone(), records));
-            }
+            // The records go out in the next task (`write_soon`), or sooner with a strict
+            // batch that needs them first: one write for both.
         } else if !self.unsaved.is_empty() {
             // Strict (on disk before anything follows) where something irreversible
             // follows: a human decision, or a tool that is not safe to run twice.

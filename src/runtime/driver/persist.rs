@@ -6,7 +6,7 @@ use std::task::Poll;
 
 use futures::pin_mut;
 
-use super::super::commit::settled;
+use super::super::commit::{settled, PendingCommit};
 use super::super::notice::Notice;
 use super::super::resume::refresh_snapshot;
 use super::Driver;
@@ -20,8 +20,26 @@ where
     T: ToolHost + 'static,
     C: Clock + 'static,
 {
-    /// Waits for the append in flight, if any; false if it failed (the driver is paused).
+    /// Whether unsaved records wait for the next task to be written (`write_soon`).
+    pub(super) fn writes_soon(&self) -> bool {
+        self.commit.is_none() && !self.unsaved.is_empty() && !self.storage_failed
+    }
+
+    /// Starts the relaxed append of the unsaved records that only reversible work follows,
+    /// unless one is in flight (they go with the next). Called a task after they were made,
+    /// so a strict batch made in the same task takes them along instead: one write, not two.
+    pub(super) fn write_soon(&mut self) {
+        if self.writes_soon() {
+            let records = std::mem::take(&mut self.unsaved);
+            let store = self.store.clone();
+            self.commit = Some(PendingCommit::start(store, self.session.clone(), records));
+        }
+    }
+
+    /// Writes what waits to be written soon and waits for the append in flight, if any; false
+    /// if it failed (the driver is paused).
     pub(super) async fn settle(&mut self) -> bool {
+        self.write_soon();
         if self.commit.is_none() {
             return true;
         }
