@@ -21,9 +21,7 @@ use std::rc::Rc;
 use futures::executor::LocalPool;
 use pretty_assertions::assert_eq;
 use tabloop::core::{Agent, Event, Input, Record, StopReason};
-use tabloop::ports::{
-    Clock, Durability, EventStore, MemoryStore, SessionSummary, StoreError,
-};
+use tabloop::ports::{Clock, Durability, EventStore, MemoryStore, SessionSummary, StoreError};
 
 /// A store that behaves as IndexedDB does with appends issued back to back: each is queued
 /// when first polled and applied only when the test releases it, strictly in queue order (a
@@ -274,7 +272,10 @@ fn a_tool_starts_before_the_page_hears_of_its_stored_records_which_follow_in_the
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
     let started = started_at(&store, "c1").expect("ToolCallStarted stored");
-    assert!(announced(&rig).len() <= started, "told before the next task");
+    assert!(
+        announced(&rig).len() <= started,
+        "told before the next task"
+    );
     assert_eq!(announced(&rig), stored[..announced(&rig).len()]);
     // In the next task the page hears of every stored record, in order.
     clock.run_next_task(&mut rig.pool);
@@ -309,7 +310,11 @@ fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
     while store.release_one(&mut rig.pool) {}
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
     let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
-    assert_eq!(announced(&rig), stored, "every record announced once, in order");
+    assert_eq!(
+        announced(&rig),
+        stored,
+        "every record announced once, in order"
+    );
     let finished = rig
         .notices
         .borrow()

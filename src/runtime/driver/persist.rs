@@ -116,7 +116,11 @@ where
 
     /// Announces committed records, or queues them again in front of the unsaved ones and
     /// pauses when the append failed. Returns whether it succeeded.
-    pub(super) async fn committed(&mut self, records: Vec<Record>, result: Result<(), StoreError>) -> bool {
+    pub(super) async fn committed(
+        &mut self,
+        records: Vec<Record>,
+        result: Result<(), StoreError>,
+    ) -> bool {
         match result {
             Ok(()) => {
                 self.stored(records).await;
