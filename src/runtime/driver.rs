@@ -1,6 +1,7 @@
 //! The driver: one per open session. Persists every record batch before performing the actions
 //! that follow it, pauses (losing nothing) when storage fails, and resumes a session from its
-//! log when opened again.
+//! log when opened again. The page hears of stored records off the step's path (see
+//! `driver/persist.rs`).
 
 use std::rc::Rc;
 
@@ -277,11 +278,11 @@ where
     }
 
     /// Writes the unsaved records, then performs the actions that waited on them. When only
-    /// reversible work follows (model calls, idempotent tools) the append is left in flight and
-    /// the work starts at once; records gathered meanwhile go with the next append. Anything
-    /// irreversible (a tool not safe to run twice, a human decision, the run's end) waits
-    /// until every earlier record is stored. On failure nothing more runs; the records stay
-    /// queued for `RetryStorage`.
+    /// reversible work follows (model calls, idempotent tools) the work starts at once and the
+    /// records are written relaxed in the next task (`write_soon`), nothing waiting for them;
+    /// records gathered meanwhile go with the next append. Anything irreversible (a tool not
+    /// safe to run twice, a human decision, the run's end) waits until every earlier record is
+    /// stored. On failure nothing more runs; the records stay queued for `RetryStorage`.
     async fn flush(&mut self) {
         let config = &self.agent.state().config;
         let decision = self.unsaved.iter().any(|r| is_decision(&r.event));
