@@ -241,6 +241,27 @@ impl Clock for TaskClock {
     }
 }
 
+/// A run of `replies` on a [`TaskClock`] with the task "go" given: the store holds every
+/// append from the start when `held`, the tools hang when `hang`.
+fn go_on_task_clock(
+    replies: Vec<Scripted>,
+    held: bool,
+    hang: bool,
+) -> (Rc<QueuedStore>, Rc<FakeTools>, Rc<TaskClock>, Rig) {
+    let store = Rc::new(QueuedStore::default());
+    let tools = Rc::new(FakeTools::default());
+    tools.hang.set(hang);
+    let clock = Rc::new(TaskClock::default());
+    let model = ScriptedModel::new(replies);
+    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
+    store.held.set(held);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    (store, tools, clock, rig)
+}
+
 /// The records the observer has been told are stored, in the order it heard of them.
 fn announced(rig: &Rig) -> Vec<Record> {
     rig.notices
@@ -255,19 +276,11 @@ fn announced(rig: &Rig) -> Vec<Record> {
 
 #[test]
 fn a_tool_starts_before_the_page_hears_of_its_stored_records_which_follow_in_the_next_task() {
-    let store = Rc::new(QueuedStore::default());
-    let model = ScriptedModel::new(vec![
+    let replies = vec![
         reply_calls(vec![("c1", "append_log", "a.txt")]),
         reply_text("done"),
-    ]);
-    let tools = Rc::new(FakeTools::default());
-    tools.hang.set(true);
-    let clock = Rc::new(TaskClock::default());
-    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
-    rig.send(Input::UserMessage {
-        text: "go".into(),
-        budget: None,
-    });
+    ];
+    let (store, tools, clock, mut rig) = go_on_task_clock(replies, false, true);
     // The tool runs once its ToolCallStarted is stored, without waiting for the page.
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
@@ -284,21 +297,13 @@ fn a_tool_starts_before_the_page_hears_of_its_stored_records_which_follow_in_the
 
 #[test]
 fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
-    let store = Rc::new(QueuedStore::default());
-    let model = ScriptedModel::new(vec![
+    let replies = vec![
         reply_calls(vec![("c1", "read_file", "a.txt")]),
         reply_calls(vec![("c2", "append_log", "b.txt")]),
         reply_text("done"),
-    ]);
-    let tools = Rc::new(FakeTools::default());
+    ];
     // No task ever runs after the current one: only the wait for a commit can tell the page.
-    let clock = Rc::new(TaskClock::default());
-    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock);
-    store.held.set(true);
-    rig.send(Input::UserMessage {
-        text: "go".into(),
-        budget: None,
-    });
+    let (store, tools, _clock, mut rig) = go_on_task_clock(replies, true, false);
     assert!(store.release_one(&mut rig.pool));
     // The task's records are stored; read_file's records (due in a later task, which never
     // comes) went with append_log's strict batch, held. While it commits the page heard of
@@ -333,19 +338,12 @@ fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
 
 #[test]
 fn records_only_reversible_work_follows_go_out_in_the_next_task_or_with_a_strict_batch() {
-    let store = Rc::new(QueuedStore::default());
-    let model = ScriptedModel::new(vec![
+    let replies = vec![
         reply_calls(vec![("c1", "read_file", "a.txt")]),
         reply_calls(vec![("c2", "append_log", "b.txt")]),
         reply_text("done"),
-    ]);
-    let tools = Rc::new(FakeTools::default());
-    let clock = Rc::new(TaskClock::default());
-    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
-    rig.send(Input::UserMessage {
-        text: "go".into(),
-        budget: None,
-    });
+    ];
+    let (store, tools, _clock, rig) = go_on_task_clock(replies, false, false);
     // read_file (idempotent) ran at once; its records, made in the same task as append_log's
     // strict batch, went out with it: the task's append, then one strict write of the rest.
     assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
@@ -365,16 +363,8 @@ fn records_only_reversible_work_follows_go_out_in_the_next_task_or_with_a_strict
 
 #[test]
 fn records_no_strict_batch_takes_along_are_written_in_the_next_task() {
-    let store = Rc::new(QueuedStore::default());
-    let model = ScriptedModel::new(vec![reply_calls(vec![("c1", "read_file", "a.txt")])]);
-    let tools = Rc::new(FakeTools::default());
-    tools.hang.set(true);
-    let clock = Rc::new(TaskClock::default());
-    let mut rig = start_with_clock(store.clone(), model, tools.clone(), clock.clone());
-    rig.send(Input::UserMessage {
-        text: "go".into(),
-        budget: None,
-    });
+    let replies = vec![reply_calls(vec![("c1", "read_file", "a.txt")])];
+    let (store, tools, clock, mut rig) = go_on_task_clock(replies, false, true);
     // read_file runs (and hangs) before its records are written: only reversible work
     // followed them, and they wait for the next task.
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
