@@ -1,6 +1,6 @@
 //! Browser time: [`sleep`] over `setTimeout` (cancelled with `clearTimeout` when dropped),
 //! [`now_ms`] from `Date.now()`, [`when_idle`] over `requestIdleCallback`, and
-//! [`BrowserClock`], the [`Clock`] built from the two.
+//! [`BrowserClock`], the [`Clock`] built from them and the next task (`www/next_task.js`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,6 +11,13 @@ use wasm_bindgen::prelude::*;
 
 use crate::core::Millis;
 use crate::ports::Clock;
+
+#[wasm_bindgen(module = "/www/next_task.js")]
+extern "C" {
+    /// A promise of the browser's next task (a message to ourselves: not throttled when hidden).
+    #[wasm_bindgen(js_name = nextTask)]
+    fn js_next_task() -> js_sys::Promise;
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -122,6 +129,10 @@ impl Clock for BrowserClock {
     }
 
     fn soon(&self) -> impl Future<Output = ()> {
-        sleep(0)
+        let next = js_next_task();
+        async move {
+            // The promise only resolves; a dropped wait simply ignores it.
+            let _ = wasm_bindgen_futures::JsFuture::from(next).await;
+        }
     }
 }

@@ -193,6 +193,54 @@ test('cancel aborts the signal the provider was given, even when it never answer
   }
 });
 
+test('the page hears of a running tool while it runs, then of every record once, in order', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async () => {
+      let release;
+      const held = new Promise((r) => { release = r; });
+      let started;
+      const running = new Promise((r) => { started = r; });
+      await tabloop.registerTool({
+        name: 'hold',
+        description: 'Waits until the page lets it finish.',
+        parameters: { type: 'object', properties: {} },
+        permission: 'allow',
+        execute: async () => { started(); await held; return 'released'; },
+      }, { replace: true });
+      const model = scriptedProvider([
+        { calls: [{ id: 'h1', name: 'hold', args: {} }] },
+        { text: 'Done.' },
+      ], { stream: true });
+      const agent = await tabloop.createAgent({
+        session: 'custom-hold',
+        provider: { kind: 'custom', model: 'page-model', complete: model.complete },
+        tools: ['hold'],
+        permissions: { hold: 'allow' },
+      });
+      const heard = [];
+      agent.onEvent((e) => heard.push(e));
+      const outcome = agent.run('hold on');
+      await running;
+      // Nothing more is written while the tool runs: only the driver's next task can tell.
+      const deadline = performance.now() + 5_000;
+      while (!heard.some((e) => e.type === 'tool_call_started') && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const whileRunning = heard.map((e) => e.type);
+      release();
+      const done = await outcome;
+      return { whileRunning, heard: heard.map((e) => e.seq), stored: (await agent.events()).map((e) => e.seq), stop: done.stopReason };
+    });
+    assert.equal(result.stop, 'completed');
+    assert.ok(result.whileRunning.includes('tool_call_started'), `heard while the tool ran: ${result.whileRunning}`);
+    assert.deepEqual(result.heard, result.stored, 'every stored record heard once, in order');
+  } finally {
+    await context.close();
+  }
+});
+
 test('a custom session resumed after a reload needs the provider again, with a clear error', async () => {
   const context = await browser.newContext();
   try {

@@ -1,0 +1,23 @@
+// The browser's next task for the driver's `Clock::soon`: a message to ourselves, which neither
+// setTimeout's clamping nor a hidden tab's timer throttling delays. One message serves every
+// caller waiting at the time. wasm-bindgen copies this file alone into its snippets folder: it
+// imports nothing.
+
+let channel = null;
+let waiting = [];
+
+/** Resolves at the start of a later task. */
+export function nextTask() {
+  return new Promise((resolve) => {
+    if (channel === null) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        const due = waiting;
+        waiting = [];
+        for (const wake of due) wake();
+      };
+    }
+    waiting.push(resolve);
+    if (waiting.length === 1) channel.port2.postMessage(null);
+  });
+}
