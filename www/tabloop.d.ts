@@ -297,6 +297,12 @@ export interface Agent {
   readonly session: string;
   /** False while another tab writes this session; this one takes over when that tab closes. */
   readonly isWriter: boolean;
+  /**
+   * Calls `callback` with every event once it is stored, each once and in log order: shortly
+   * after its commit, in a later task at the latest (a tool does not wait for the page to hear
+   * that it started), and always before the run's outcome, an approval request or a storage
+   * failure is told.
+   */
   onEvent(callback: (event: EventRecord) => void): void;
   onStatus(callback: (status: Status) => void): void;
   run(task: string): Promise<Outcome>;
