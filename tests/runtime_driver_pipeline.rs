@@ -373,3 +373,46 @@ fn records_no_strict_batch_takes_along_are_written_in_the_next_task() {
     clock.run_next_task(&mut rig.pool);
     assert_eq!(announced(&rig), stored);
 }
+
+#[test]
+fn a_run_that_never_waits_lets_the_host_have_its_next_task_after_each_slice() {
+    // A model that answers at once and a tool safe to run twice: nothing in the run waits on
+    // anything outside, so only the driver can let the host (the page) have a task.
+    let ids: Vec<(String, String)> = (0..15)
+        .map(|i| (format!("c{i}"), format!("f{i}.txt")))
+        .collect();
+    let mut replies: Vec<Scripted> = ids
+        .iter()
+        .map(|(id, path)| reply_calls(vec![(id.as_str(), "read_file", path.as_str())]))
+        .collect();
+    replies.push(reply_text("done"));
+    let (store, tools, clock, mut rig) = go_on_task_clock(replies, false, false);
+    let finished = |rig: &Rig| {
+        rig.notices
+            .borrow()
+            .iter()
+            .any(|n| matches!(n, Notice::Finished(_)))
+    };
+    assert!(!finished(&rig), "the run held the host to its end");
+    let first_slice = tools.calls.borrow().len();
+    // What the first slice wrote: the task, before anything ran.
+    let written_first = store.issued.borrow().len();
+    assert!(
+        first_slice > 0 && first_slice < ids.len(),
+        "{first_slice} calls in the first slice"
+    );
+    let mut tasks = 0;
+    let mut written_while_running = false;
+    while !finished(&rig) && tasks < 1_000 {
+        clock.run_next_task(&mut rig.pool);
+        tasks += 1;
+        written_while_running |= !finished(&rig) && store.issued.borrow().len() > written_first;
+    }
+    assert!(finished(&rig), "the run ended after {tasks} tasks");
+    assert!(tasks > 1, "it went on in slices");
+    assert!(written_while_running, "records were written between slices");
+    assert_eq!(tools.calls.borrow().len(), ids.len());
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    clock.run_next_task(&mut rig.pool);
+    assert_eq!(announced(&rig), stored);
+}

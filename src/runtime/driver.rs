@@ -16,11 +16,17 @@ use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
 use super::resume::{open_agent, SnapshotMark};
 use super::work::{InFlight, WorkKey};
-use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
+use crate::core::{
+    Agent, AgentConfig, Effect, Event, Input, InputError, Millis, Record, ReplayError,
+};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
 
 /// How often the core hears the time while calls are in flight (wall-clock budget).
 const TICK_MS: u64 = 1_000;
+
+/// How long the driver goes on without seeing the host run a task of its own before it lets
+/// the host have one (a frame, in a browser).
+const SLICE_MS: u64 = 16;
 
 /// What the page asks of a running driver.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,11 +180,15 @@ where
         // The page hears of stored records in a later task (or while the next commit is under
         // way, see `append_behind_pending`), never ahead of the step's own work.
         let mut soon: Option<LocalBoxFuture<'static, ()>> = None;
+        // When the driver last saw the host run a task of its own (`None`: since then it has
+        // not looked); see the slice below.
+        let mut slice_since: Option<Millis> = None;
         loop {
             // A `soon` that came due while the driver was busy is no longer a later task.
             if let Some(due) = soon.as_mut() {
                 if futures::poll!(due).is_ready() {
                     soon = None;
+                    slice_since = None;
                 }
             }
             if self.unannounced.is_empty() && !self.writes_soon() {
@@ -187,6 +197,30 @@ where
                 let clock = self.clock.clone();
                 soon = Some(Box::pin(async move { clock.soon().await }));
             }
+            // A run that never waits on anything outside (an in-page model that answers at
+            // once, tools safe to run twice) would hold the host until it ends: in a browser
+            // nothing painted, no input heard, nothing written. After a slice with no task of
+            // the host's seen in between, the driver waits for the next one, then announces
+            // and writes what it has. (After a long wait in which it saw none, a model call
+            // with nothing to announce, that costs one needless task hop.)
+            let now = self.clock.now();
+            match slice_since {
+                None => slice_since = Some(now),
+                Some(since) if now.saturating_sub(since) >= SLICE_MS => {
+                    match soon.take() {
+                        Some(due) => due.await,
+                        None => self.clock.soon().await,
+                    }
+                    slice_since = None;
+                    self.announce_pending();
+                    self.write_soon();
+                    continue;
+                }
+                Some(_) => {}
+            }
+            // Wakes are taken in a fixed order, the same way every time (a random pick made the
+            // driver's choices differ from run to run): the page's commands, storage, the next
+            // task, then the work in flight.
             let wake = {
                 let command = commands.next().fuse();
                 let commit = settled(&mut self.commit).fuse();
@@ -194,7 +228,7 @@ where
                 pin_mut!(command, commit, due);
                 if self.in_flight.is_empty() {
                     tick = None;
-                    futures::select! {
+                    futures::select_biased! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
                         _ = due => Wake::Soon,
@@ -207,12 +241,12 @@ where
                     let ticked = timer.fuse();
                     let work = self.in_flight.next().fuse();
                     pin_mut!(ticked, work);
-                    futures::select! {
+                    futures::select_biased! {
                         c = command => Wake::Command(c),
                         r = commit => Wake::Committed(r),
+                        _ = due => Wake::Soon,
                         w = work => Wake::Work(w),
                         _ = ticked => Wake::Tick,
-                        _ = due => Wake::Soon,
                     }
                 }
             };
@@ -247,6 +281,7 @@ where
                 }
                 Wake::Soon => {
                     soon = None;
+                    slice_since = None;
                     self.announce_pending();
                     self.write_soon();
                 }

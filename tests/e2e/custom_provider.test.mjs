@@ -241,6 +241,71 @@ test('the page hears of a running tool while it runs, then of every record once,
   }
 });
 
+test('a long run that never waits on the outside lets the page have its tasks, and writes as it goes', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async () => {
+      // An instant in-page model and a tool safe to run twice: every step is microtasks only,
+      // so without the driver's slices the page would get no task (no paint, no input) until
+      // the run ended.
+      await tabloop.registerTool({
+        name: 'echo_safe',
+        description: 'Echoes its argument.',
+        parameters: { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] },
+        permission: 'allow',
+        idempotent: true,
+        execute: async ({ i }) => `echo ${i}`,
+      }, { replace: true });
+      const steps = 1500;
+      const script = Array.from({ length: steps }, (_, i) => ({ calls: [{ id: `e${i}`, name: 'echo_safe', args: { i } }] }));
+      const model = scriptedProvider([...script, { text: 'Echoed.' }], { stream: true });
+      // The page's own task, queued from within the run (its tenth model call, long after the
+      // task's own commit): how far had the run gone when it ran?
+      const channel = new MessageChannel();
+      const firstTask = new Promise((resolve) => {
+        channel.port1.onmessage = () => resolve({ calls: model.requests.length });
+      });
+      const complete = (request, options) => {
+        if (model.requests.length === 9) channel.port2.postMessage(null);
+        return model.complete(request, options);
+      };
+      const agent = await tabloop.createAgent({
+        session: 'custom-slices',
+        provider: { kind: 'custom', model: 'page-model', complete },
+        tools: ['echo_safe'],
+        permissions: { echo_safe: 'allow' },
+        budget: { maxSteps: steps + 10, maxToolCalls: steps + 10 },
+        contextWindow: 1_000_000_000,
+      });
+      let heard = 0;
+      agent.onEvent(() => (heard += 1));
+      // How many model calls had been made each time a write committed.
+      const commits = [];
+      const transaction = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (stores, mode, options) {
+        const tx = transaction.call(this, stores, mode, options);
+        if (mode === 'readwrite') tx.addEventListener('complete', () => commits.push(model.requests.length));
+        return tx;
+      };
+      const outcome = agent.run('echo until told otherwise');
+      const atFirstTask = await firstTask;
+      const done = await outcome;
+      IDBDatabase.prototype.transaction = transaction;
+      const events = await agent.events();
+      return { atFirstTask, commits, heardAtEnd: heard, stop: done.stopReason, stored: events.length, calls: model.requests.length };
+    });
+    assert.equal(result.stop, 'completed');
+    assert.equal(result.calls, 1501);
+    assert.ok(result.atFirstTask.calls < result.calls / 2, `the page's task ran after ${result.atFirstTask.calls} of ${result.calls} model calls`);
+    const midRun = result.commits.filter((calls) => calls > 0 && calls < result.calls / 2);
+    assert.ok(midRun.length > 0, `writes committed after ${result.commits.join(', ')} model calls`);
+    assert.equal(result.heardAtEnd, result.stored, 'every stored record heard once');
+  } finally {
+    await context.close();
+  }
+});
+
 test('a custom session resumed after a reload needs the provider again, with a clear error', async () => {
   const context = await browser.newContext();
   try {
