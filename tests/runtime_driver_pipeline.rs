@@ -387,13 +387,7 @@ fn a_run_that_never_waits_lets_the_host_have_its_next_task_after_each_slice() {
         .collect();
     replies.push(reply_text("done"));
     let (store, tools, clock, mut rig) = go_on_task_clock(replies, false, false);
-    let finished = |rig: &Rig| {
-        rig.notices
-            .borrow()
-            .iter()
-            .any(|n| matches!(n, Notice::Finished(_)))
-    };
-    assert!(!finished(&rig), "the run held the host to its end");
+    assert_eq!(rig.outcome(), None, "the run held the host to its end");
     let first_slice = tools.calls.borrow().len();
     // What the first slice wrote: the task, before anything ran.
     let written_first = store.issued.borrow().len();
@@ -403,12 +397,17 @@ fn a_run_that_never_waits_lets_the_host_have_its_next_task_after_each_slice() {
     );
     let mut tasks = 0;
     let mut written_while_running = false;
-    while !finished(&rig) && tasks < 1_000 {
+    while rig.outcome().is_none() && tasks < 1_000 {
         clock.run_next_task(&mut rig.pool);
         tasks += 1;
-        written_while_running |= !finished(&rig) && store.issued.borrow().len() > written_first;
+        written_while_running |=
+            rig.outcome().is_none() && store.issued.borrow().len() > written_first;
     }
-    assert!(finished(&rig), "the run ended after {tasks} tasks");
+    assert_eq!(
+        rig.outcome(),
+        Some(StopReason::Completed),
+        "after {tasks} tasks"
+    );
     assert!(tasks > 1, "it went on in slices");
     assert!(written_while_running, "records were written between slices");
     assert_eq!(tools.calls.borrow().len(), ids.len());

@@ -9,24 +9,20 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::LocalBoxFuture;
 use futures::{pin_mut, FutureExt, StreamExt};
 
+mod next_task;
 mod persist;
 
+use self::next_task::NextTask;
 use super::commit::{settled, PendingCommit};
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
 use super::resume::{open_agent, SnapshotMark};
 use super::work::{InFlight, WorkKey};
-use crate::core::{
-    Agent, AgentConfig, Effect, Event, Input, InputError, Millis, Record, ReplayError,
-};
+use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
 
 /// How often the core hears the time while calls are in flight (wall-clock budget).
 const TICK_MS: u64 = 1_000;
-
-/// How long the driver goes on without seeing the host run a task of its own before it lets
-/// the host have one (a frame, in a browser).
-const SLICE_MS: u64 = 16;
 
 /// What the page asks of a running driver.
 #[derive(Debug, Clone, PartialEq)]
@@ -178,53 +174,21 @@ where
         // (a new timer on every wake cost a setTimeout and a clearTimeout each).
         let mut tick: Option<LocalBoxFuture<'static, ()>> = None;
         // The page hears of stored records in a later task (or while the next commit is under
-        // way, see `append_behind_pending`), never ahead of the step's own work.
-        let mut soon: Option<LocalBoxFuture<'static, ()>> = None;
-        // When the driver last saw the host run a task of its own (`None`: since then it has
-        // not looked); see the slice below.
-        let mut slice_since: Option<Millis> = None;
+        // way, see `append_behind_pending`), never ahead of the step's own work; a run that
+        // never waits on anything outside lets the page have a task after each slice.
+        let mut next_task = NextTask::new(self.clock.clone());
         loop {
-            // A `soon` that came due while the driver was busy is no longer a later task.
-            if let Some(due) = soon.as_mut() {
-                if futures::poll!(due).is_ready() {
-                    soon = None;
-                    slice_since = None;
-                }
-            }
-            if self.unannounced.is_empty() && !self.writes_soon() {
-                soon = None;
-            } else if soon.is_none() {
-                let clock = self.clock.clone();
-                soon = Some(Box::pin(async move { clock.soon().await }));
-            }
-            // A run that never waits on anything outside (an in-page model that answers at
-            // once, tools safe to run twice) would hold the host until it ends: in a browser
-            // nothing painted, no input heard, nothing written. After a slice with no task of
-            // the host's seen in between, the driver waits for the next one, then announces
-            // and writes what it has. (After a long wait in which it saw none, a model call
-            // with nothing to announce, that costs one needless task hop.)
-            let now = self.clock.now();
-            match slice_since {
-                None => slice_since = Some(now),
-                Some(since) if now.saturating_sub(since) >= SLICE_MS => {
-                    match soon.take() {
-                        Some(due) => due.await,
-                        None => self.clock.soon().await,
-                    }
-                    slice_since = None;
-                    self.announce_pending();
-                    self.write_soon();
-                    continue;
-                }
-                Some(_) => {}
-            }
+            let something_due = !self.unannounced.is_empty() || self.writes_soon();
             // Wakes are taken in a fixed order, the same way every time (a random pick made the
             // driver's choices differ from run to run): the page's commands, storage, the next
             // task, then the work in flight.
-            let wake = {
+            let wake = if next_task.before_waiting(something_due).await {
+                next_task.wait().await;
+                Wake::Soon
+            } else {
                 let command = commands.next().fuse();
                 let commit = settled(&mut self.commit).fuse();
-                let due = fired(&mut soon).fuse();
+                let due = next_task.came().fuse();
                 pin_mut!(command, commit, due);
                 if self.in_flight.is_empty() {
                     tick = None;
@@ -280,8 +244,7 @@ where
                     let _ = self.step(Input::Tick).await;
                 }
                 Wake::Soon => {
-                    soon = None;
-                    slice_since = None;
+                    next_task.seen();
                     self.announce_pending();
                     self.write_soon();
                 }
@@ -447,12 +410,4 @@ fn is_decision(event: &Event) -> bool {
         event,
         Event::UserMessage { .. } | Event::ApprovalRequested { .. } | Event::ApprovalDecided { .. }
     )
-}
-
-/// Resolves when the future in `slot` does; never while there is none.
-async fn fired(slot: &mut Option<LocalBoxFuture<'static, ()>>) {
-    match slot {
-        Some(future) => future.await,
-        None => futures::future::pending().await,
-    }
 }

@@ -45,12 +45,16 @@ let otherTab = null;
 async function storeOfAnotherTab() {
   if (otherTab !== null) return otherTab;
   const loaded = performance.getEntriesByType('resource').map((e) => e.name);
-  const url = (file) => loaded.find((name) => name.endsWith(`/www/store/${file}`));
-  const source = async (file) => (await fetch(url(file))).text();
+  const source = async (path) => (await fetch(loaded.find((name) => name.endsWith(`/www/${path}`)))).text();
   const module = (text) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
-  const connection = module(await source('idb_connection.js'));
-  const append = module((await source('idb_append.js')).replaceAll("'./idb_connection.js'", `'${connection}'`));
-  const store = (await source('idb_store.js'))
+  const connection = module(await source('store/idb_connection.js'));
+  const nextTask = module(await source('next_task.js'));
+  const append = module(
+    (await source('store/idb_append.js'))
+      .replaceAll("'./idb_connection.js'", `'${connection}'`)
+      .replaceAll("'../next_task.js'", `'${nextTask}'`),
+  );
+  const store = (await source('store/idb_store.js'))
     .replaceAll("'./idb_connection.js'", `'${connection}'`)
     .replaceAll("'./idb_append.js'", `'${append}'`);
   otherTab = { ...(await import(module(store))), ...(await import(append)) };

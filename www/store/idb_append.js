@@ -30,6 +30,7 @@ import {
   rowsRange,
   settle,
 } from './idb_connection.js';
+import { nextTask } from '../next_task.js';
 
 /**
  * Appends not written yet: database name -> [{session, records, durability, index, resolve,
@@ -39,13 +40,9 @@ const waitingAppends = new Map();
 /** Blind appends in flight: database name -> Map(session -> the entries it writes). */
 const blindInFlight = new Map();
 let flushQueued = false;
-// A message to ourselves runs at the start of a later task, with none of setTimeout's clamping.
-const flushChannel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
-if (flushChannel !== null) {
-  flushChannel.port1.onmessage = flushAllAppends;
-  // Where ports keep a process alive (Node), this one must not.
-  flushChannel.port1.unref?.();
-}
+// Relaxed appends wait for the next task (a message to ourselves, shared with the driver's
+// `soon`), or go out at once where there are no message channels.
+const laterTask = typeof MessageChannel === 'function' ? nextTask : null;
 
 function flushAllAppends() {
   flushQueued = false;
@@ -71,11 +68,11 @@ export function append(db, session, records, durability, index) {
       waitingAppends.set(db, waiting);
     }
     waiting.push({ session, records, durability, index, resolve, reject, landed: null });
-    if (durability === 'strict' || flushChannel === null) {
+    if (durability === 'strict' || laterTask === null) {
       flushAppends(db);
     } else if (!flushQueued) {
       flushQueued = true;
-      flushChannel.port2.postMessage(null);
+      laterTask().then(flushAllAppends);
     }
   });
 }
