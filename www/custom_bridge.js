@@ -1,6 +1,6 @@
 // The bridge between the Rust custom-provider client and a page's `complete` function. It calls
-// the function with a Chat Completions request and hands Rust one item at a time as JSON text:
-// `{"chunk": ChatCompletionChunk}` for each chunk of an async iterable, `{"completion":
+// the function with a Chat Completions request and hands Rust the items that are ready, as JSON
+// text: `{"chunk": ChatCompletionChunk}` for each chunk of an async iterable, `{"completion":
 // ChatCompletion}` for a single object, and null at the end. The AbortSignal is passed to the
 // page and also stops the iteration here, so a provider that ignores it cannot hold a cancelled
 // run. wasm-bindgen copies this file alone into its snippets folder: it imports nothing.
@@ -77,47 +77,113 @@ function json(value) {
   }
 }
 
+/** Most items one `customNext` hands over (a provider that never waits is still read in parts). */
+const MOST_ITEMS = 256;
+/** How many microtask turns an item may take to count as ready at once (an async generator
+ * over data in hand takes two or three). */
+const READY_TURNS = 8;
+
 /**
- * Calls the page's provider.
+ * Calls the page's provider. Returns at once an opaque handle for customNext; a provider that
+ * fails to start fails the first customNext.
  * @param {Function} complete the page's `complete(request, { signal })`
  * @param {object} request the Chat Completions request (from customRequest)
  * @param {AbortSignal} signal aborted when the run is cancelled or the call is dropped
- * @returns {Promise<object>} an opaque handle for customNext
+ * @returns {object} the handle
  */
-export async function customOpen(complete, request, signal) {
+export function customOpen(complete, request, signal) {
   if (typeof complete !== 'function') {
     throw new TypeError('the custom provider has no complete(request, { signal }) function');
   }
-  const result = await raceAbort(
+  const handle = { opening: null, iterator: null, completion: undefined, signal, pending: null, failure: null, done: false };
+  handle.opening = raceAbort(
     Promise.resolve().then(() => complete(request, { signal })),
     signal,
-  );
-  if (result != null && typeof result[Symbol.asyncIterator] === 'function') {
-    const iterator = result[Symbol.asyncIterator]();
-    signal.addEventListener('abort', () => iterator.return?.().catch(() => {}), { once: true });
-    return { iterator, signal, done: false };
-  }
-  if (result != null && typeof result[Symbol.iterator] === 'function' && typeof result !== 'string' && !Array.isArray(result)) {
-    return { iterator: result[Symbol.iterator](), signal, done: false };
-  }
-  return { completion: result, signal, done: false };
+  ).then((result) => {
+    if (result != null && typeof result[Symbol.asyncIterator] === 'function') {
+      const iterator = result[Symbol.asyncIterator]();
+      signal.addEventListener('abort', () => iterator.return?.().catch(() => {}), { once: true });
+      handle.iterator = iterator;
+    } else if (result != null && typeof result[Symbol.iterator] === 'function' && typeof result !== 'string' && !Array.isArray(result)) {
+      handle.iterator = result[Symbol.iterator]();
+    } else {
+      handle.completion = result;
+    }
+  });
+  // Its failure is met by the first customNext; a call dropped before that leaves no
+  // unhandled rejection behind.
+  handle.opening.catch(() => {});
+  return handle;
 }
 
 /**
- * The next item of a call as JSON text, or null when it ended.
+ * The items of a call that are ready, as JSON text of an array: each `{chunk}` or `{completion}`,
+ * and a last `null` where the call ended. It waits as long as it takes for the first item, then
+ * takes every item that follows at once (a provider that answers from data in hand is read in
+ * one hop, not one per chunk); an item that keeps it waiting, or fails, is left for the next call.
+ * Null once the call has ended.
  * @param {object} handle from customOpen
  * @returns {Promise<string|null>}
  */
 export async function customNext(handle) {
+  if (handle.opening !== null) {
+    const opening = handle.opening;
+    handle.opening = null;
+    await opening;
+  }
   if (handle.done) return null;
   if (!handle.iterator) {
     handle.done = true;
-    return json({ completion: handle.completion ?? null });
+    return `[${json({ completion: handle.completion ?? null })},null]`;
   }
-  const step = await raceAbort(handle.iterator.next(), handle.signal);
-  if (step.done) {
-    handle.done = true;
-    return null;
+  if (handle.failure !== null) throw handle.failure;
+  const items = [];
+  let step = await raceAbort(takePending(handle), handle.signal);
+  for (;;) {
+    if (step.done) {
+      handle.done = true;
+      items.push('null');
+      break;
+    }
+    try {
+      items.push(json({ chunk: step.value ?? null }));
+    } catch (error) {
+      // The chunks before it still go over; the next call fails.
+      if (items.length === 0) throw error;
+      handle.failure = error;
+      break;
+    }
+    if (items.length >= MOST_ITEMS) break;
+    const next = handle.iterator.next();
+    const ready = await readyAtOnce(next);
+    if (handle.signal.aborted) throw abortError(handle.signal);
+    if (ready === null) {
+      handle.pending = next;
+      break;
+    }
+    step = ready.step;
   }
-  return json({ chunk: step.value ?? null });
+  return `[${items.join(',')}]`;
+}
+
+/** The item asked for and left waiting by the last call, else the iterator's next. */
+function takePending(handle) {
+  const pending = handle.pending ?? handle.iterator.next();
+  handle.pending = null;
+  return pending;
+}
+
+/** `{step}` if `promise` fulfils within READY_TURNS microtask turns, else null (it failed, or
+ * is still pending: the caller keeps it). */
+function readyAtOnce(promise) {
+  let ready = null;
+  const settled = Promise.resolve(promise).then(
+    (step) => {
+      ready = { step };
+    },
+    () => {},
+  );
+  let turns = Promise.resolve();
+  for (let i = 0; i < READY_TURNS; i += 1) turns = turns.then();
+  return Promise.race([settled, turns]).then(() => ready);
 }

@@ -38,16 +38,17 @@ extern "C" {
         same_tools: bool,
     ) -> Result<JsValue, JsValue>;
 
-    /// `customOpen(complete, request, signal)`: calls the page's function; resolves to an
-    /// opaque handle.
+    /// `customOpen(complete, request, signal)`: calls the page's function; returns an opaque
+    /// handle at once (a failure to start fails the first `customNext`).
     #[wasm_bindgen(catch, js_name = customOpen)]
     fn custom_open(
         complete: &js_sys::Function,
         request: &JsValue,
         signal: &AbortSignal,
-    ) -> Result<js_sys::Promise, JsValue>;
+    ) -> Result<JsValue, JsValue>;
 
-    /// `customNext(handle)`: the next item as JSON text (`{chunk}` or `{completion}`), or null.
+    /// `customNext(handle)`: the items ready as JSON text of an array (each `{chunk}` or
+    /// `{completion}`, a last `null` where the call ended), or null once it ended.
     #[wasm_bindgen(catch, js_name = customNext)]
     fn custom_next(handle: &JsValue) -> Result<js_sys::Promise, JsValue>;
 }
@@ -147,33 +148,44 @@ impl ModelClient for CustomModel {
     ) -> Result<ModelReply, ModelError> {
         let body = self.request_object(request)?;
         let abort = AbortOnDrop::new()?;
-        let promise = custom_open(&self.complete, &body, &abort.signal())
-            .map_err(|error| provider_failure(&error))?;
-        let handle = JsFuture::from(promise)
-            .await
+        let handle = custom_open(&self.complete, &body, &abort.signal())
             .map_err(|error| provider_failure(&error))?;
         let mut assembler = CompletionAssembler::default();
         let mut seen_any = false;
-        loop {
+        // Each hop to the page hands over every item ready by then: a provider answering from
+        // data in hand costs one hop per call, not one per chunk.
+        'call: loop {
             let promise = custom_next(&handle).map_err(|error| provider_failure(&error))?;
-            let item = JsFuture::from(promise)
+            let items = JsFuture::from(promise)
                 .await
                 .map_err(|error| provider_failure(&error))?;
-            let Some(text) = item.as_string() else {
+            let Some(text) = items.as_string() else {
                 break;
             };
-            let item = crate::protocol::json::parse(&text).map_err(|error| ModelError {
+            let items = crate::protocol::json::parse(&text).map_err(|error| ModelError {
                 kind: ModelErrorKind::Malformed,
                 message: format!("the custom provider's reply is not JSON: {error}"),
             })?;
-            seen_any = true;
-            let deltas = match (item.get("chunk"), item.get("completion")) {
-                (Some(chunk), _) => assembler.push_chunk(chunk)?,
-                (None, Some(completion)) => assembler.push_completion(completion)?,
-                (None, None) => Vec::new(),
+            let serde_json::Value::Array(items) = items else {
+                return Err(ModelError {
+                    kind: ModelErrorKind::Malformed,
+                    message: "the custom provider bridge handed over something not a list"
+                        .to_string(),
+                });
             };
-            for delta in deltas {
-                on_delta(delta);
+            for item in items {
+                if item.is_null() {
+                    break 'call;
+                }
+                seen_any = true;
+                let deltas = match (item.get("chunk"), item.get("completion")) {
+                    (Some(chunk), _) => assembler.push_chunk(chunk)?,
+                    (None, Some(completion)) => assembler.push_completion(completion)?,
+                    (None, None) => Vec::new(),
+                };
+                for delta in deltas {
+                    on_delta(delta);
+                }
             }
         }
         abort.disarm();
