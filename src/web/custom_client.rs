@@ -10,6 +10,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use serde_json::Value;
+
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
@@ -153,43 +155,56 @@ impl ModelClient for CustomModel {
         let mut assembler = CompletionAssembler::default();
         let mut seen_any = false;
         // Each hop to the page hands over every item ready by then: a provider answering from
-        // data in hand costs one hop per call, not one per chunk.
-        'call: loop {
-            let promise = custom_next(&handle).map_err(|error| provider_failure(&error))?;
-            let items = JsFuture::from(promise)
-                .await
-                .map_err(|error| provider_failure(&error))?;
-            let Some(text) = items.as_string() else {
-                break;
-            };
-            let items = crate::protocol::json::parse(&text).map_err(|error| ModelError {
-                kind: ModelErrorKind::Malformed,
-                message: format!("the custom provider's reply is not JSON: {error}"),
-            })?;
-            let serde_json::Value::Array(items) = items else {
-                return Err(ModelError {
-                    kind: ModelErrorKind::Malformed,
-                    message: "the custom provider bridge handed over something not a list"
-                        .to_string(),
-                });
-            };
+        // data in hand costs one hop per call, not one per chunk. A null item ends the call.
+        'call: while let Some(items) = next_items(&handle).await? {
             for item in items {
                 if item.is_null() {
                     break 'call;
                 }
                 seen_any = true;
-                let deltas = match (item.get("chunk"), item.get("completion")) {
-                    (Some(chunk), _) => assembler.push_chunk(chunk)?,
-                    (None, Some(completion)) => assembler.push_completion(completion)?,
-                    (None, None) => Vec::new(),
-                };
-                for delta in deltas {
+                for delta in push_item(&mut assembler, &item)? {
                     on_delta(delta);
                 }
             }
         }
         abort.disarm();
         assembler.finish(seen_any)
+    }
+}
+
+/// The items of a call the bridge has ready (`customNext`), or `None` once the call ended.
+async fn next_items(handle: &JsValue) -> Result<Option<Vec<Value>>, ModelError> {
+    let promise = custom_next(handle).map_err(|error| provider_failure(&error))?;
+    let items = JsFuture::from(promise)
+        .await
+        .map_err(|error| provider_failure(&error))?;
+    let Some(text) = items.as_string() else {
+        return Ok(None);
+    };
+    let malformed = |message: String| ModelError {
+        kind: ModelErrorKind::Malformed,
+        message,
+    };
+    match crate::protocol::json::parse(&text) {
+        Ok(Value::Array(items)) => Ok(Some(items)),
+        Ok(_) => Err(malformed(
+            "the custom provider bridge handed over something not a list".to_string(),
+        )),
+        Err(error) => Err(malformed(format!(
+            "the custom provider's reply is not JSON: {error}"
+        ))),
+    }
+}
+
+/// Feeds one item (`{chunk}` or `{completion}`) to the assembler; the deltas it makes.
+fn push_item(
+    assembler: &mut CompletionAssembler,
+    item: &Value,
+) -> Result<Vec<StreamDelta>, ModelError> {
+    match (item.get("chunk"), item.get("completion")) {
+        (Some(chunk), _) => assembler.push_chunk(chunk),
+        (None, Some(completion)) => assembler.push_completion(completion),
+        (None, None) => Ok(Vec::new()),
     }
 }
 
