@@ -50,16 +50,47 @@ async function runAgent(session, provider, steps, onModelCall) {
   return { ms, steps: outcome.steps, stopReason: outcome.stopReason, text: outcome.finalText, events, persisted: listed?.records ?? 0 };
 }
 
-async function registerNoop(idempotent) {
-  await tabloop.registerTool({ ...NOOP, idempotent }, { replace: true });
+// A worker that answers each message at once: the cheapest wait for another thread a step can
+// make. The harness's wait floor (run.mjs) has the tool wait for it once a step.
+let echoWorker = null;
+
+function echo() {
+  echoWorker ??= new Worker(URL.createObjectURL(new Blob(['onmessage = () => postMessage(0);'], { type: 'text/javascript' })));
+  return new Promise((resolve) => {
+    echoWorker.onmessage = resolve;
+    echoWorker.postMessage(0);
+  });
+}
+
+/** The median of `n` awaited echoes, one after another, in ms. */
+window.echoRoundTrip = async (n) => {
+  const times = [];
+  for (let i = 0; i < n; i += 1) {
+    const t0 = performance.now();
+    await echo();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+};
+
+async function registerNoop(idempotent, waitsForEcho = false) {
+  const execute = waitsForEcho
+    ? async (args) => {
+      await echo();
+      return NOOP.execute(args);
+    }
+    : NOOP.execute;
+  await tabloop.registerTool({ ...NOOP, idempotent, execute }, { replace: true });
 }
 
 /**
- * `steps` steps with an instant in-page model; the no-op tool declared idempotent or not.
+ * `steps` steps with an instant in-page model; the no-op tool declared idempotent or not, and
+ * waiting for the echo worker first when `waitsForEcho`.
  * Also samples the IndexedDB counters at every model call (bytes and transactions per step).
  */
-window.tabloopHarness = async (steps, { idempotent = false, tag = '' } = {}) => {
-  await registerNoop(idempotent);
+window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false, tag = '' } = {}) => {
+  await registerNoop(idempotent, waitsForEcho);
   let step = 0;
   const samples = [];
   const complete = async () => {
@@ -70,7 +101,7 @@ window.tabloopHarness = async (steps, { idempotent = false, tag = '' } = {}) => 
       yield* out;
     })();
   };
-  const session = `harness-${steps}-${idempotent ? 'idem' : 'plain'}${tag}`;
+  const session = `harness-${steps}-${idempotent ? 'idem' : 'plain'}${waitsForEcho ? '-echo' : ''}${tag}`;
   const result = await runAgent(session, { kind: 'custom', model: 'instant', complete }, steps);
   samples.push(window.idbCounters());
   await tabloop.deleteSession(session);

@@ -21,7 +21,7 @@ add('Every tabloop step is durable: each record is in IndexedDB before the run r
 add('non-idempotent tool runs only after its start record is committed.', '');
 const m = r.machine;
 m.load_after ??= m.load_before;
-add(`Machine: ${m.cpu} × ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}; load average ${m.load_before.map((x) => x.toFixed(1)).join(' / ')} at the start and ${m.load_after.map((x) => x.toFixed(1)).join(' / ')} at the end (1/5/15 min; the machine was shared). Chromium ${r.browser.version}; node ${m.node}. Run ${r.when}${r.smoke ? ' (**smoke run**: tiny sizes, figures meaningless)' : ''}.`, '');
+add(`Machine: ${m.cpu} × ${m.cores} cores, ${(m.memory_bytes / 2 ** 30).toFixed(0)} GiB, ${m.os}; load average ${m.load_before.map((x) => x.toFixed(1)).join(' / ')} at the start and ${m.load_after.map((x) => x.toFixed(1)).join(' / ')} at the end (1/5/15 min; the machine was shared)${m.guest_halt_poll_ns == null ? '' : `; an idle core polls ${m.guest_halt_poll_ns.toLocaleString('en')} ns before it halts (Linux's haltpoll, default 200,000: at 0 a thread woken after a wait first wakes a halted core)`}. Chromium ${r.browser.version}; node ${m.node}. Run ${r.when}${r.smoke ? ' (**smoke run**: tiny sizes, figures meaningless)' : ''}.`, '');
 
 add('## Per step, harness only (instant in-page model, one no-op tool)', '');
 add('tabloop: the whole runtime (driver, JS tool bridge, IndexedDB) through the public custom-provider API.');
@@ -56,6 +56,10 @@ const floored = r.harness.find((h) => h.floor?.ratios?.length);
 if (floored) {
   const f = floored.floor;
   add(`In each repetition at ${floored.steps.toLocaleString('en')} steps that commit was measured again right after the runs (${f.step_commit_ms.map((x) => x.toFixed(2)).join(' / ')} ms). The idempotent step plus that one commit is what a step whose tool is not idempotent costs at best, its storage floor: over the AI SDK's step beside it, lowest / median / highest ${spread(f.ratios)}, against ${spread(floored.paired_ratios)} measured.`);
+  const w = floored.wait_floor;
+  if (w?.ratios?.length) {
+    add('', `A step that waits for anything outside the page's thread pays more than the wait: its work runs slower after the thread idled. Measured beside each repetition: the idempotent step whose tool first waits for a worker that answers at once (about as cheap a wait as there is) costs ${w.waiting_ms_per_step.map((x) => x.toFixed(3)).join(' / ')} ms a step, with an echo that costs ${w.echo_ms.map((x) => x.toFixed(3)).join(' / ')} ms on its own. With the commit's own time in the echo's place, that is the floor of a step that waits for its commit, the cost of waiting included: over the AI SDK's step beside it, lowest / median / highest ${spread(w.ratios)}.`);
+  }
 }
 if (at1000) add('', `Goal ≤ 0.5× the AI SDK at 1,000 steps: ${ratio(at1000.tabloop_ms_per_step, at1000.aisdk_ms_per_step)} (tool not idempotent) ${mark(at1000.tabloop_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}, ${ratio(at1000.tabloop_idempotent_ms_per_step, at1000.aisdk_ms_per_step)} (idempotent) ${mark(at1000.tabloop_idempotent_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}.`);
 

@@ -92,6 +92,19 @@ function window(perStep, from, to) {
   return { from: from + 1, to: Math.min(to, perStep.length), bytes: mean('bytes'), puts: mean('puts'), transactions: mean('transactions'), writes: mean('writes'), max_bytes: Math.max(...slice.map((s) => s.bytes)) };
 }
 
+/**
+ * How long an idle core of this (virtual) machine polls before it halts, where Linux's
+ * haltpoll idle driver says (null elsewhere): a step that waits for a commit wakes threads that
+ * idled, and with no polling each wake is a halted core's.
+ */
+function haltPollNs() {
+  try {
+    return Number(fs.readFileSync('/sys/module/haltpoll/parameters/guest_halt_poll_ns', 'utf8').trim());
+  } catch {
+    return null;
+  }
+}
+
 /** Each run of `a` over the run of `b` in the same repetition. */
 function paired(a, b) {
   return a.length === b.length ? a.map((x, i) => x / b[i]) : [];
@@ -158,20 +171,23 @@ async function sideBySide(openPage, mock) {
   const harness = [];
   for (const [steps, reps] of wanted('harness') ? HARNESS : []) {
     const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
+    if (steps === FLOOR_AT) runs.tabloop_waiting = [];
     const stepCommits = [];
+    const echoes = [];
     // A loop whose page crashed at this size (out of memory): reported as such, not retried.
     const crashed = {};
     let growth = null;
     for (let r = 0; r < reps; r += 1) {
       // Alternate who goes first, so neither always runs on a warmer page.
-      const order = r % 2 === 0 ? ['aisdk', 'tabloop', 'tabloop_idempotent'] : ['tabloop_idempotent', 'tabloop', 'aisdk'];
+      const kinds = ['aisdk', 'tabloop', 'tabloop_idempotent', ...(runs.tabloop_waiting ? ['tabloop_waiting'] : [])];
+      const order = r % 2 === 0 ? kinds : [...kinds].reverse();
       for (const who of order) {
         if (crashed[who]) continue;
         let result;
         try {
           result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
             ? window.aisdk.aiSdkHarness(steps)
-            : (window.countIdbBytes(r === 0), window.tabloopHarness(steps, { idempotent: who === 'tabloop_idempotent', tag: `-${r}` }))), { who, steps, r });
+            : (window.countIdbBytes(r === 0 && who === 'tabloop'), window.tabloopHarness(steps, { idempotent: who !== 'tabloop', waitsForEcho: who === 'tabloop_waiting', tag: `-${r}` }))), { who, steps, r });
         } catch (error) {
           if (!/crashed/i.test(error.message)) throw error;
           crashed[who] = true;
@@ -188,7 +204,10 @@ async function sideBySide(openPage, mock) {
           growth = { events: result.events, windows: marks.map((m) => window(p, Math.max(0, m - 9), m + 1)), whole: window(p, 0, p.length) };
         }
       }
-      if (steps === FLOOR_AT) stepCommits.push((await commitFloor(page, smoke ? 5 : 100, ['step_strict'])).step_strict_ms);
+      if (steps === FLOOR_AT) {
+        stepCommits.push((await commitFloor(page, smoke ? 5 : 100, ['step_strict'])).step_strict_ms);
+        echoes.push(await page.evaluate((n) => window.echoRoundTrip(n), smoke ? 5 : 100));
+      }
     }
     const perStep = (xs) => (xs.length ? median(xs) : null);
     const row = { steps, tabloop_ms_per_step: perStep(runs.tabloop), tabloop_idempotent_ms_per_step: perStep(runs.tabloop_idempotent), aisdk_ms_per_step: perStep(runs.aisdk), samples: runs, paired_ratios: paired(runs.tabloop, runs.aisdk), idb: growth, crashed: Object.keys(crashed) };
@@ -198,6 +217,15 @@ async function sideBySide(openPage, mock) {
       const floors = runs.tabloop_idempotent.map((idem, i) => idem + stepCommits[i]);
       row.floor = { step_commit_ms: stepCommits, ms_per_step: floors, ratios: paired(floors, runs.aisdk) };
       log(`  commit a step waits for, each repetition: ${stepCommits.map((x) => x.toFixed(3)).join(' / ')} ms; floor over the AI SDK: ${row.floor.ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+      if (runs.tabloop_waiting?.length === stepCommits.length) {
+        // Per repetition: the idempotent step waiting once for another thread (the echo
+        // worker), with the echo's own round trip swapped for the commit's. A step that waits
+        // pays more than the wait itself (its work runs slower after the main thread idled);
+        // this floor carries that cost, the one above does not.
+        const waitFloors = runs.tabloop_waiting.map((waiting, i) => waiting - echoes[i] + stepCommits[i]);
+        row.wait_floor = { echo_ms: echoes, waiting_ms_per_step: runs.tabloop_waiting, ms_per_step: waitFloors, ratios: paired(waitFloors, runs.aisdk) };
+        log(`  echo round trip ${echoes.map((x) => x.toFixed(3)).join(' / ')} ms; idempotent step waiting for it ${runs.tabloop_waiting.map((x) => x.toFixed(3)).join(' / ')} ms; wait floor over the AI SDK: ${row.wait_floor.ratios.map((x) => x.toFixed(2)).join(' / ')}`);
+      }
     }
     const shown = (x) => (x == null ? 'crashed' : `${x.toFixed(3)} ms/step`);
     log(`harness ${steps} steps: tabloop ${shown(row.tabloop_ms_per_step)} (idempotent tool ${shown(row.tabloop_idempotent_ms_per_step)}), AI SDK ${shown(row.aisdk_ms_per_step)}`);
@@ -276,7 +304,7 @@ const versions = Object.fromEntries(['ai', '@ai-sdk/openai', 'playwright-core'].
 const result = {
   smoke,
   when: new Date().toISOString(),
-  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memory_bytes: os.totalmem(), os: `${os.type()} ${os.release()}`, node: process.version, load_before: os.loadavg() },
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memory_bytes: os.totalmem(), os: `${os.type()} ${os.release()}`, node: process.version, load_before: os.loadavg(), guest_halt_poll_ns: haltPollNs() },
   versions,
   native: readJson(option('--native', null)),
   local: localLine ? JSON.parse(localLine).local_model_bench : null,
