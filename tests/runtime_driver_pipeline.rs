@@ -15,7 +15,7 @@ use driver_support::*;
 use tabloop::runtime::{Command, Notice};
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use futures::executor::LocalPool;
@@ -37,9 +37,21 @@ struct QueuedStore {
     /// The records stored each time the driver said the log rests.
     rested: RefCell<Vec<usize>>,
     queue: RefCell<VecDeque<futures::channel::oneshot::Sender<()>>>,
+    /// Appends under way, by their last record's seq: who waits to hear whether it was stored.
+    under_way: RefCell<HashMap<u64, Vec<futures::channel::oneshot::Sender<bool>>>>,
 }
 
 impl QueuedStore {
+    /// Whether the append ending at seq `last` is under way: then a receiver of whether it was
+    /// stored.
+    fn watch(&self, last: u64) -> Option<futures::channel::oneshot::Receiver<bool>> {
+        let mut under_way = self.under_way.borrow_mut();
+        let waiting = under_way.get_mut(&last)?;
+        let (sender, receiver) = futures::channel::oneshot::channel();
+        waiting.push(sender);
+        Some(receiver)
+    }
+
     /// Releases the oldest held append; false if none is held.
     fn release_one(&self, pool: &mut LocalPool) -> bool {
         let next = self.queue.borrow_mut().pop_front();
@@ -60,15 +72,25 @@ impl EventStore for QueuedStore {
         self.issued
             .borrow_mut()
             .push((first, records.len(), durability));
+        let last = records.last().map(|r| r.seq);
+        if let Some(last) = last {
+            self.under_way.borrow_mut().insert(last, Vec::new());
+        }
         if self.held.get() {
             let (gate, wait) = futures::channel::oneshot::channel();
             self.queue.borrow_mut().push_back(gate);
             let _ = wait.await;
         }
-        if self.fail_next.replace(false) {
-            return Err(StoreError::QuotaExceeded("test disk full".into()));
+        let result = if self.fail_next.replace(false) {
+            Err(StoreError::QuotaExceeded("test disk full".into()))
+        } else {
+            self.inner.append(session, records, durability).await
+        };
+        let waiting = last.and_then(|last| self.under_way.borrow_mut().remove(&last));
+        for waiter in waiting.unwrap_or_default() {
+            let _ = waiter.send(result.is_ok());
         }
-        self.inner.append(session, records, durability).await
+        result
     }
     async fn load(&self, session: &str) -> Result<Vec<Record>, StoreError> {
         self.inner.load(session).await
@@ -145,6 +167,91 @@ fn a_strict_append_goes_out_behind_one_in_flight_and_its_tool_waits_for_both() {
     let persisted = announced(&rig);
     let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
     assert_eq!(persisted, stored, "every record stored, announced in order");
+}
+
+/// A run of one `append_log` call (not idempotent), then "done", whose tool host sees the
+/// store's appends under way, as the browser's does; every append is held until released.
+fn seeing_rig() -> (Rc<QueuedStore>, Rc<FakeTools>, Rig) {
+    let store = Rc::new(QueuedStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "append_log", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    let watched = store.clone();
+    *tools.appends.borrow_mut() = Some(Rc::new(move |last| watched.watch(last)));
+    let mut rig = start(store.clone(), model, tools.clone());
+    store.held.set(true);
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    // The task is stored; the model asked for append_log, whose start record is being written.
+    assert!(store.release_one(&mut rig.pool));
+    (store, tools, rig)
+}
+
+#[test]
+fn a_host_that_sees_the_append_starts_the_call_while_it_commits_and_runs_the_tool_once_stored() {
+    let (store, tools, mut rig) = seeing_rig();
+    assert_eq!(
+        *tools.started_early.borrow(),
+        vec!["c1"],
+        "started in the host"
+    );
+    assert!(
+        tools.calls.borrow().is_empty(),
+        "the tool waits for its record"
+    );
+    assert_eq!(started_at(&store, "c1"), None);
+    // Stored: the tool runs (in the host, the driver not woken in between).
+    assert!(store.release_one(&mut rig.pool));
+    assert!(started_at(&store, "c1").is_some());
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    while store.release_one(&mut rig.pool) {}
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert_eq!(
+        announced(&rig),
+        stored,
+        "every record stored, announced in order"
+    );
+    let finished = stored
+        .iter()
+        .position(|r| matches!(&r.event, Event::ToolCallFinished { call, .. } if call == "c1"))
+        .unwrap();
+    assert!(started_at(&store, "c1").unwrap() < finished);
+    assert_eq!(*tools.calls.borrow(), vec!["c1"], "ran once");
+}
+
+#[test]
+fn when_the_append_a_started_call_waits_for_fails_its_tool_never_runs_and_runs_once_after_the_retry(
+) {
+    let (store, tools, mut rig) = seeing_rig();
+    assert_eq!(*tools.started_early.borrow(), vec!["c1"]);
+    store.fail_next.set(true);
+    assert!(store.release_one(&mut rig.pool));
+    assert!(rig
+        .notices
+        .borrow()
+        .iter()
+        .any(|n| matches!(n, Notice::StorageFailed(m) if m.contains("storage is full"))));
+    assert!(tools.calls.borrow().is_empty(), "the tool did not run");
+    assert_eq!(started_at(&store, "c1"), None);
+    // Retried: the record is stored first, then the tool runs, once.
+    store.held.set(false);
+    rig.commands.unbounded_send(Command::RetryStorage).unwrap();
+    rig.pool.run_until_stalled();
+    assert!(rig.notices.borrow().contains(&Notice::StorageRecovered));
+    assert_eq!(*tools.calls.borrow(), vec!["c1"]);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let log = futures::executor::block_on(store.inner.load("s")).unwrap();
+    assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
+    let results = log
+        .iter()
+        .filter(|r| matches!(&r.event, Event::ToolCallFinished { call, .. } if call == "c1"))
+        .count();
+    assert_eq!(results, 1, "one result: the dropped call left none");
 }
 
 #[test]

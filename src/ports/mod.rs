@@ -232,6 +232,24 @@ pub struct ToolOutput {
 pub trait ToolHost {
     /// Runs one validated, permitted call.
     fn call(&self, invocation: &ToolInvocation) -> impl Future<Output = ToolOutput>;
+    /// Whether this host sees the store's append whose last record is seq `stored` while it is
+    /// under way, so that `call_when_stored` can start a call that waits for it. False by
+    /// default: the driver then waits for the append itself before it calls.
+    fn sees_append(&self, _stored: u64) -> bool {
+        false
+    }
+    /// Starts `invocation` while the append whose last record is seq `stored` is under way (only
+    /// when `sees_append(stored)`): the tool runs the moment that append commits, with no
+    /// round trip through the driver, and never if it fails (the call then ends with an error,
+    /// which the driver drops before calling again once the records are stored). By default
+    /// the call itself.
+    fn call_when_stored(
+        &self,
+        invocation: &ToolInvocation,
+        _stored: u64,
+    ) -> impl Future<Output = ToolOutput> {
+        self.call(invocation)
+    }
 }
 
 /// Time, supplied to the core as data.

@@ -9,6 +9,7 @@ use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::LocalBoxFuture;
 use futures::{pin_mut, FutureExt, StreamExt};
 
+mod calls;
 mod next_task;
 mod persist;
 
@@ -280,7 +281,9 @@ where
     /// records are written relaxed in the next task (`write_soon`), nothing waiting for them;
     /// records gathered meanwhile go with the next append. Anything irreversible (a tool not
     /// safe to run twice, a human decision, the run's end) waits until every earlier record is
-    /// stored. On failure nothing more runs; the records stay queued for `RetryStorage`.
+    /// stored; a tool host that sees the store's append waits for it itself, so the tool runs
+    /// as the commit lands (`start_calls_when_stored`). On failure nothing more runs; the
+    /// records stay queued for `RetryStorage`.
     async fn flush(&mut self) {
         let config = &self.agent.state().config;
         let decision = self.unsaved.iter().any(|r| is_decision(&r.event));
@@ -363,17 +366,9 @@ where
                     .spawn(WorkKey::Model(request), Box::pin(future));
             }
             Effect::CallTool(invocation) => {
-                let tools = self.tools.clone();
                 let key = WorkKey::Tool(invocation.call.clone());
-                let future = async move {
-                    let output = tools.call(&invocation).await;
-                    Input::ToolFinished {
-                        call: invocation.call,
-                        content: output.content,
-                        is_error: output.is_error,
-                    }
-                };
-                self.in_flight.spawn(key, Box::pin(future));
+                let work = self.tool_work(invocation, None);
+                self.in_flight.spawn(key, work);
             }
             Effect::AskApproval {
                 call,

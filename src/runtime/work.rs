@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use futures::future::{AbortHandle, Abortable, LocalBoxFuture};
+use futures::future::{self, AbortHandle, Abortable, LocalBoxFuture};
 use futures::stream::FuturesUnordered;
 
 use crate::core::Input;
@@ -27,12 +27,35 @@ pub struct InFlight {
 impl InFlight {
     /// Starts tracking `future` under `key`.
     pub fn spawn(&mut self, key: WorkKey, future: LocalBoxFuture<'static, Input>) {
+        let call = self.abortable(&key, future);
+        self.futures.push(Box::pin(async move {
+            call.await.ok().map(|input| (key, input))
+        }));
+    }
+
+    /// `spawn`, and polls the call once now: a call that begins with a host call (and then
+    /// waits) has begun when this returns.
+    pub async fn start(&mut self, key: WorkKey, future: LocalBoxFuture<'static, Input>) {
+        let mut call = Box::pin(future::maybe_done(self.abortable(&key, future)));
+        let _ = futures::poll!(call.as_mut());
+        self.futures.push(Box::pin(async move {
+            call.as_mut().await;
+            call.as_mut()
+                .take_output()
+                .and_then(Result::ok)
+                .map(|input| (key, input))
+        }));
+    }
+
+    /// `future`, aborted by `abort(key)`.
+    fn abortable(
+        &mut self,
+        key: &WorkKey,
+        future: LocalBoxFuture<'static, Input>,
+    ) -> Abortable<LocalBoxFuture<'static, Input>> {
         let (handle, registration) = AbortHandle::new_pair();
         self.handles.insert(key.clone(), handle);
-        let abortable = Abortable::new(future, registration);
-        self.futures.push(Box::pin(async move {
-            abortable.await.ok().map(|input| (key, input))
-        }));
+        Abortable::new(future, registration)
     }
 
     /// Aborts the call under `key` (dropping its future aborts the request).

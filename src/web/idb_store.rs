@@ -7,6 +7,7 @@
 
 use wasm_bindgen::prelude::*;
 
+use super::commit_gates::CommitGates;
 use super::idb_index::{DigestCache, IndexArg};
 use super::js_error::to_store_error;
 use crate::core::{Record, SnapshotWrite};
@@ -114,6 +115,8 @@ pub struct IdbStore {
     db_name: String,
     /// The digests this page last wrote or read, per session (the base of the next append's).
     pub(super) digests: DigestCache,
+    /// Its appends under way, for tool hosts that run a tool the moment one commits.
+    gates: CommitGates,
 }
 
 impl Default for IdbStore {
@@ -128,7 +131,13 @@ impl IdbStore {
         Self {
             db_name: db_name.into(),
             digests: DigestCache::default(),
+            gates: CommitGates::default(),
         }
+    }
+
+    /// Its appends under way, for a tool host that waits on their commits itself.
+    pub fn commit_gates(&self) -> CommitGates {
+        self.gates.clone()
     }
 
     /// Starts opening the database connection so the first operation does not wait for it.
@@ -205,7 +214,12 @@ impl EventStore for IdbStore {
         );
         drop(turn);
         let appended = match issued {
-            Ok(promise) => wasm_bindgen_futures::JsFuture::from(promise).await,
+            Ok(promise) => {
+                let _under_way = records
+                    .last()
+                    .map(|last| self.gates.under_way(session, last.seq, &promise));
+                wasm_bindgen_futures::JsFuture::from(promise).await
+            }
             Err(error) => Err(error),
         };
         let appended = match appended {

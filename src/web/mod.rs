@@ -5,6 +5,7 @@ pub mod abort;
 pub mod any_model;
 pub mod api;
 pub mod bench;
+pub mod commit_gates;
 pub mod custom_client;
 pub mod http_stream;
 pub mod idb_index;

@@ -78,7 +78,8 @@ impl Platform for TabPlatform {
                 live.became_writer();
                 // Hidden-tab time is not charged; the watch ends with the driver.
                 let visibility = VisibilityWatch::start(&live);
-                let tools = Rc::new(JsToolHost::new(&session, launch.allow_hosts.clone()));
+                let gates = store.commit_gates();
+                let tools = Rc::new(JsToolHost::new(&session, launch.allow_hosts.clone(), gates));
                 drive(launch, model, store, tools, Rc::new(BrowserClock)).await;
                 drop(visibility);
                 lock.release().await;

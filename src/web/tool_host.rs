@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::abort::AbortOnDrop;
+use super::commit_gates::CommitGates;
 use super::js_error::JsFailure;
 use crate::core::ToolInvocation;
 use crate::ports::{ToolHost, ToolOutput};
@@ -37,6 +38,7 @@ extern "C" {
         idempotency_key: &str,
         allow_hosts_json: &str,
         signal: &web_sys::AbortSignal,
+        stored: Option<js_sys::Promise>,
     ) -> Result<js_sys::Promise, JsValue>;
 }
 
@@ -91,30 +93,28 @@ pub struct JsToolHost {
     session: String,
     /// The fetch allow-list as JSON, handed to every call as `ctx.allowHosts`.
     allow_hosts: String,
+    /// The session store's appends under way: a call may wait on one of them in JavaScript.
+    gates: CommitGates,
 }
 
 impl JsToolHost {
     /// A host for `session` (the VFS keeps a volume per session) whose fetch tool may reach
-    /// `allow_hosts` without approval.
-    pub fn new(session: &str, allow_hosts: Vec<String>) -> Self {
+    /// `allow_hosts` without approval, and whose calls may wait on the appends in `gates`.
+    pub fn new(session: &str, allow_hosts: Vec<String>, gates: CommitGates) -> Self {
         Self {
             session: session.to_string(),
             allow_hosts: crate::protocol::encode::to_string(&allow_hosts),
+            gates,
         }
     }
-}
 
-struct Outcome {
-    ok: bool,
-    value: Value,
-    error: Option<String>,
-    needs_approval: bool,
-}
-
-read_struct!(Outcome { ok, value = default, error = default, needs_approval: "needsApproval" = default });
-
-impl ToolHost for JsToolHost {
-    async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
+    /// Runs a call, in the registry once `stored` (a commit's promise) resolves if given, and
+    /// not at all if it rejects.
+    async fn call_after(
+        &self,
+        invocation: &ToolInvocation,
+        stored: Option<js_sys::Promise>,
+    ) -> ToolOutput {
         let abort = match AbortOnDrop::new() {
             Ok(abort) => abort,
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
@@ -129,6 +129,7 @@ impl ToolHost for JsToolHost {
             &invocation.idempotency_key,
             &self.allow_hosts,
             &abort.signal(),
+            stored,
         ) {
             Ok(promise) => promise,
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
@@ -158,6 +159,36 @@ impl ToolHost for JsToolHost {
             }
             Err(e) => error_output(format!("the tool returned something unreadable: {e}")),
         }
+    }
+}
+
+struct Outcome {
+    ok: bool,
+    value: Value,
+    error: Option<String>,
+    needs_approval: bool,
+}
+
+read_struct!(Outcome { ok, value = default, error = default, needs_approval: "needsApproval" = default });
+
+impl ToolHost for JsToolHost {
+    async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
+        self.call_after(invocation, None).await
+    }
+
+    fn sees_append(&self, stored: u64) -> bool {
+        self.gates.commit_of(&self.session, stored).is_some()
+    }
+
+    async fn call_when_stored(&self, invocation: &ToolInvocation, stored: u64) -> ToolOutput {
+        let commit = self.gates.commit_of(&self.session, stored);
+        if commit.is_none() {
+            // Only called after `sees_append`, in the same turn: the append cannot have gone.
+            return error_output(
+                "the tool was not started: its start record's append is not under way".into(),
+            );
+        }
+        self.call_after(invocation, commit).await
     }
 }
 

@@ -69,14 +69,52 @@ impl Drop for DropFlag {
     }
 }
 
+/// For a tool host that sees the store's appends under way: given the seq of an append's last
+/// record, whether it is under way, as a receiver of whether it was stored.
+pub type AppendWatch = Rc<dyn Fn(u64) -> Option<futures::channel::oneshot::Receiver<bool>>>;
+
 #[derive(Default)]
 pub struct FakeTools {
+    /// The calls whose tool ran, in order.
     pub calls: RefCell<Vec<String>>,
     pub hang: Cell<bool>,
     pub dropped: Rc<Cell<bool>>,
+    /// Set: the host sees the store's appends (`sees_append`), as the browser's does.
+    pub appends: RefCell<Option<AppendWatch>>,
+    /// The calls started while their start record was still being written, in order.
+    pub started_early: RefCell<Vec<String>>,
 }
 
 impl ToolHost for FakeTools {
+    fn sees_append(&self, stored: u64) -> bool {
+        self.appends
+            .borrow()
+            .as_ref()
+            .is_some_and(|watch| watch(stored).is_some())
+    }
+
+    async fn call_when_stored(&self, invocation: &ToolInvocation, stored: u64) -> ToolOutput {
+        self.started_early
+            .borrow_mut()
+            .push(invocation.call.clone());
+        let landed = self
+            .appends
+            .borrow()
+            .as_ref()
+            .and_then(|watch| watch(stored));
+        let stored = match landed {
+            Some(landed) => landed.await == Ok(true),
+            None => false,
+        };
+        if !stored {
+            return ToolOutput {
+                content: "not started: its start record was not stored".into(),
+                is_error: true,
+            };
+        }
+        self.call(invocation).await
+    }
+
     async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
         self.calls.borrow_mut().push(invocation.call.clone());
         if self.hang.get() {

@@ -241,6 +241,74 @@ test('the page hears of a running tool while it runs, then of every record once,
   }
 });
 
+test('a tool that is not safe to run twice runs only once its start record is in IndexedDB', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async () => {
+      // Reads the session's log straight from the database, as a tab opened after a crash would.
+      const storedCalls = () => new Promise((resolve, reject) => {
+        const open = indexedDB.open('tabloop');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const rows = db.transaction('records', 'readonly').objectStore('records')
+            .getAll(IDBKeyRange.bound(['custom-effects', -Infinity], ['custom-effects', Infinity]));
+          rows.onerror = () => reject(rows.error);
+          rows.onsuccess = () => {
+            db.close();
+            const events = rows.result.flatMap((row) => (Array.isArray(row.json) ? row.json : [row.json])).map((json) => JSON.parse(json));
+            resolve(events.filter((e) => e.event?.type === 'tool_call_started').map((e) => e.event.call));
+          };
+        };
+      });
+      // Read-write transactions begun and not yet complete: the one holding a call's start
+      // record is among them until it commits (a later read would wait for it, so the read
+      // above alone cannot tell).
+      let writing = 0;
+      const transaction = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (stores, mode, options) {
+        const tx = transaction.call(this, stores, mode, options);
+        if (mode === 'readwrite') {
+          writing += 1;
+          const done = () => (writing -= 1);
+          tx.addEventListener('complete', done);
+          tx.addEventListener('abort', done);
+        }
+        return tx;
+      };
+      const seen = [];
+      await tabloop.registerTool({
+        name: 'effect',
+        description: 'Does something that must not happen twice.',
+        parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        permission: 'allow',
+        execute: async ({ n }, ctx) => {
+          const writesUnderWay = writing;
+          seen.push({ call: ctx.callId, writesUnderWay, stored: (await storedCalls()).includes(ctx.callId) });
+          return `did ${n}`;
+        },
+      }, { replace: true });
+      const steps = 12;
+      const replies = Array.from({ length: steps }, (_, n) => ({ calls: [{ id: `e${n}`, name: 'effect', args: { n } }] }));
+      const model = scriptedProvider([...replies, { text: 'Done.' }], { stream: true });
+      const agent = await tabloop.createAgent({
+        session: 'custom-effects',
+        provider: { kind: 'custom', model: 'page-model', complete: model.complete },
+        tools: ['effect'],
+        permissions: { effect: 'allow' },
+      });
+      const done = await agent.run('do it');
+      return { seen, stop: done.stopReason };
+    });
+    assert.equal(result.stop, 'completed');
+    assert.equal(result.seen.length, 12);
+    assert.deepEqual(result.seen.filter((s) => s.writesUnderWay > 0 || !s.stored), [], 'a tool ran before its start record was stored');
+  } finally {
+    await context.close();
+  }
+});
+
 test('a long run that never waits on the outside lets the page have its tasks, and writes as it goes', async () => {
   const context = await browser.newContext();
   try {

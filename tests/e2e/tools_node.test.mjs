@@ -176,4 +176,49 @@ describe('registry (node)', () => {
     assert.equal(aborted.code, 'aborted');
     assert.equal((await reg.callTool('slow', {}, { signal: AbortSignal.abort() })).code, 'aborted');
   });
+
+  test('with ctx.stored the tool runs only once it resolves, its timeout counted from then, and never if it rejects or the call is aborted first', async () => {
+    const reg = createRegistry();
+    const ran = [];
+    reg.registerTool(tool({ name: 'effect', timeoutMs: 60, execute: async ({ n }) => (ran.push(n), `did ${n}`) }));
+    const gate = () => {
+      let open;
+      let fail;
+      const stored = new Promise((resolve, reject) => {
+        open = resolve;
+        fail = reject;
+      });
+      return { stored, open, fail };
+    };
+    const settled = (promise) => Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))]);
+
+    // Not before the commit, though the wait is longer than the tool's timeout.
+    const first = gate();
+    const call = reg.callTool('effect', { n: 1 }, { stored: first.stored });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(ran, [], 'ran before its start record was stored');
+    assert.equal(await settled(call), false);
+    first.open();
+    assert.deepEqual(await call, { ok: true, value: 'did 1' });
+    assert.deepEqual(ran, [1]);
+
+    // A failed commit: never runs.
+    const second = gate();
+    const refused = reg.callTool('effect', { n: 2 }, { stored: second.stored });
+    second.fail(new DOMException('the disk is full', 'QuotaExceededError'));
+    const outcome = await refused;
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.code, 'not_stored');
+    assert.match(outcome.error, /not started: its start record was not stored \(the disk is full\)/);
+
+    // Aborted while waiting, then stored: never runs either.
+    const third = gate();
+    const controller = new AbortController();
+    const dropped = reg.callTool('effect', { n: 3 }, { stored: third.stored, signal: controller.signal });
+    controller.abort();
+    third.open();
+    assert.equal((await dropped).code, 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(ran, [1], 'only the stored, unaborted call ran');
+  });
 });

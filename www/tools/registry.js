@@ -141,10 +141,12 @@ export function createRegistry() {
     /**
      * Runs a tool. Never throws: resolves `{ok: true, value}` with a JSON-clean value, or
      * `{ok: false, error, code?, needsApproval?}`. The tool gets its own AbortSignal, aborted when
-     * `ctx.signal` aborts or when the tool's `timeoutMs` passes.
+     * `ctx.signal` aborts or when the tool's `timeoutMs` passes. With `ctx.stored` (a promise:
+     * the runtime's commit of the call's start record) everything is made ready, then the tool
+     * runs once it resolves (its timeout counted from then), and not at all if it rejects.
      * @param {string} name
      * @param {object} args
-     * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string, allowHosts?: string[]}} [ctx]
+     * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string, allowHosts?: string[], stored?: Promise<unknown>}} [ctx]
      */
     async callTool(name, args, ctx = {}) {
       const spec = typeof name === 'string' ? tools.get(name) : undefined;
@@ -159,23 +161,7 @@ export function createRegistry() {
       }
       const outer = ctx?.signal;
       if (outer?.aborted) return failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
-
       const controller = new AbortController();
-      let settle;
-      const stopped = new Promise((resolve) => {
-        settle = resolve;
-      });
-      const onOuterAbort = () => {
-        controller.abort(outer.reason);
-        settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
-      };
-      outer?.addEventListener('abort', onOuterAbort, { once: true });
-      const timer = setTimeout(() => {
-        const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
-        controller.abort(reason);
-        settle(failure(new Error(reason.message), 'timeout'));
-      }, spec.timeoutMs);
-
       const toolCtx = Object.freeze({
         signal: controller.signal,
         callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
@@ -188,8 +174,39 @@ export function createRegistry() {
         // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
         allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
       });
-      const running = Promise.resolve()
-        .then(() => spec.execute(safeArgs, toolCtx))
+      let settle;
+      const stopped = new Promise((resolve) => {
+        settle = resolve;
+      });
+      const onOuterAbort = () => {
+        controller.abort(outer.reason);
+        settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
+      };
+      outer?.addEventListener('abort', onOuterAbort, { once: true });
+      if (ctx?.stored != null) {
+        let refused = null;
+        try {
+          await ctx.stored;
+        } catch (error) {
+          refused = failure(new Error(`tool "${name}" was not started: its start record was not stored (${error?.message ?? error})`), 'not_stored');
+        }
+        if (refused === null && outer?.aborted) refused = failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
+        if (refused !== null) {
+          outer?.removeEventListener('abort', onOuterAbort);
+          return refused;
+        }
+      }
+      const timer = setTimeout(() => {
+        const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
+        controller.abort(reason);
+        settle(failure(new Error(reason.message), 'timeout'));
+      }, spec.timeoutMs);
+
+      const start = () => spec.execute(safeArgs, toolCtx);
+      // After the commit the tool starts at once, ahead of what else the commit woke (the
+      // driver); otherwise a turn later, never inside its caller's call.
+      const begun = ctx?.stored != null ? new Promise((resolve) => resolve(start())) : Promise.resolve().then(start);
+      const running = begun
         .then(
           (value) => {
             try {

@@ -53,8 +53,13 @@ where
     /// one that no longer continues the log, so both are awaited here (the earlier first) and
     /// nothing that follows runs before both are stored. False if either failed (the driver is
     /// paused, every record not stored queued again in order).
+    ///
+    /// While they commit, the tool calls waiting on them start in the tool host, to run the
+    /// moment the batch is stored (`start_calls_when_stored`); on failure they are dropped,
+    /// never having run, and wait again.
     pub(super) async fn append_behind_pending(&mut self, durability: Durability) -> bool {
         let batch = std::mem::take(&mut self.unsaved);
+        let last = batch.last().map(|record| record.seq);
         let store = self.store.clone();
         let session = self.session.clone();
         let later = async move {
@@ -63,6 +68,7 @@ where
         };
         let mut pending = self.commit.take();
         let behind = pending.is_some();
+        let mut started = Vec::new();
         let (earlier, (batch, result)) = {
             let appends = async {
                 if behind {
@@ -79,6 +85,9 @@ where
             match futures::poll!(appends.as_mut()) {
                 Poll::Ready(out) => out,
                 Poll::Pending => {
+                    if let Some(last) = last {
+                        started = self.start_calls_when_stored(last).await;
+                    }
                     self.announce_pending();
                     appends.await
                 }
@@ -89,6 +98,7 @@ where
             if earlier.is_err() {
                 // Queued again behind the earlier records (`committed` puts those in front).
                 self.unsaved = batch;
+                self.call_again_later(started);
                 let _ = self.committed(records, earlier).await;
                 return false;
             }
@@ -106,6 +116,7 @@ where
             }
             Err(error) => {
                 self.unsaved = batch;
+                self.call_again_later(started);
                 self.storage_failed = true;
                 self.announce_pending();
                 (self.observer)(&Notice::StorageFailed(error.to_string()));
