@@ -35,7 +35,7 @@ const maxSteps = Number(option('--max-steps', Infinity));
 // 1,000 steps, the size the goals are set at, gets the most repetitions: on a shared machine one
 // run's ratio moves by a tenth from one run to the next.
 const HARNESS = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 7], [10000, 1]]).filter(([n]) => n <= maxSteps);
-const LOOPBACK = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 3]]).filter(([n]) => n <= maxSteps);
+const LOOPBACK = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 5]]).filter(([n]) => n <= maxSteps);
 // At this size each repetition also measures the commit a step waits for, right after its runs:
 // the storage floor beside the step it bounds, not minutes later.
 const FLOOR_AT = smoke ? 10 : 1000;
