@@ -42,6 +42,18 @@ struct QueuedStore {
 }
 
 impl QueuedStore {
+    /// The log as stored so far.
+    fn log(&self) -> Vec<Record> {
+        futures::executor::block_on(self.inner.load("s")).unwrap()
+    }
+
+    /// Releases every held append, one by one, until the run has ended; the log it left.
+    fn run_out(&self, rig: &mut Rig) -> Vec<Record> {
+        while self.release_one(&mut rig.pool) {}
+        assert_eq!(rig.outcome(), Some(StopReason::Completed));
+        self.log()
+    }
+
     /// Whether the append ending at seq `last` is under way: then a receiver of whether it was
     /// stored.
     fn watch(&self, last: u64) -> Option<futures::channel::oneshot::Receiver<bool>> {
@@ -134,8 +146,8 @@ fn pipelined_rig() -> (Rc<QueuedStore>, Rc<FakeTools>, Rig) {
 
 /// Where in the log `call`'s ToolCallStarted is, if stored.
 fn started_at(store: &QueuedStore, call: &str) -> Option<usize> {
-    futures::executor::block_on(store.inner.load("s"))
-        .unwrap()
+    store
+        .log()
         .iter()
         .position(|r| matches!(&r.event, Event::ToolCallStarted { call: c, .. } if c == call))
 }
@@ -162,11 +174,12 @@ fn a_strict_append_goes_out_behind_one_in_flight_and_its_tool_waits_for_both() {
     assert!(store.release_one(&mut rig.pool));
     assert!(started_at(&store, "c2").is_some());
     assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
-    while store.release_one(&mut rig.pool) {}
-    assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let persisted = announced(&rig);
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
-    assert_eq!(persisted, stored, "every record stored, announced in order");
+    let stored = store.run_out(&mut rig);
+    assert_eq!(
+        announced(&rig),
+        stored,
+        "every record stored, announced in order"
+    );
 }
 
 /// A run of one `append_log` call (not idempotent), then "done", whose tool host sees the
@@ -208,9 +221,7 @@ fn a_host_that_sees_the_append_starts_the_call_while_it_commits_and_runs_the_too
     assert!(store.release_one(&mut rig.pool));
     assert!(started_at(&store, "c1").is_some());
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
-    while store.release_one(&mut rig.pool) {}
-    assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.run_out(&mut rig);
     assert_eq!(
         announced(&rig),
         stored,
@@ -245,7 +256,7 @@ fn when_the_append_a_started_call_waits_for_fails_its_tool_never_runs_and_runs_o
     assert!(rig.notices.borrow().contains(&Notice::StorageRecovered));
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let log = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let log = store.log();
     assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
     let results = log
         .iter()
@@ -257,9 +268,7 @@ fn when_the_append_a_started_call_waits_for_fails_its_tool_never_runs_and_runs_o
 #[test]
 fn when_the_append_in_flight_fails_the_one_behind_it_fails_too_and_both_are_written_on_retry() {
     let (store, tools, mut rig) = pipelined_rig();
-    let stored_before = futures::executor::block_on(store.inner.load("s"))
-        .unwrap()
-        .len();
+    let stored_before = store.log().len();
     // The held relaxed append fails; the strict one behind it no longer continues the log.
     store.fail_next.set(true);
     assert!(store.release_one(&mut rig.pool));
@@ -271,9 +280,7 @@ fn when_the_append_in_flight_fails_the_one_behind_it_fails_too_and_both_are_writ
         .any(|n| matches!(n, Notice::StorageFailed(m) if m.contains("storage is full"))));
     assert_eq!(*tools.calls.borrow(), vec!["c1"], "append_log did not run");
     assert_eq!(
-        futures::executor::block_on(store.inner.load("s"))
-            .unwrap()
-            .len(),
+        store.log().len(),
         stored_before,
         "neither append was stored"
     );
@@ -284,7 +291,7 @@ fn when_the_append_in_flight_fails_the_one_behind_it_fails_too_and_both_are_writ
     assert!(rig.notices.borrow().contains(&Notice::StorageRecovered));
     assert_eq!(*tools.calls.borrow(), vec!["c1", "c2"]);
     assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let log = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let log = store.log();
     assert!(log.iter().enumerate().all(|(i, r)| r.seq == i as u64));
     assert_eq!(Agent::replay(&log).unwrap().run().unwrap().step, 3);
 }
@@ -294,11 +301,7 @@ fn the_store_hears_the_log_rests_once_a_run_ended_and_every_record_is_stored() {
     let (store, _tools, mut rig) = pipelined_rig();
     // Mid-run (appends still held) the log does not rest.
     assert_eq!(*store.rested.borrow(), Vec::<usize>::new());
-    while store.release_one(&mut rig.pool) {}
-    assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let stored = futures::executor::block_on(store.inner.load("s"))
-        .unwrap()
-        .len();
+    let stored = store.run_out(&mut rig).len();
     assert_eq!(*store.rested.borrow(), vec![stored]);
     // A writer that stops says so again (nothing was appended since).
     rig.commands.unbounded_send(Command::Stop).unwrap();
@@ -382,7 +385,7 @@ fn a_tool_starts_before_the_page_hears_of_its_stored_records_which_follow_in_the
     let (store, tools, clock, mut rig) = go_on_task_clock(replies, false, true);
     // The tool runs once its ToolCallStarted is stored, without waiting for the page.
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.log();
     let started = started_at(&store, "c1").expect("ToolCallStarted stored");
     assert!(
         announced(&rig).len() <= started,
@@ -408,12 +411,10 @@ fn records_stored_earlier_are_announced_while_a_strict_append_commits() {
     // comes) went with append_log's strict batch, held. While it commits the page heard of
     // everything stored before it.
     assert_eq!(*tools.calls.borrow(), vec!["c1"]);
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.log();
     assert!(!stored.is_empty());
     assert_eq!(announced(&rig), stored);
-    while store.release_one(&mut rig.pool) {}
-    assert_eq!(rig.outcome(), Some(StopReason::Completed));
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.run_out(&mut rig);
     assert_eq!(
         announced(&rig),
         stored,
@@ -475,7 +476,7 @@ fn records_no_strict_batch_takes_along_are_written_in_the_next_task() {
     assert_eq!(issued.len(), appends + 1, "one write: {issued:?}");
     assert_eq!(issued[appends].2, Durability::Relaxed);
     // Once stored, the page hears of them in the task after.
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.log();
     assert!(announced(&rig).len() < stored.len());
     clock.run_next_task(&mut rig.pool);
     assert_eq!(announced(&rig), stored);
@@ -518,7 +519,7 @@ fn a_run_that_never_waits_lets_the_host_have_its_next_task_after_each_slice() {
     assert!(tasks > 1, "it went on in slices");
     assert!(written_while_running, "records were written between slices");
     assert_eq!(tools.calls.borrow().len(), ids.len());
-    let stored = futures::executor::block_on(store.inner.load("s")).unwrap();
+    let stored = store.log();
     clock.run_next_task(&mut rig.pool);
     assert_eq!(announced(&rig), stored);
 }

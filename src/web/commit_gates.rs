@@ -5,54 +5,62 @@
 //! driver.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The commits under way, shared by the store that makes them and the tool hosts that wait.
-/// Two are equal when they are the same table.
-#[derive(Clone, Default)]
-pub struct CommitGates(Rc<RefCell<HashMap<(String, u64), js_sys::Promise>>>);
+/// A handful at most (one writer per session, one append in flight behind another), so a list.
+#[derive(Debug, Clone, Default)]
+pub struct CommitGates(Rc<RefCell<Gates>>);
 
-impl std::fmt::Debug for CommitGates {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CommitGates({} under way)", self.0.borrow().len())
-    }
+#[derive(Debug, Default)]
+struct Gates {
+    /// (id, session, last seq, the commit's promise), in the order the appends were made.
+    under_way: Vec<(u64, String, u64, js_sys::Promise)>,
+    next_id: u64,
 }
-
-impl PartialEq for CommitGates {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for CommitGates {}
 
 impl CommitGates {
     /// Notes `commit`, the promise of the append of `session` that ends at seq `last`, until
     /// the returned guard is dropped (when the append has settled, or was given up).
     pub fn under_way(&self, session: &str, last: u64, commit: &js_sys::Promise) -> UnderWay {
-        let key = (session.to_string(), last);
-        self.0.borrow_mut().insert(key.clone(), commit.clone());
+        let mut gates = self.0.borrow_mut();
+        let id = gates.next_id;
+        gates.next_id += 1;
+        gates
+            .under_way
+            .push((id, session.to_string(), last, commit.clone()));
         UnderWay {
             gates: self.clone(),
-            key,
+            id,
         }
     }
 
     /// The promise of the append of `session` that ends at seq `last`, while it is under way.
     pub fn commit_of(&self, session: &str, last: u64) -> Option<js_sys::Promise> {
-        self.0.borrow().get(&(session.to_string(), last)).cloned()
+        let gates = self.0.borrow();
+        // Newest first: a retry of the same records is the one under way.
+        gates
+            .under_way
+            .iter()
+            .rev()
+            .find(|(_, s, l, _)| s == session && *l == last)
+            .map(|(_, _, _, commit)| commit.clone())
     }
 }
 
 /// An append under way; forgotten when dropped.
 pub struct UnderWay {
     gates: CommitGates,
-    key: (String, u64),
+    id: u64,
 }
 
 impl Drop for UnderWay {
     fn drop(&mut self) {
-        self.gates.0.borrow_mut().remove(&self.key);
+        let id = self.id;
+        self.gates
+            .0
+            .borrow_mut()
+            .under_way
+            .retain(|(i, ..)| *i != id);
     }
 }

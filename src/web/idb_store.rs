@@ -110,7 +110,7 @@ pub const DEFAULT_DB_NAME: &str = "tabloop";
 
 /// An [`EventStore`] over one IndexedDB database. The connection is opened on first use and
 /// shared by every `IdbStore` with the same name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct IdbStore {
     db_name: String,
     /// The digests this page last wrote or read, per session (the base of the next append's).

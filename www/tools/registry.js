@@ -184,13 +184,15 @@ export function createRegistry() {
       };
       outer?.addEventListener('abort', onOuterAbort, { once: true });
       if (ctx?.stored != null) {
+        // Awaited directly: the tool then runs in the first turn after the commit, before the
+        // driver the commit also woke (a `.then` in between would put it behind).
         let refused = null;
         try {
           await ctx.stored;
+          if (outer?.aborted) refused = failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
         } catch (error) {
           refused = failure(new Error(`tool "${name}" was not started: its start record was not stored (${error?.message ?? error})`), 'not_stored');
         }
-        if (refused === null && outer?.aborted) refused = failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
         if (refused !== null) {
           outer?.removeEventListener('abort', onOuterAbort);
           return refused;
