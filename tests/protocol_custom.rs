@@ -187,3 +187,30 @@ fn an_error_object_is_a_provider_error() {
     );
     assert!(error.message.contains("busy"));
 }
+
+#[test]
+fn chunks_given_as_text_assemble_the_same_reply_as_chunks_given_as_values() {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "line one\nchunk:two"}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "type": "function", "function": {"name": "vfs", "arguments": "{\"op\":\"list\"}"}}]}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 4}}),
+    ];
+    let mut from_text = CompletionAssembler::default();
+    let mut deltas = Vec::new();
+    for chunk in &chunks {
+        deltas.extend(from_text.push_chunk_text(&chunk.to_string()).unwrap());
+    }
+    let (value_deltas, value_reply) = assemble_chunks(&chunks);
+    assert_eq!(deltas, value_deltas);
+    assert_eq!(from_text.finish(true).unwrap(), value_reply.unwrap());
+}
+
+#[test]
+fn chunk_text_that_is_not_an_object_is_malformed() {
+    for text in ["42", "null", "\"text\"", "[1]", "{not json", " "] {
+        let mut assembler = CompletionAssembler::default();
+        let error = assembler.push_chunk_text(text).unwrap_err();
+        assert_eq!(error.kind, ModelErrorKind::Malformed, "{text}");
+    }
+}

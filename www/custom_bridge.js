@@ -1,33 +1,17 @@
 // The bridge between the Rust custom-provider client and a page's `complete` function. It calls
-// the function with a Chat Completions request and hands Rust the items that are ready, as JSON
-// text: `{"chunk": ChatCompletionChunk}` for each chunk of an async iterable, `{"completion":
-// ChatCompletion}` for a single object, and null at the end. The AbortSignal is passed to the
-// page and also stops the iteration here, so a provider that ignores it cannot hold a cancelled
-// run. wasm-bindgen copies this file alone into its snippets folder: it imports nothing.
+// the function with a Chat Completions request and hands Rust the items that are ready, as text
+// of one item a line: `chunk:` and a ChatCompletionChunk's JSON for each chunk of an async
+// iterable, `completion:` and a ChatCompletion's JSON for a single object, and `end` at the end
+// (compact JSON never holds a raw newline). Rust reads each chunk's JSON once, where it is
+// parsed; it never builds a tree of the item to write it out again. The AbortSignal is passed
+// to the page and also stops the iteration here, so a provider that ignores it cannot hold a
+// cancelled run. wasm-bindgen copies this file alone into its snippets folder: it imports
+// nothing.
 
 function abortError(signal) {
   const reason = signal?.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
   return new DOMException('the model call was cancelled', 'AbortError');
-}
-
-/** Resolves with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
-function raceAbort(promise, signal) {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(promise).then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Freezes `value` and everything in it: messages and tools are shared by later requests. */
@@ -69,12 +53,15 @@ export function customRequest(transcript, deltaJson, keep, sameTools) {
   return request;
 }
 
-function json(value) {
+/** One item's line: `kind:` and the JSON of `value` (a value JSON cannot hold is `null`). */
+function itemLine(kind, value) {
+  let text;
   try {
-    return JSON.stringify(value);
+    text = JSON.stringify(value ?? null);
   } catch (error) {
     throw new TypeError(`the custom provider returned a value that is not JSON: ${error.message}`);
   }
+  return `${kind}:${text ?? 'null'}`;
 }
 
 /** Most items one `customNext` hands over (a provider that never waits is still read in parts). */
@@ -95,15 +82,29 @@ export function customOpen(complete, request, signal) {
   if (typeof complete !== 'function') {
     throw new TypeError('the custom provider has no complete(request, { signal }) function');
   }
-  const handle = { opening: null, iterator: null, completion: undefined, signal, pending: null, failure: null, done: false };
-  handle.opening = raceAbort(
-    Promise.resolve().then(() => complete(request, { signal })),
-    signal,
-  ).then((result) => {
+  const handle = { opening: null, aborted: null, iterator: null, closes: false, completion: undefined, signal, pending: null, failure: null, done: false };
+  // One listener for the whole call: it fails whatever the call is waiting on, and closes the
+  // provider's async iterator.
+  handle.aborted = new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(abortError(signal));
+      if (handle.closes) {
+        try {
+          Promise.resolve(handle.iterator.return?.()).catch(() => {});
+        } catch {
+          // An iterator whose return throws is closed as far as it can be.
+        }
+      }
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  handle.aborted.catch(() => {});
+  const called = Promise.resolve().then(() => complete(request, { signal }));
+  handle.opening = Promise.race([called, handle.aborted]).then((result) => {
     if (result != null && typeof result[Symbol.asyncIterator] === 'function') {
-      const iterator = result[Symbol.asyncIterator]();
-      signal.addEventListener('abort', () => iterator.return?.().catch(() => {}), { once: true });
-      handle.iterator = iterator;
+      handle.iterator = result[Symbol.asyncIterator]();
+      handle.closes = true;
     } else if (result != null && typeof result[Symbol.iterator] === 'function' && typeof result !== 'string' && !Array.isArray(result)) {
       handle.iterator = result[Symbol.iterator]();
     } else {
@@ -117,11 +118,11 @@ export function customOpen(complete, request, signal) {
 }
 
 /**
- * The items of a call that are ready, as JSON text of an array: each `{chunk}` or `{completion}`,
- * and a last `null` where the call ended. It waits as long as it takes for the first item, then
- * takes every item that follows at once (a provider that answers from data in hand is read in
- * one hop, not one per chunk); an item that keeps it waiting, or fails, is left for the next call.
- * Null once the call has ended.
+ * The items of a call that are ready, one a line (`chunk:…`, `completion:…`, and `end` where the
+ * call ended). It waits as long as it takes for the first item, then takes every item that
+ * follows at once (a provider that answers from data in hand is read in one hop, not one per
+ * chunk); an item that keeps it waiting, or fails, is left for the next call. Null once the
+ * call has ended.
  * @param {object} handle from customOpen
  * @returns {Promise<string|null>}
  */
@@ -134,26 +135,26 @@ export async function customNext(handle) {
   if (handle.done) return null;
   if (!handle.iterator) {
     handle.done = true;
-    return `[${json({ completion: handle.completion ?? null })},null]`;
+    return `${itemLine('completion', handle.completion)}\nend`;
   }
   if (handle.failure !== null) throw handle.failure;
-  const items = [];
-  let step = await raceAbort(takePending(handle), handle.signal);
+  const lines = [];
+  let step = await Promise.race([takePending(handle), handle.aborted]);
   for (;;) {
     if (step.done) {
       handle.done = true;
-      items.push('null');
+      lines.push('end');
       break;
     }
     try {
-      items.push(json({ chunk: step.value ?? null }));
+      lines.push(itemLine('chunk', step.value));
     } catch (error) {
       // The chunks before it still go over; the next call fails.
-      if (items.length === 0) throw error;
+      if (lines.length === 0) throw error;
       handle.failure = error;
       break;
     }
-    if (items.length >= MOST_ITEMS) break;
+    if (lines.length >= MOST_ITEMS) break;
     const next = handle.iterator.next();
     const ready = await readyAtOnce(next);
     if (handle.signal.aborted) throw abortError(handle.signal);
@@ -163,7 +164,7 @@ export async function customNext(handle) {
     }
     step = ready.step;
   }
-  return `[${items.join(',')}]`;
+  return lines.join('\n');
 }
 
 /** The item asked for and left waiting by the last call, else the iterator's next. */
@@ -174,16 +175,19 @@ function takePending(handle) {
 }
 
 /** `{step}` if `promise` fulfils within READY_TURNS microtask turns, else null (it failed, or
- * is still pending: the caller keeps it). */
-function readyAtOnce(promise) {
+ * is still pending: the caller keeps it). Stops counting turns as soon as it settles. */
+async function readyAtOnce(promise) {
   let ready = null;
-  const settled = Promise.resolve(promise).then(
+  let settled = false;
+  Promise.resolve(promise).then(
     (step) => {
       ready = { step };
+      settled = true;
     },
-    () => {},
+    () => {
+      settled = true;
+    },
   );
-  let turns = Promise.resolve();
-  for (let i = 0; i < READY_TURNS; i += 1) turns = turns.then();
-  return Promise.race([settled, turns]).then(() => ready);
+  for (let turn = 0; turn < READY_TURNS && !settled; turn += 1) await null;
+  return ready;
 }

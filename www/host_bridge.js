@@ -86,8 +86,7 @@ export async function hostCallTool(name, argsJson, callId, session, approved, id
       return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
     const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts: JSON.parse(allowHostsJson || '[]'), stored };
-    const result = await module.callTool(name, JSON.parse(argsJson), ctx);
-    return JSON.stringify(result);
+    return await module.callToolJson(name, argsJson, ctx);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
   }

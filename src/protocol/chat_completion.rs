@@ -55,6 +55,22 @@ impl CompletionAssembler {
         })
     }
 
+    /// One `ChatCompletionChunk` as JSON text, parsed once, by the stream's own parser. Text
+    /// that is not an object is `Malformed`, as in [`CompletionAssembler::push_chunk`].
+    pub fn push_chunk_text(&mut self, text: &str) -> Result<Vec<StreamDelta>, ModelError> {
+        if !text.trim_start().starts_with('{') {
+            let value = super::json::parse(text).map_err(|error| {
+                malformed(format!("the custom provider's chunk is not JSON: {error}"))
+            })?;
+            return self.push_chunk(&value);
+        }
+        self.stream.push(&SseEvent {
+            event: "message".into(),
+            data: text.into(),
+            id: None,
+        })
+    }
+
     /// A whole `ChatCompletion`: its `choices[].message` becomes one chunk's `choices[].delta`.
     pub fn push_completion(&mut self, completion: &Value) -> Result<Vec<StreamDelta>, ModelError> {
         let chunk = completion_as_chunk(completion)?;

@@ -49,8 +49,9 @@ extern "C" {
         signal: &AbortSignal,
     ) -> Result<JsValue, JsValue>;
 
-    /// `customNext(handle)`: the items ready as JSON text of an array (each `{chunk}` or
-    /// `{completion}`, a last `null` where the call ended), or null once it ended.
+    /// `customNext(handle)`: the items ready, one a line (`chunk:` and a chunk's JSON,
+    /// `completion:` and a completion's JSON, `end` where the call ended), or null once it
+    /// ended.
     #[wasm_bindgen(catch, js_name = customNext)]
     fn custom_next(handle: &JsValue) -> Result<js_sys::Promise, JsValue>;
 }
@@ -156,13 +157,15 @@ impl ModelClient for CustomModel {
         let mut seen_any = false;
         // Each hop to the page hands over every item ready by then: a provider answering from
         // data in hand costs one hop per call, not one per chunk. A null item ends the call.
-        'call: while let Some(items) = next_items(&handle).await? {
-            for item in items {
-                if item.is_null() {
-                    break 'call;
-                }
+        'call: while let Some(lines) = next_items(&handle).await? {
+            for line in lines.split('\n') {
+                let deltas = match Item::read(line)? {
+                    Item::End => break 'call,
+                    Item::Chunk(text) => assembler.push_chunk_text(text)?,
+                    Item::Completion(text) => assembler.push_completion(&parse_item(text)?)?,
+                };
                 seen_any = true;
-                for delta in push_item(&mut assembler, &item)? {
+                for delta in deltas {
                     on_delta(delta);
                 }
             }
@@ -172,39 +175,52 @@ impl ModelClient for CustomModel {
     }
 }
 
-/// The items of a call the bridge has ready (`customNext`), or `None` once the call ended.
-async fn next_items(handle: &JsValue) -> Result<Option<Vec<Value>>, ModelError> {
+/// The items of a call the bridge has ready (`customNext`), one a line, or `None` once the call
+/// ended.
+async fn next_items(handle: &JsValue) -> Result<Option<String>, ModelError> {
     let promise = custom_next(handle).map_err(|error| provider_failure(&error))?;
     let items = JsFuture::from(promise)
         .await
         .map_err(|error| provider_failure(&error))?;
-    let Some(text) = items.as_string() else {
-        return Ok(None);
-    };
-    let malformed = |message: String| ModelError {
-        kind: ModelErrorKind::Malformed,
-        message,
-    };
-    match crate::protocol::json::parse(&text) {
-        Ok(Value::Array(items)) => Ok(Some(items)),
-        Ok(_) => Err(malformed(
-            "the custom provider bridge handed over something not a list".to_string(),
-        )),
-        Err(error) => Err(malformed(format!(
-            "the custom provider's reply is not JSON: {error}"
-        ))),
+    Ok(items.as_string())
+}
+
+/// One line of what `customNext` handed over.
+enum Item<'a> {
+    /// A `ChatCompletionChunk`'s JSON.
+    Chunk(&'a str),
+    /// A whole `ChatCompletion`'s JSON.
+    Completion(&'a str),
+    /// The call ended.
+    End,
+}
+
+impl<'a> Item<'a> {
+    fn read(line: &'a str) -> Result<Self, ModelError> {
+        if line == "end" {
+            Ok(Item::End)
+        } else if let Some(text) = line.strip_prefix("chunk:") {
+            Ok(Item::Chunk(text))
+        } else if let Some(text) = line.strip_prefix("completion:") {
+            Ok(Item::Completion(text))
+        } else {
+            Err(malformed(
+                "the custom provider bridge handed over a line that is no item".to_string(),
+            ))
+        }
     }
 }
 
-/// Feeds one item (`{chunk}` or `{completion}`) to the assembler; the deltas it makes.
-fn push_item(
-    assembler: &mut CompletionAssembler,
-    item: &Value,
-) -> Result<Vec<StreamDelta>, ModelError> {
-    match (item.get("chunk"), item.get("completion")) {
-        (Some(chunk), _) => assembler.push_chunk(chunk),
-        (None, Some(completion)) => assembler.push_completion(completion),
-        (None, None) => Ok(Vec::new()),
+/// A whole completion's JSON (the rare shape: it is rewritten as a chunk, so it is read as a tree).
+fn parse_item(text: &str) -> Result<Value, ModelError> {
+    crate::protocol::json::parse(text)
+        .map_err(|error| malformed(format!("the custom provider's reply is not JSON: {error}")))
+}
+
+fn malformed(message: String) -> ModelError {
+    ModelError {
+        kind: ModelErrorKind::Malformed,
+        message,
     }
 }
 

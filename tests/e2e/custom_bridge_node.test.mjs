@@ -8,6 +8,15 @@ import { customOpen, customNext } from '../../www/custom_bridge.js';
 
 const chunk = (n) => ({ choices: [{ index: 0, delta: { content: `c${n}` }, finish_reason: null }] });
 
+/** The items of one hop's text: `{chunk}` or `{completion}` for each line, null for `end`. */
+function items(text) {
+  return text.split('\n').map((line) => {
+    if (line === 'end') return null;
+    const colon = line.indexOf(':');
+    return { [line.slice(0, colon)]: JSON.parse(line.slice(colon + 1)) };
+  });
+}
+
 /** Every hop of a call, each as the list of items it handed over. */
 async function hops(complete, signal = new AbortController().signal) {
   const handle = customOpen(complete, { messages: [] }, signal);
@@ -15,7 +24,7 @@ async function hops(complete, signal = new AbortController().signal) {
   for (;;) {
     const text = await customNext(handle);
     if (text === null) return out;
-    out.push(JSON.parse(text));
+    out.push(items(text));
   }
 }
 
@@ -27,6 +36,15 @@ describe('custom provider bridge (node)', () => {
       yield* [chunk(0), chunk(1), chunk(2)];
     })());
     assert.deepEqual(got.map(contents), [['c0', 'c1', 'c2', null]]);
+  });
+
+  test('a chunk whose text holds newlines and item words stays one item', async () => {
+    const tricky = { choices: [{ index: 0, delta: { content: 'end\nchunk:{}\nend' }, finish_reason: null }] };
+    const got = await hops(async () => (async function* () {
+      yield tricky;
+      yield chunk(1);
+    })());
+    assert.deepEqual(got, [[{ chunk: tricky }, { chunk: chunk(1) }, null]]);
   });
 
   test('a chunk that keeps the provider waiting starts a new hop; nothing is lost or reordered', async () => {
@@ -52,7 +70,7 @@ describe('custom provider bridge (node)', () => {
       yield chunk(1);
       throw new Error('stream cut');
     })(), { messages: [] }, new AbortController().signal);
-    assert.deepEqual(contents(JSON.parse(await customNext(handle))), ['c0', 'c1']);
+    assert.deepEqual(contents(items(await customNext(handle))), ['c0', 'c1']);
     await assert.rejects(customNext(handle), /stream cut/);
   });
 
@@ -61,7 +79,7 @@ describe('custom provider bridge (node)', () => {
       yield chunk(0);
       yield { choices: [], usage: { prompt_tokens: 10n } };
     })(), { messages: [] }, new AbortController().signal);
-    assert.deepEqual(contents(JSON.parse(await customNext(handle))), ['c0']);
+    assert.deepEqual(contents(items(await customNext(handle))), ['c0']);
     await assert.rejects(customNext(handle), /not JSON/);
   });
 

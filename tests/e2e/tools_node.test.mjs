@@ -150,6 +150,26 @@ describe('registry (node)', () => {
     assert.equal(args.x, 'original', 'tools get a copy of the arguments');
   });
 
+  test('callToolJson answers as callTool does, as JSON text, with and without a commit to wait for', async () => {
+    const reg = createRegistry();
+    reg.registerTool(tool({ name: 'ok', execute: async (args, ctx) => ({ got: args.x, session: ctx.session, when: new Date(0) }) }));
+    reg.registerTool(tool({ name: 'sync_throw', execute: () => { throw new TypeError('bad thing'); } }));
+    reg.registerTool(tool({ name: 'plain', execute: (args) => `sync ${args.x}` }));
+    reg.registerTool(tool({ name: 'bigint', execute: async () => 10n }));
+    reg.registerTool(tool({ name: 'undef', execute: async () => undefined }));
+    reg.registerTool(tool({ name: 'fn', execute: async () => () => 1 }));
+    reg.registerTool(tool({ name: 'denied', permission: 'deny' }));
+    const cases = [['ok', { x: 1 }], ['sync_throw', {}], ['plain', { x: 2 }], ['bigint', {}], ['undef', {}], ['fn', {}], ['nope', {}], ['denied', {}], ['ok', [1]]];
+    for (const stored of [undefined, Promise.resolve()]) {
+      for (const [name, args] of cases) {
+        const ctx = { session: 's', stored };
+        const text = await reg.callToolJson(name, JSON.stringify(args), ctx);
+        assert.deepEqual(JSON.parse(text), await reg.callTool(name, args, ctx), `${name}, stored: ${stored !== undefined}`);
+      }
+    }
+    assert.equal(JSON.parse(await reg.callToolJson('ok', '{"x":')).code, 'bad_args');
+  });
+
   test('callTool enforces timeoutMs by aborting the signal, and honours the caller abort', async () => {
     const reg = createRegistry();
     let sawAbort = null;
@@ -201,6 +221,28 @@ describe('registry (node)', () => {
     first.open();
     assert.deepEqual(await call, { ok: true, value: 'did 1' });
     assert.deepEqual(ran, [1]);
+
+    // Its time counts from its start: a tool that waited past its timeout for the commit, then
+    // takes 40 of its 60 ms, answers; one that takes longer times out 60 ms after it started.
+    reg.registerTool(tool({ name: 'takes', timeoutMs: 60, execute: ({ ms }, ctx) => new Promise((resolve) => {
+      const done = setTimeout(() => resolve(`took ${ms}`), ms);
+      ctx.signal.addEventListener('abort', () => clearTimeout(done));
+    }) }));
+    for (const [ms, answer] of [[40, 'took 40'], [200, null]]) {
+      const waited = gate();
+      const pending = reg.callTool('takes', { ms }, { stored: waited.stored });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const t0 = performance.now();
+      waited.open();
+      const outcome = await pending;
+      const took = performance.now() - t0;
+      if (answer === null) {
+        assert.equal(outcome.code, 'timeout');
+        assert.ok(took >= 55 && took < 150, `timed out ${took.toFixed(0)} ms after it started`);
+      } else {
+        assert.deepEqual(outcome, { ok: true, value: answer });
+      }
+    }
 
     // A failed commit: never runs.
     const second = gate();

@@ -217,13 +217,14 @@ function writeGroup(name, db, tx, group, plan) {
     blindInFlight.set(name, blind);
   }
   blind.set(session, group);
-  writeBlind(tx, session, records, index, known).then(
-    (indexed) => {
+  // Settled in the transaction's own complete event, not a promise's turns later: a step
+  // waiting on this commit goes on in the same turn.
+  writeBlind(tx, session, records, index, known, (error, indexed) => {
+    if (error === null) {
       rememberRow(db, session, known.records + records.length, known.name, true);
       settleBlind(name, session, group);
       group.forEach((entry) => entry.resolve(indexed));
-    },
-    (error) => {
+    } else {
       forgetRow(name, session);
       if (error?.name === 'ConstraintError') {
         // Something else was written where the log was to continue: write it again reading
@@ -234,8 +235,8 @@ function writeGroup(name, db, tx, group, plan) {
       }
       settleBlind(name, session, group);
       group.forEach((entry) => entry.reject(error));
-    },
-  );
+    }
+  });
 }
 
 // The blind append of `session` settled: `landed` are its entries that are done, and what
@@ -299,28 +300,43 @@ function putRows(recordStore, session, records, method, head) {
 // `records` (consecutive from `known.records`, where our last append left the log) without
 // reading the sessions row: the rows are added, so the transaction aborts with ConstraintError
 // if any row starts there already. The last row carries the log's head; the sessions row is
-// written only when it is not marked `tail` yet. Resolves to whether the digest in `index` was
-// stored.
-async function writeBlind(tx, session, records, index, known) {
-  const done = settle(tx, () => null);
+// written only when it is not marked `tail` yet. Calls `done(null, indexed)` once committed
+// (`indexed`: whether the digest in `index` was stored), or `done(error)`.
+function writeBlind(tx, session, records, index, known, done) {
   const current = index != null && index.base === known.records;
-  const last = records[records.length - 1];
-  const digest = current ? index : null;
-  if (known.tail) {
-    const head = {
-      updated_at: last.at,
-      digest: digest === null ? null : digest.digest,
-      digest_schema: digest === null ? null : digest.schema,
-    };
-    putRows(tx.objectStore(RECORDS), session, records, 'add', head);
-  } else {
-    putRows(tx.objectStore(RECORDS), session, records, 'add');
-    const row = sessionRow(session, known.records + records.length, last.at, digest, known.name);
-    tx.objectStore(SESSIONS).put({ ...row, tail: true });
+  let finished = false;
+  const finish = (error) => {
+    if (finished) return;
+    finished = true;
+    done(error, current);
+  };
+  tx.oncomplete = () => finish(null);
+  tx.onabort = () => finish(tx.error ?? new DOMException('transaction aborted', 'AbortError'));
+  try {
+    const last = records[records.length - 1];
+    const digest = current ? index : null;
+    if (known.tail) {
+      const head = {
+        updated_at: last.at,
+        digest: digest === null ? null : digest.digest,
+        digest_schema: digest === null ? null : digest.schema,
+      };
+      putRows(tx.objectStore(RECORDS), session, records, 'add', head);
+    } else {
+      putRows(tx.objectStore(RECORDS), session, records, 'add');
+      const row = sessionRow(session, known.records + records.length, last.at, digest, known.name);
+      tx.objectStore(SESSIONS).put({ ...row, tail: true });
+    }
+    if (typeof tx.commit === 'function') tx.commit();
+  } catch (error) {
+    // Nothing of a batch that could not be put in full is committed.
+    tx.onabort = () => finish(error);
+    try {
+      tx.abort();
+    } catch {
+      finish(error);
+    }
   }
-  if (typeof tx.commit === 'function') tx.commit();
-  await done;
-  return current;
 }
 
 // The records of one session's appends in the read-write transaction `tx`, reading its

@@ -104,11 +104,116 @@ function toJsonValue(value) {
   return text === undefined ? null : JSON.parse(text);
 }
 
+function badResult(name, error) {
+  return failure(new Error(`tool "${name}" returned a value that is not JSON-serialisable: ${error.message}`), 'bad_result');
+}
+
 /**
  * Creates an independent registry. The module-level functions below use a default one.
  */
 export function createRegistry() {
   const tools = new Map();
+
+  /**
+   * Runs a tool (see `callTool`), resolving `{ok: true, value}` with the value as the tool gave
+   * it, or `{ok: false, …}`. `args` is the tool's own copy when `ownArgs` (fresh from
+   * JSON.parse), else cloned first.
+   */
+  async function run(name, args, ctx, ownArgs) {
+    const spec = typeof name === 'string' ? tools.get(name) : undefined;
+    if (!spec) return failure(new Error(`unknown tool: ${JSON.stringify(name)}`), 'unknown_tool');
+    if (spec.permission === 'deny') return failure(new Error(`tool "${name}" is denied by configuration`), 'denied');
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return failure(new Error('tool arguments must be a JSON object'), 'bad_args');
+    let safeArgs = args;
+    if (!ownArgs) {
+      try {
+        safeArgs = structuredClone(args);
+      } catch (error) {
+        return failure(new Error(`tool arguments are not plain data: ${error.message}`), 'bad_args');
+      }
+    }
+    const outer = ctx?.signal;
+    if (outer?.aborted) return failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
+    const controller = new AbortController();
+    const toolCtx = Object.freeze({
+      signal: controller.signal,
+      callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
+      session: typeof ctx?.session === 'string' ? ctx.session : '',
+      // A human approved this call (or its scope, e.g. its host) through the runtime.
+      approved: ctx?.approved === true,
+      // The same for every attempt of this call (`session:run:call`), for services that
+      // deduplicate requests after a crash re-ran the call.
+      idempotencyKey: typeof ctx?.idempotencyKey === 'string' ? ctx.idempotencyKey : '',
+      // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
+      allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
+    });
+    let settle;
+    const stopped = new Promise((resolve) => {
+      settle = resolve;
+    });
+    const onOuterAbort = () => {
+      controller.abort(outer.reason);
+      settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
+    };
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    // The timer is armed now, before any wait for the commit (off the step's path once the
+    // commit lands), yet the tool's time counts from when it starts: a timer that fires before
+    // `timeoutMs` has passed since then is armed again for what is left.
+    let startedAt = null;
+    const onTimeout = () => {
+      const left = startedAt === null ? spec.timeoutMs : spec.timeoutMs - (performance.now() - startedAt);
+      if (left > 0) {
+        timer = setTimeout(onTimeout, left);
+        return;
+      }
+      const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
+      controller.abort(reason);
+      settle(failure(new Error(reason.message), 'timeout'));
+    };
+    let timer = setTimeout(onTimeout, spec.timeoutMs);
+    if (ctx?.stored != null) {
+      // Awaited directly: the tool then runs in the first turn after the commit, before the
+      // driver the commit also woke (a `.then` in between would put it behind).
+      let refused = null;
+      try {
+        await ctx.stored;
+        if (outer?.aborted) refused = failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
+      } catch (error) {
+        refused = failure(new Error(`tool "${name}" was not started: its start record was not stored (${error?.message ?? error})`), 'not_stored');
+      }
+      if (refused !== null) {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', onOuterAbort);
+        return refused;
+      }
+    }
+    startedAt = performance.now();
+
+    // After the commit the tool starts at once, ahead of what else the commit woke (the
+    // driver), and its own promise is raced as it is (not resolved into another, which costs
+    // two more turns); otherwise it starts a turn later, never inside its caller's call.
+    let begun;
+    if (ctx?.stored != null) {
+      try {
+        const out = spec.execute(safeArgs, toolCtx);
+        begun = out instanceof Promise ? out : Promise.resolve(out);
+      } catch (error) {
+        begun = Promise.reject(error);
+      }
+    } else {
+      begun = Promise.resolve().then(() => spec.execute(safeArgs, toolCtx));
+    }
+    const running = begun.then(
+      (value) => ({ ok: true, value }),
+      (error) => failure(error),
+    );
+    try {
+      return await Promise.race([running, stopped]);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    }
+  }
 
   return {
     /**
@@ -149,81 +254,38 @@ export function createRegistry() {
      * @param {{signal?: AbortSignal, callId?: string, session?: string, approved?: boolean, idempotencyKey?: string, allowHosts?: string[], stored?: Promise<unknown>}} [ctx]
      */
     async callTool(name, args, ctx = {}) {
-      const spec = typeof name === 'string' ? tools.get(name) : undefined;
-      if (!spec) return failure(new Error(`unknown tool: ${JSON.stringify(name)}`), 'unknown_tool');
-      if (spec.permission === 'deny') return failure(new Error(`tool "${name}" is denied by configuration`), 'denied');
-      if (args === null || typeof args !== 'object' || Array.isArray(args)) return failure(new Error('tool arguments must be a JSON object'), 'bad_args');
-      let safeArgs;
+      const result = await run(name, args, ctx, false);
+      if (!result.ok) return result;
       try {
-        safeArgs = structuredClone(args);
+        return { ok: true, value: toJsonValue(result.value) };
       } catch (error) {
-        return failure(new Error(`tool arguments are not plain data: ${error.message}`), 'bad_args');
+        return badResult(name, error);
       }
-      const outer = ctx?.signal;
-      if (outer?.aborted) return failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
-      const controller = new AbortController();
-      const toolCtx = Object.freeze({
-        signal: controller.signal,
-        callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
-        session: typeof ctx?.session === 'string' ? ctx.session : '',
-        // A human approved this call (or its scope, e.g. its host) through the runtime.
-        approved: ctx?.approved === true,
-        // The same for every attempt of this call (`session:run:call`), for services that
-        // deduplicate requests after a crash re-ran the call.
-        idempotencyKey: typeof ctx?.idempotencyKey === 'string' ? ctx.idempotencyKey : '',
-        // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
-        allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
-      });
-      let settle;
-      const stopped = new Promise((resolve) => {
-        settle = resolve;
-      });
-      const onOuterAbort = () => {
-        controller.abort(outer.reason);
-        settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
-      };
-      outer?.addEventListener('abort', onOuterAbort, { once: true });
-      if (ctx?.stored != null) {
-        // Awaited directly: the tool then runs in the first turn after the commit, before the
-        // driver the commit also woke (a `.then` in between would put it behind).
-        let refused = null;
-        try {
-          await ctx.stored;
-          if (outer?.aborted) refused = failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
-        } catch (error) {
-          refused = failure(new Error(`tool "${name}" was not started: its start record was not stored (${error?.message ?? error})`), 'not_stored');
-        }
-        if (refused !== null) {
-          outer?.removeEventListener('abort', onOuterAbort);
-          return refused;
-        }
-      }
-      const timer = setTimeout(() => {
-        const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
-        controller.abort(reason);
-        settle(failure(new Error(reason.message), 'timeout'));
-      }, spec.timeoutMs);
+    },
 
-      const start = () => spec.execute(safeArgs, toolCtx);
-      // After the commit the tool starts at once, ahead of what else the commit woke (the
-      // driver); otherwise a turn later, never inside its caller's call.
-      const begun = ctx?.stored != null ? new Promise((resolve) => resolve(start())) : Promise.resolve().then(start);
-      const running = begun
-        .then(
-          (value) => {
-            try {
-              return { ok: true, value: toJsonValue(value) };
-            } catch (error) {
-              return failure(new Error(`tool "${name}" returned a value that is not JSON-serialisable: ${error.message}`), 'bad_result');
-            }
-          },
-          (error) => failure(error),
-        );
+    /**
+     * `callTool` for the runtime, which holds the arguments and wants the outcome as JSON text:
+     * the arguments are parsed here (the tool gets that copy, not a clone of it) and the
+     * outcome is written once, not cleaned into a copy first.
+     * @param {string} name
+     * @param {string} argsJson the arguments as JSON text
+     * @param {object} [ctx] as for callTool
+     * @returns {Promise<string>} JSON text of what callTool resolves
+     */
+    async callToolJson(name, argsJson, ctx = {}) {
+      let args;
       try {
-        return await Promise.race([running, stopped]);
-      } finally {
-        clearTimeout(timer);
-        outer?.removeEventListener('abort', onOuterAbort);
+        args = JSON.parse(argsJson);
+      } catch (error) {
+        return JSON.stringify(failure(new Error(`tool arguments are not JSON: ${error.message}`), 'bad_args'));
+      }
+      const result = await run(name, args, ctx, true);
+      if (!result.ok) return JSON.stringify(result);
+      try {
+        // A value JSON cannot hold (undefined, a function) is null, as in callTool.
+        return `{"ok":true,"value":${JSON.stringify(result.value) ?? 'null'}}`;
+      } catch (error) {
+        return JSON.stringify(badResult(name, error));
       }
     },
   };
@@ -241,6 +303,8 @@ export const getTool = (name) => defaultRegistry.getTool(name);
 export const listTools = () => defaultRegistry.listTools();
 /** Calls a tool of the default registry; never throws. */
 export const callTool = (name, args, ctx) => defaultRegistry.callTool(name, args, ctx);
+/** Calls a tool of the default registry with JSON text in and out; never throws. */
+export const callToolJson = (name, argsJson, ctx) => defaultRegistry.callToolJson(name, argsJson, ctx);
 
 /**
  * The built-in tools the JavaScript side executes: `vfs`, `eval` and `http_fetch`.
