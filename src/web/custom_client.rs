@@ -156,7 +156,7 @@ impl ModelClient for CustomModel {
         let mut assembler = CompletionAssembler::default();
         let mut seen_any = false;
         // Each hop to the page hands over every item ready by then: a provider answering from
-        // data in hand costs one hop per call, not one per chunk. A null item ends the call.
+        // data in hand costs one hop per call, not one per chunk. An `end` line ends the call.
         'call: while let Some(lines) = next_items(&handle).await? {
             for line in lines.split('\n') {
                 let deltas = match Item::read(line)? {
