@@ -52,6 +52,8 @@ fi
 if [ "$smoke" = 1 ]; then
   node benches/compare/run.mjs --smoke --out "$out/smoke.json" --native "$native"
   node benches/compare/report.mjs "$out/smoke.json" "$out/smoke.md"
+  # The build-against-build comparison, once through (the package against itself).
+  node benches/compare/ab.mjs pkg pkg --rounds 2 --steps 5
 else
   node benches/compare/run.mjs --out "$out/result.json" --native "$native" --local "$out/local.txt" --max-steps "$max_steps"
   node benches/compare/report.mjs "$out/result.json" BENCHMARKS.md
