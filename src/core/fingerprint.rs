@@ -77,10 +77,18 @@ fn squash_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Full SHA-256 of `parts` (length-prefixed so boundaries matter), as lowercase hex.
+/// Full SHA-256 of `parts` (length-prefixed so boundaries matter), as lowercase hex. Written
+/// by table: a `format!` per byte was a tenth of the core's work on a step (every tool call
+/// is hashed).
 pub fn sha256_hex(parts: &[&str]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = hash_parts(parts);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(2 * digest.len());
+    for byte in digest {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    out
 }
 
 /// The first 64 bits of SHA-256 of `parts`, for counting fingerprints in maps.
@@ -124,6 +132,17 @@ mod tests {
         let a = json!({"q": "  grep   foo \n"});
         assert_eq!(normalized_json(&a), r#"{"q":"grep foo"}"#);
         assert_eq!(canonical_json(&a), r#"{"q":"  grep   foo \n"}"#);
+    }
+
+    #[test]
+    fn the_hex_digest_is_each_byte_as_two_lowercase_digits() {
+        for parts in [&["x"][..], &["read_file", r#"{"path":"/a"}"#], &[""]] {
+            let expected: String = hash_parts(parts)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(sha256_hex(parts), expected);
+        }
     }
 
     #[test]

@@ -5,6 +5,15 @@
 /// tokens (`<|im_end|>`, `<|eot_id|>`, `<｜end▁of▁sentence｜>`, ...) and `[INST]`-style markers.
 /// Text between think tags is dropped too: it is reasoning, not an answer.
 pub fn strip_control_tokens(text: &str) -> String {
+    // Every marker starts with `<` or `[`: text with neither has nothing to strip (most replies
+    // and every tool call's text; the searches below cost a tenth of the core's work a step).
+    if !text.contains(['<', '[']) {
+        return text.trim().to_string();
+    }
+    strip_markers(text)
+}
+
+fn strip_markers(text: &str) -> String {
     let without_reasoning = drop_think_blocks(text);
     let mut out = String::with_capacity(without_reasoning.len());
     let mut rest = without_reasoning.as_str();
@@ -58,6 +67,24 @@ fn drop_think_blocks(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_without_markers_is_only_trimmed_as_the_full_search_would() {
+        for text in [
+            "",
+            "  plain answer \n",
+            "a | b > c ｜ d",
+            "ünïcödé\t…",
+            "ends with s>",
+            "|> <| wide ｜> <｜",
+        ] {
+            let fast = strip_control_tokens(text);
+            if !text.contains(['<', '[']) {
+                assert_eq!(fast, text.trim());
+            }
+            assert_eq!(fast, strip_markers(text), "{text:?}");
+        }
+    }
 
     #[test]
     fn stray_closing_think_tag_is_removed() {
