@@ -85,7 +85,7 @@ export function customOpen(complete, request, signal) {
   const handle = { opening: null, aborted: null, iterator: null, closes: false, completion: undefined, signal, pending: null, failure: null, done: false };
   // One listener for the whole call: it fails whatever the call is waiting on, and closes the
   // provider's async iterator.
-  handle.aborted = new Promise((resolve, reject) => {
+  handle.aborted = new Promise((_, reject) => {
     const onAbort = () => {
       reject(abortError(signal));
       if (handle.closes) {

@@ -18,7 +18,9 @@ import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
-const packages = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--rounds') && !args[i - 1]?.startsWith('--steps'));
+// The options that take a value; every other argument not starting with -- is a package.
+const VALUED = ['--rounds', '--steps'];
+const packages = args.filter((arg, i) => !arg.startsWith('--') && !VALUED.includes(args[i - 1]));
 if (packages.length !== 2) {
   console.error('usage: node benches/compare/ab.mjs PKG_A PKG_B [--rounds 150] [--steps 300] [--idempotent]');
   process.exit(2);

@@ -70,19 +70,16 @@ mod tests {
 
     #[test]
     fn text_without_markers_is_only_trimmed_as_the_full_search_would() {
+        // Marker-free, with every other character markers are made of.
         for text in [
             "",
             "  plain answer \n",
             "a | b > c ｜ d",
             "ünïcödé\t…",
-            "ends with s>",
-            "|> <| wide ｜> <｜",
+            "ends with s> |> ｜> INST] /INST] think>",
         ] {
-            let fast = strip_control_tokens(text);
-            if !text.contains(['<', '[']) {
-                assert_eq!(fast, text.trim());
-            }
-            assert_eq!(fast, strip_markers(text), "{text:?}");
+            assert_eq!(strip_control_tokens(text), text.trim(), "{text:?}");
+            assert_eq!(strip_markers(text), text.trim(), "{text:?}");
         }
     }
 

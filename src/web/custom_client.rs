@@ -17,6 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
 use crate::ports::ModelClient;
+use crate::protocol::stream::malformed;
 use crate::protocol::{
     CompletionAssembler, ModelError, ModelErrorKind, ModelReply, ModelRequest, RequestDelta,
     SentTranscript, StreamDelta,
@@ -205,7 +206,7 @@ impl<'a> Item<'a> {
             Ok(Item::Completion(text))
         } else {
             Err(malformed(
-                "the custom provider bridge handed over a line that is no item".to_string(),
+                "the custom provider bridge handed over a line that is no item",
             ))
         }
     }
@@ -215,13 +216,6 @@ impl<'a> Item<'a> {
 fn parse_item(text: &str) -> Result<Value, ModelError> {
     crate::protocol::json::parse(text)
         .map_err(|error| malformed(format!("the custom provider's reply is not JSON: {error}")))
-}
-
-fn malformed(message: String) -> ModelError {
-    ModelError {
-        kind: ModelErrorKind::Malformed,
-        message,
-    }
 }
 
 /// The error for a rejected call: `Cancelled` for an abort; otherwise a `Provider` error of type

@@ -24,6 +24,10 @@ use tabloop::protocol::{
 
 use tabloop::runtime::{Command, Driver, Notice};
 
+mod queued_store;
+#[allow(unused_imports)]
+pub use queued_store::{announced, started_at, QueuedStore};
+
 pub enum Scripted {
     Reply(ModelReply),
 }

@@ -99,6 +99,13 @@ describe('custom provider bridge (node)', () => {
     assert.deepEqual(got.flat().slice(-2).map((item) => item?.chunk.choices[0].delta.content ?? null), ['c599', null]);
   });
 
+  test('a call opened on a signal already aborted fails its first hop, even with a provider that never answers', async () => {
+    const never = { [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) };
+    const handle = customOpen(async () => never, { messages: [] }, AbortSignal.abort());
+    const hung = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 200));
+    await assert.rejects(Promise.race([customNext(handle), hung]), { name: 'AbortError' });
+  });
+
   test('a cancel rejects the hop waiting on a provider that never answers, and closes its iterator', async () => {
     const controller = new AbortController();
     let closed = false;

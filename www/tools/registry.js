@@ -190,13 +190,13 @@ export function createRegistry() {
     startedAt = performance.now();
 
     // After the commit the tool starts at once, ahead of what else the commit woke (the
-    // driver), and its own promise is raced as it is (not resolved into another, which costs
-    // two more turns); otherwise it starts a turn later, never inside its caller's call.
+    // driver), and its own promise is raced as it is (`Promise.resolve` hands a promise back
+    // unwrapped; resolving another with it costs two more turns); otherwise it starts a turn
+    // later, never inside its caller's call.
     let begun;
     if (ctx?.stored != null) {
       try {
-        const out = spec.execute(safeArgs, toolCtx);
-        begun = out instanceof Promise ? out : Promise.resolve(out);
+        begun = Promise.resolve(spec.execute(safeArgs, toolCtx));
       } catch (error) {
         begun = Promise.reject(error);
       }
