@@ -73,19 +73,19 @@ export async function hostListTools() {
 /**
  * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
  * needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
- * after a crash, so a tool that calls a remote service can have it deduplicate. `allowHostsJson`
- * is the session's fetch allow-list (`allowHosts`), handed to tools as `ctx.allowHosts`. The core runs
+ * after a crash, so a tool that calls a remote service can have it deduplicate. `allowHosts`
+ * is the session's fetch allow-list (an array of hosts), handed to tools as `ctx.allowHosts`. The core runs
  * `finish` here only when a verifier was registered; without one it is refused, never accepted.
  * `stored`, if given, is the promise of the commit of the call's start record, still under way:
  * the tool runs once it resolves, and not at all if it rejects.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHostsJson, signal, stored) {
+export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHosts, signal, stored) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
       return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
-    const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts: JSON.parse(allowHostsJson || '[]'), stored };
+    const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts, stored };
     return await module.callToolJson(name, argsJson, ctx);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });

@@ -356,7 +356,7 @@ where
                     if delay_ms > 0 {
                         clock.sleep(delay_ms).await;
                     }
-                    let mut on_delta = |delta| observer(&Notice::Delta(delta));
+                    let mut on_delta = |delta| observer(Notice::Delta(delta));
                     match model.complete(&body, &mut on_delta).await {
                         Ok(reply) => Input::ModelReplied { request, reply },
                         Err(error) => Input::ModelFailed { request, error },
@@ -378,7 +378,7 @@ where
                 after_interrupt,
             } => {
                 self.announce_pending();
-                (self.observer)(&Notice::ApprovalNeeded {
+                (self.observer)(Notice::ApprovalNeeded {
                     call,
                     tool,
                     args,
@@ -388,7 +388,7 @@ where
             }
             Effect::Finished(outcome) => {
                 self.announce_pending();
-                (self.observer)(&Notice::Finished(outcome));
+                (self.observer)(Notice::Finished(outcome));
             }
             // The page hears the question from the persisted `StopHookAsked` record.
             Effect::AskStopHook(_) => {}

@@ -202,8 +202,8 @@ impl LiveSession {
     /// The driver's observer: keeps approvals and run waiters current, then tells listeners.
     pub fn observer(self: &Rc<Self>) -> Observer {
         let live = self.clone();
-        Box::new(move |notice: &Notice| {
-            match notice {
+        Box::new(move |notice: Notice| {
+            match &notice {
                 Notice::ApprovalNeeded {
                     call, args_hash, ..
                 } => {
@@ -222,7 +222,7 @@ impl LiveSession {
                 | Notice::StorageFailed(_)
                 | Notice::StorageRecovered => {}
             }
-            live.emit(&SessionEvent::Notice(Box::new(notice.clone())));
+            live.emit(&SessionEvent::Notice(Box::new(notice)));
         })
     }
 }

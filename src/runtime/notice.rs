@@ -35,5 +35,6 @@ pub enum Notice {
     StorageRecovered,
 }
 
-/// Receives notices. Called synchronously from the driver's task.
-pub type Observer = Box<dyn Fn(&Notice)>;
+/// Receives notices, each its own (a stored record is handed over, not copied). Called
+/// synchronously from the driver's task.
+pub type Observer = Box<dyn Fn(Notice)>;

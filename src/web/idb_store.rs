@@ -24,11 +24,11 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = appendPacked)]
     #[allow(clippy::too_many_arguments)]
     fn js_append(
-        db: &str,
+        db: &JsValue,
         session: &str,
         seqs_and_ats: &[f64],
         jsons: &str,
-        durability: &str,
+        strict: bool,
         index_base: f64,
         index_digest: Option<String>,
         index_schema: u32,
@@ -113,6 +113,8 @@ pub const DEFAULT_DB_NAME: &str = "tabloop";
 #[derive(Debug, Clone)]
 pub struct IdbStore {
     db_name: String,
+    /// The name as a JS string, made once: each append hands it over.
+    db_js: JsValue,
     /// The digests this page last wrote or read, per session (the base of the next append's).
     pub(super) digests: DigestCache,
     /// Its appends under way, for tool hosts that run a tool the moment one commits.
@@ -128,8 +130,10 @@ impl Default for IdbStore {
 impl IdbStore {
     /// A store over the database `db_name` (created on first use).
     pub fn new(db_name: impl Into<String>) -> Self {
+        let db_name = db_name.into();
         Self {
-            db_name: db_name.into(),
+            db_js: JsValue::from_str(&db_name),
+            db_name,
             digests: DigestCache::default(),
             gates: CommitGates::default(),
         }
@@ -187,10 +191,7 @@ impl EventStore for IdbStore {
             }
             record.write_json(&mut jsons);
         }
-        let durability = match durability {
-            Durability::Strict => "strict",
-            Durability::Relaxed => "relaxed",
-        };
+        let strict = durability == Durability::Strict;
         // In this append's turn: its digest folds over the one before it, even if that append
         // is still in flight (remembered as it is issued, forgotten if it fails).
         let turn = self.digests.turn().await;
@@ -203,11 +204,11 @@ impl EventStore for IdbStore {
             None => (0.0, None, 0),
         };
         let issued = js_append(
-            &self.db_name,
+            &self.db_js,
             session,
             &seqs_and_ats,
             &jsons,
-            durability,
+            strict,
             index_base,
             index_digest,
             index_schema,

@@ -33,10 +33,10 @@ extern "C" {
         name: &str,
         args_json: &str,
         call_id: &str,
-        session: &str,
+        session: &JsValue,
         approved: bool,
         idempotency_key: &str,
-        allow_hosts_json: &str,
+        allow_hosts: &JsValue,
         signal: &web_sys::AbortSignal,
         stored: Option<js_sys::Promise>,
     ) -> Result<js_sys::Promise, JsValue>;
@@ -90,9 +90,12 @@ pub async fn run_stop_hook(
 
 /// Runs tools in the page's registry for one session.
 pub struct JsToolHost {
-    session: String,
-    /// The fetch allow-list as JSON, handed to every call as `ctx.allowHosts`.
-    allow_hosts: String,
+    /// The session id, as the JS string every call is handed (made once, not per call).
+    session: JsValue,
+    /// The fetch allow-list (a JS array of strings), handed to every call as `ctx.allowHosts`.
+    allow_hosts: JsValue,
+    /// The session id, to look up its appends in `gates`.
+    session_id: String,
     /// The session store's appends under way: a call may wait on one of them in JavaScript.
     gates: CommitGates,
 }
@@ -101,9 +104,14 @@ impl JsToolHost {
     /// A host for `session` (the VFS keeps a volume per session) whose fetch tool may reach
     /// `allow_hosts` without approval, and whose calls may wait on the appends in `gates`.
     pub fn new(session: &str, allow_hosts: Vec<String>, gates: CommitGates) -> Self {
+        let hosts = js_sys::Array::new();
+        for host in &allow_hosts {
+            hosts.push(&JsValue::from_str(host));
+        }
         Self {
-            session: session.to_string(),
-            allow_hosts: crate::protocol::encode::to_string(&allow_hosts),
+            session: JsValue::from_str(session),
+            allow_hosts: hosts.into(),
+            session_id: session.to_string(),
             gates,
         }
     }
@@ -177,11 +185,11 @@ impl ToolHost for JsToolHost {
     }
 
     fn sees_append(&self, stored: u64) -> bool {
-        self.gates.commit_of(&self.session, stored).is_some()
+        self.gates.commit_of(&self.session_id, stored).is_some()
     }
 
     async fn call_when_stored(&self, invocation: &ToolInvocation, stored: u64) -> ToolOutput {
-        let commit = self.gates.commit_of(&self.session, stored);
+        let commit = self.gates.commit_of(&self.session_id, stored);
         if commit.is_none() {
             // Only called after `sees_append`, in the same turn: the append cannot have gone.
             return error_output(

@@ -69,7 +69,7 @@ export async function rowInAnotherTab(name, session) {
 export async function appendInAnotherTab(name, session, from, records) {
   const packed = new Float64Array(records.length * 2);
   records.forEach((json, i) => { packed[2 * i] = from + i; packed[2 * i + 1] = 1000 + from + i; });
-  await (await storeOfAnotherTab()).appendPacked(name, session, packed, records.join('\n'), 'strict', 0, null, 0);
+  await (await storeOfAnotherTab()).appendPacked(name, session, packed, records.join('\n'), true, 0, null, 0);
 }
 // Whether the sessions row is marked as not counting rows written after it.
 export function rowIsTail(name, session) {

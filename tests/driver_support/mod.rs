@@ -227,7 +227,7 @@ pub fn start_with_clock<S: EventStore + 'static, C: Clock + 'static>(
     let mut pool = LocalPool::new();
     let notices = Rc::new(RefCell::new(Vec::new()));
     let sink = notices.clone();
-    let observer = Box::new(move |n: &Notice| sink.borrow_mut().push(n.clone()));
+    let observer = Box::new(move |n: Notice| sink.borrow_mut().push(n));
     let driver = pool
         .run_until(Driver::open(
             "s",

@@ -241,7 +241,7 @@ test('the page hears of a running tool while it runs, then of every record once,
   }
 });
 
-test('a tool that is not safe to run twice runs only once its start record is in IndexedDB', async () => {
+test('a tool that is not safe to run twice runs only once its start record is in IndexedDB, with the session\'s context', async () => {
   const context = await browser.newContext();
   try {
     const page = await open(context);
@@ -285,7 +285,9 @@ test('a tool that is not safe to run twice runs only once its start record is in
         permission: 'allow',
         execute: async ({ n }, ctx) => {
           const writesUnderWay = writing;
-          seen.push({ call: ctx.callId, writesUnderWay, stored: (await storedCalls()).includes(ctx.callId) });
+          const { session, allowHosts, idempotencyKey, signal } = ctx;
+          const context = { session, allowHosts: [...allowHosts], frozen: Object.isFrozen(allowHosts), idempotencyKey, signal: signal instanceof AbortSignal && !signal.aborted };
+          seen.push({ call: ctx.callId, writesUnderWay, stored: (await storedCalls()).includes(ctx.callId), context });
           return `did ${n}`;
         },
       }, { replace: true });
@@ -297,6 +299,7 @@ test('a tool that is not safe to run twice runs only once its start record is in
         provider: { kind: 'custom', model: 'page-model', complete: model.complete },
         tools: ['effect'],
         permissions: { effect: 'allow' },
+        allowHosts: ['example.org', 'api.example.com'],
       });
       const done = await agent.run('do it');
       return { seen, stop: done.stopReason };
@@ -304,6 +307,12 @@ test('a tool that is not safe to run twice runs only once its start record is in
     assert.equal(result.stop, 'completed');
     assert.equal(result.seen.length, 12);
     assert.deepEqual(result.seen.filter((s) => s.writesUnderWay > 0 || !s.stored), [], 'a tool ran before its start record was stored');
+    // Every call is handed the session, its allow-list (a frozen copy), its own idempotency
+    // key and a live signal.
+    result.seen.forEach(({ call, context }) => {
+      assert.deepEqual(context, { session: 'custom-effects', allowHosts: ['example.org', 'api.example.com'], frozen: true, idempotencyKey: context.idempotencyKey, signal: true });
+      assert.match(context.idempotencyKey, new RegExp(`^custom-effects:\\d+:${call}$`));
+    });
   } finally {
     await context.close();
   }

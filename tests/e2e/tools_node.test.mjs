@@ -197,6 +197,58 @@ describe('registry (node)', () => {
     assert.equal((await reg.callTool('slow', {}, { signal: AbortSignal.abort() })).code, 'aborted');
   });
 
+  test('calls share one timer: quick calls arm none of their own, a shorter timeout still fires on time, and a signal asked for late is already aborted', async () => {
+    // A module of its own: no timer left armed by the tests above.
+    const fresh = await import('../../www/tools/registry.js?one-timer');
+    const reg = fresh.createRegistry();
+    reg.registerTool(tool({ name: 'quick', timeoutMs: 60_000, execute: async ({ n }) => n }));
+    const hang = (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('late')));
+    reg.registerTool(tool({ name: 'long', timeoutMs: 60_000, execute: hang }));
+    reg.registerTool(tool({ name: 'short', timeoutMs: 50, execute: hang }));
+    let ctxSeen = null;
+    reg.registerTool(tool({ name: 'ignores', timeoutMs: 30, execute: (args, ctx) => new Promise((resolve) => {
+      ctxSeen = ctx;
+      setTimeout(() => resolve('done'), 80);
+    }) }));
+    const armed = [];
+    const realSetTimeout = globalThis.setTimeout;
+    globalThis.setTimeout = (fn, ms, ...rest) => {
+      if (fn?.name === 'fireCallTimer') armed.push(ms);
+      return realSetTimeout(fn, ms, ...rest);
+    };
+    try {
+      // A long call arms the timer for its deadline; a hundred quick calls behind it (their
+      // deadlines later) arm nothing.
+      const stop = new AbortController();
+      const long = reg.callTool('long', {}, { signal: stop.signal });
+      await new Promise((resolve) => realSetTimeout(resolve, 5));
+      const before = armed.length;
+      for (let n = 0; n < 100; n += 1) assert.deepEqual(await reg.callTool('quick', { n }), { ok: true, value: n });
+      assert.equal(armed.length, before, `quick calls armed the timer ${armed.length - before} times`);
+      // A call with a nearer deadline re-arms it, and times out on time.
+      const t0 = performance.now();
+      const short = await reg.callTool('short', {});
+      const took = performance.now() - t0;
+      assert.equal(short.code, 'timeout');
+      assert.ok(took >= 45 && took < 1000, `timed out after ${took.toFixed(0)} ms`);
+      // Armed for the short call (again for what was left, if the timer fired a hair early),
+      // then, once it fired, for the long one.
+      const after = armed.slice(before);
+      const shown = `armed for ${after.map(Math.round)} ms`;
+      assert.ok(after.length >= 2 && after.at(-1) > 59_000, shown);
+      assert.ok(after.slice(0, -1).every((ms) => ms <= 50), shown);
+      stop.abort();
+      assert.equal((await long).code, 'aborted');
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    // A tool that never asked for its signal before its time was up finds it aborted.
+    const ignored = await reg.callTool('ignores', {});
+    assert.equal(ignored.code, 'timeout');
+    assert.equal(ctxSeen.signal.aborted, true);
+    assert.equal(ctxSeen.signal.reason?.name, 'TimeoutError');
+  });
+
   test('with ctx.stored the tool runs only once it resolves, its timeout counted from then, and never if it rejects or the call is aborted first', async () => {
     const reg = createRegistry();
     const ran = [];

@@ -80,17 +80,18 @@ export function append(db, session, records, durability, index) {
 /**
  * `append` with its records packed as the Rust side hands them over, with no object per
  * record to build across the boundary: `seqsAndAts` a Float64Array [seq, at, seq, at, …],
- * `jsons` the records' json joined by newlines (compact JSON never holds a raw newline), and
- * the index as its three parts (`indexDigest` null: none).
+ * `jsons` the records' json joined by newlines (compact JSON never holds a raw newline),
+ * `strict` whether the durability is 'strict' (else 'relaxed'), and the index as its three
+ * parts (`indexDigest` null: none).
  */
-export function appendPacked(db, session, seqsAndAts, jsons, durability, indexBase, indexDigest, indexSchema) {
+export function appendPacked(db, session, seqsAndAts, jsons, strict, indexBase, indexDigest, indexSchema) {
   const texts = jsons.length === 0 ? [] : jsons.split('\n');
   if (texts.length * 2 !== seqsAndAts.length) {
     return Promise.reject(namedError('CorruptError', `${texts.length} records but ${seqsAndAts.length / 2} seqs`, {}));
   }
   const records = texts.map((json, i) => ({ seq: seqsAndAts[2 * i], at: seqsAndAts[2 * i + 1], json }));
   const index = indexDigest == null ? null : { base: indexBase, digest: indexDigest, schema: indexSchema };
-  return append(db, session, records, durability, index);
+  return append(db, session, records, strict ? 'strict' : 'relaxed', index);
 }
 
 // Writes the waiting appends of database `name`: one transaction per session, in the order the
@@ -287,13 +288,19 @@ function sessionRow(session, records, updatedAt, index, name) {
 }
 
 // Puts `records` (consecutive, from the log's end) as rows of up to ROW_RECORDS, the last
-// carrying `head` if given.
+// carrying `head` if given; `add` fails where a row starts already, `put` replaces it. (The
+// store's method is called by name, not looked up by a computed key: that call is on every
+// step's path.)
 function putRows(recordStore, session, records, method, head) {
+  const add = method === 'add';
   for (let i = 0; i < records.length; i += ROW_RECORDS) {
-    const chunk = records.slice(i, i + ROW_RECORDS);
-    const row = { session, seq: chunk[0].seq, json: chunk.map((record) => record.json) };
-    if (head !== undefined && i + ROW_RECORDS >= records.length) row.head = head;
-    recordStore[method](row);
+    const end = Math.min(i + ROW_RECORDS, records.length);
+    const json = [];
+    for (let j = i; j < end; j += 1) json.push(records[j].json);
+    const row = { session, seq: records[i].seq, json };
+    if (head !== undefined && end === records.length) row.head = head;
+    if (add) recordStore.add(row);
+    else recordStore.put(row);
   }
 }
 

@@ -108,6 +108,57 @@ function badResult(name, error) {
   return failure(new Error(`tool "${name}" returned a value that is not JSON-serialisable: ${error.message}`), 'bad_result');
 }
 
+// Every call's timeout on one timer, armed for the earliest deadline and left armed when a call
+// ends (a timer set and cleared per call cost each step of a run ~10 µs); when it fires it
+// times out the calls that are due and is armed again for the next. A call's deadline counts
+// from its start (`startedAt`); one still waiting for its commit is not due. In Node the timer
+// keeps no process alive while no call runs.
+const timedCalls = new Set();
+let callTimer = null;
+let callTimerAt = Infinity;
+
+function deadlineOf(call) {
+  return (call.startedAt ?? performance.now()) + call.timeoutMs;
+}
+
+function armCallTimer(at) {
+  if (callTimer !== null) {
+    if (callTimerAt <= at) return;
+    clearTimeout(callTimer);
+  }
+  callTimerAt = at;
+  callTimer = setTimeout(fireCallTimer, Math.max(0, at - performance.now()));
+}
+
+function fireCallTimer() {
+  callTimer = null;
+  callTimerAt = Infinity;
+  // A timer may fire a hair before the clock reads its deadline.
+  const now = performance.now() + 1;
+  let next = Infinity;
+  for (const call of timedCalls) {
+    const at = deadlineOf(call);
+    if (at <= now) {
+      timedCalls.delete(call);
+      call.expire();
+    } else if (at < next) {
+      next = at;
+    }
+  }
+  if (next !== Infinity) armCallTimer(next);
+}
+
+function timeCall(call) {
+  timedCalls.add(call);
+  armCallTimer(deadlineOf(call));
+  callTimer?.ref?.();
+}
+
+function untimeCall(call) {
+  timedCalls.delete(call);
+  if (timedCalls.size === 0) callTimer?.unref?.();
+}
+
 /**
  * Creates an independent registry. The module-level functions below use a default one.
  */
@@ -134,9 +185,22 @@ export function createRegistry() {
     }
     const outer = ctx?.signal;
     if (outer?.aborted) return failure(new Error(`tool "${name}" was aborted before it started`), 'aborted');
-    const controller = new AbortController();
+    // The tool's own signal is made when it first asks for it (most tools never do), already
+    // aborted if the call was stopped before that.
+    let controller = null;
+    let stoppedWith = null;
+    const abortTool = (reason) => {
+      if (controller !== null) controller.abort(reason);
+      else stoppedWith ??= { reason };
+    };
     const toolCtx = Object.freeze({
-      signal: controller.signal,
+      get signal() {
+        if (controller === null) {
+          controller = new AbortController();
+          if (stoppedWith !== null) controller.abort(stoppedWith.reason);
+        }
+        return controller.signal;
+      },
       callId: typeof ctx?.callId === 'string' ? ctx.callId : '',
       session: typeof ctx?.session === 'string' ? ctx.session : '',
       // A human approved this call (or its scope, e.g. its host) through the runtime.
@@ -147,30 +211,32 @@ export function createRegistry() {
       // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
       allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
     });
+    // The call's answer: the tool's, or a timeout's or an abort's, whichever comes first.
     let settle;
-    const stopped = new Promise((resolve) => {
+    const answer = new Promise((resolve) => {
       settle = resolve;
     });
     const onOuterAbort = () => {
-      controller.abort(outer.reason);
+      abortTool(outer.reason);
       settle(failure(new Error(`tool "${name}" was aborted`), 'aborted'));
     };
     outer?.addEventListener('abort', onOuterAbort, { once: true });
-    // The timer is armed now, before any wait for the commit (off the step's path once the
-    // commit lands), yet the tool's time counts from when it starts: a timer that fires before
-    // `timeoutMs` has passed since then is armed again for what is left.
-    let startedAt = null;
-    const onTimeout = () => {
-      const left = startedAt === null ? spec.timeoutMs : spec.timeoutMs - (performance.now() - startedAt);
-      if (left > 0) {
-        timer = setTimeout(onTimeout, left);
-        return;
-      }
-      const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
-      controller.abort(reason);
-      settle(failure(new Error(reason.message), 'timeout'));
+    // Timed from now, before any wait for the commit, yet its time counts from when it starts
+    // (`startedAt`; see the call timer below).
+    const timed = {
+      startedAt: null,
+      timeoutMs: spec.timeoutMs,
+      expire() {
+        const reason = new DOMException(`tool "${name}" timed out after ${spec.timeoutMs} ms`, 'TimeoutError');
+        abortTool(reason);
+        settle(failure(new Error(reason.message), 'timeout'));
+      },
     };
-    let timer = setTimeout(onTimeout, spec.timeoutMs);
+    timeCall(timed);
+    const done = () => {
+      untimeCall(timed);
+      outer?.removeEventListener('abort', onOuterAbort);
+    };
     if (ctx?.stored != null) {
       // Awaited directly: the tool then runs in the first turn after the commit, before the
       // driver the commit also woke (a `.then` in between would put it behind).
@@ -182,15 +248,14 @@ export function createRegistry() {
         refused = failure(new Error(`tool "${name}" was not started: its start record was not stored (${error?.message ?? error})`), 'not_stored');
       }
       if (refused !== null) {
-        clearTimeout(timer);
-        outer?.removeEventListener('abort', onOuterAbort);
+        done();
         return refused;
       }
     }
-    startedAt = performance.now();
+    timed.startedAt = performance.now();
 
     // After the commit the tool starts at once, ahead of what else the commit woke (the
-    // driver), and its own promise is raced as it is (`Promise.resolve` hands a promise back
+    // driver), and its own promise is followed as it is (`Promise.resolve` hands a promise back
     // unwrapped; resolving another with it costs two more turns); otherwise it starts a turn
     // later, never inside its caller's call.
     let begun;
@@ -203,15 +268,14 @@ export function createRegistry() {
     } else {
       begun = Promise.resolve().then(() => spec.execute(safeArgs, toolCtx));
     }
-    const running = begun.then(
-      (value) => ({ ok: true, value }),
-      (error) => failure(error),
+    begun.then(
+      (value) => settle({ ok: true, value }),
+      (error) => settle(failure(error)),
     );
     try {
-      return await Promise.race([running, stopped]);
+      return await answer;
     } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
+      done();
     }
   }
 

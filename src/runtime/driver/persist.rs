@@ -110,7 +110,7 @@ where
                 if self.storage_failed {
                     self.storage_failed = false;
                     self.announce_pending();
-                    (self.observer)(&Notice::StorageRecovered);
+                    (self.observer)(Notice::StorageRecovered);
                 }
                 true
             }
@@ -119,7 +119,7 @@ where
                 self.call_again_later(started);
                 self.storage_failed = true;
                 self.announce_pending();
-                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                (self.observer)(Notice::StorageFailed(error.to_string()));
                 false
             }
         }
@@ -143,7 +143,7 @@ where
                 self.unsaved = queued;
                 self.storage_failed = true;
                 self.announce_pending();
-                (self.observer)(&Notice::StorageFailed(error.to_string()));
+                (self.observer)(Notice::StorageFailed(error.to_string()));
                 false
             }
         }
@@ -170,7 +170,7 @@ where
     /// any other notice, so the page hears of records before what follows from them.
     pub(super) fn announce_pending(&mut self) {
         for record in std::mem::take(&mut self.unannounced) {
-            (self.observer)(&Notice::Persisted(record));
+            (self.observer)(Notice::Persisted(record));
         }
     }
 }
