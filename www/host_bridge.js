@@ -42,6 +42,7 @@ export const REGISTRY_MODULES = [
   'www/tools/vfs_path.js',
   'www/tools/vfs_store.js',
   'www/tools/url_policy.js',
+  'www/tools/call_timer.js',
 ];
 
 /**

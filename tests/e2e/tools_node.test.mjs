@@ -197,52 +197,62 @@ describe('registry (node)', () => {
     assert.equal((await reg.callTool('slow', {}, { signal: AbortSignal.abort() })).code, 'aborted');
   });
 
-  test('calls share one timer: quick calls arm none of their own, a shorter timeout still fires on time, and a signal asked for late is already aborted', async () => {
-    // A module of its own: no timer left armed by the tests above.
-    const fresh = await import('../../www/tools/registry.js?one-timer');
-    const reg = fresh.createRegistry();
-    reg.registerTool(tool({ name: 'quick', timeoutMs: 60_000, execute: async ({ n }) => n }));
-    const hang = (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('late')));
-    reg.registerTool(tool({ name: 'long', timeoutMs: 60_000, execute: hang }));
-    reg.registerTool(tool({ name: 'short', timeoutMs: 50, execute: hang }));
-    let ctxSeen = null;
-    reg.registerTool(tool({ name: 'ignores', timeoutMs: 30, execute: (args, ctx) => new Promise((resolve) => {
-      ctxSeen = ctx;
-      setTimeout(() => resolve('done'), 80);
-    }) }));
+  test('calls share one timer: calls due later arm nothing, a nearer deadline re-arms it and fires on time, a call waiting for its commit is not due', async () => {
+    // A module instance of its own: no timer left armed by the tests above.
+    const { timeCall, untimeCall } = await import('../../www/tools/call_timer.js?one-timer');
     const armed = [];
     const realSetTimeout = globalThis.setTimeout;
     globalThis.setTimeout = (fn, ms, ...rest) => {
       if (fn?.name === 'fireCallTimer') armed.push(ms);
       return realSetTimeout(fn, ms, ...rest);
     };
+    const sleep = (ms) => new Promise((resolve) => realSetTimeout(resolve, ms));
+    const call = (timeoutMs, startedAt = performance.now()) => {
+      const timed = { startedAt, timeoutMs, expiredAt: null, expire: () => (timed.expiredAt = performance.now()) };
+      return timed;
+    };
     try {
-      // A long call arms the timer for its deadline; a hundred quick calls behind it (their
-      // deadlines later) arm nothing.
-      const stop = new AbortController();
-      const long = reg.callTool('long', {}, { signal: stop.signal });
-      await new Promise((resolve) => realSetTimeout(resolve, 5));
-      const before = armed.length;
-      for (let n = 0; n < 100; n += 1) assert.deepEqual(await reg.callTool('quick', { n }), { ok: true, value: n });
-      assert.equal(armed.length, before, `quick calls armed the timer ${armed.length - before} times`);
-      // A call with a nearer deadline re-arms it, and times out on time.
-      const t0 = performance.now();
-      const short = await reg.callTool('short', {});
-      const took = performance.now() - t0;
-      assert.equal(short.code, 'timeout');
-      assert.ok(took >= 45 && took < 1000, `timed out after ${took.toFixed(0)} ms`);
-      // Armed for the short call (again for what was left, if the timer fired a hair early),
-      // then, once it fired, for the long one.
-      const after = armed.slice(before);
-      const shown = `armed for ${after.map(Math.round)} ms`;
-      assert.ok(after.length >= 2 && after.at(-1) > 59_000, shown);
-      assert.ok(after.slice(0, -1).every((ms) => ms <= 50), shown);
-      stop.abort();
-      assert.equal((await long).code, 'aborted');
+      const long = call(60_000);
+      timeCall(long);
+      assert.equal(armed.length, 1, 'the first call arms the timer');
+      for (let n = 0; n < 100; n += 1) {
+        const quick = call(60_000);
+        timeCall(quick);
+        untimeCall(quick);
+      }
+      assert.equal(armed.length, 1, `calls due later armed it ${armed.length - 1} more times`);
+      const short = call(50);
+      timeCall(short);
+      await sleep(150);
+      assert.ok(short.expiredAt !== null, 'the short call expired');
+      const late = short.expiredAt - short.startedAt;
+      assert.ok(late >= 45 && late < 150, `expired ${late.toFixed(0)} ms after it started`);
+      assert.equal(long.expiredAt, null);
+      // Armed for the short call (again for what was left, if it fired a hair early), then for
+      // the long one.
+      const shown = `armed for ${armed.map(Math.round)} ms`;
+      assert.ok(armed.at(-1) > 59_000 && armed.slice(1, -1).every((ms) => ms <= 50), shown);
+      // Not due while it waits for its commit, however long; due once started.
+      const waiting = call(20, null);
+      timeCall(waiting);
+      await sleep(80);
+      assert.equal(waiting.expiredAt, null, 'a call waiting for its commit expired');
+      waiting.startedAt = performance.now();
+      await sleep(100);
+      assert.ok(waiting.expiredAt !== null && waiting.expiredAt - waiting.startedAt >= 15, 'it expired once started');
+      untimeCall(long);
     } finally {
       globalThis.setTimeout = realSetTimeout;
     }
-    // A tool that never asked for its signal before its time was up finds it aborted.
+  });
+
+  test('a tool that asks for its signal after its time was up finds it aborted', async () => {
+    const reg = createRegistry();
+    let ctxSeen = null;
+    reg.registerTool(tool({ name: 'ignores', timeoutMs: 30, execute: (args, ctx) => new Promise((resolve) => {
+      ctxSeen = ctx;
+      setTimeout(() => resolve('done'), 80);
+    }) }));
     const ignored = await reg.callTool('ignores', {});
     assert.equal(ignored.code, 'timeout');
     assert.equal(ctxSeen.signal.aborted, true);

@@ -5,6 +5,7 @@
 import { vfsTool } from './vfs.js';
 import { evalTool } from './eval.js';
 import { httpFetchTool } from './http_fetch.js';
+import { timeCall, untimeCall } from './call_timer.js';
 
 /** Timeout used when a spec does not give one. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -108,57 +109,6 @@ function badResult(name, error) {
   return failure(new Error(`tool "${name}" returned a value that is not JSON-serialisable: ${error.message}`), 'bad_result');
 }
 
-// Every call's timeout on one timer, armed for the earliest deadline and left armed when a call
-// ends (a timer set and cleared per call cost each step of a run ~10 µs); when it fires it
-// times out the calls that are due and is armed again for the next. A call's deadline counts
-// from its start (`startedAt`); one still waiting for its commit is not due. In Node the timer
-// keeps no process alive while no call runs.
-const timedCalls = new Set();
-let callTimer = null;
-let callTimerAt = Infinity;
-
-function deadlineOf(call) {
-  return (call.startedAt ?? performance.now()) + call.timeoutMs;
-}
-
-function armCallTimer(at) {
-  if (callTimer !== null) {
-    if (callTimerAt <= at) return;
-    clearTimeout(callTimer);
-  }
-  callTimerAt = at;
-  callTimer = setTimeout(fireCallTimer, Math.max(0, at - performance.now()));
-}
-
-function fireCallTimer() {
-  callTimer = null;
-  callTimerAt = Infinity;
-  // A timer may fire a hair before the clock reads its deadline.
-  const now = performance.now() + 1;
-  let next = Infinity;
-  for (const call of timedCalls) {
-    const at = deadlineOf(call);
-    if (at <= now) {
-      timedCalls.delete(call);
-      call.expire();
-    } else if (at < next) {
-      next = at;
-    }
-  }
-  if (next !== Infinity) armCallTimer(next);
-}
-
-function timeCall(call) {
-  timedCalls.add(call);
-  armCallTimer(deadlineOf(call));
-  callTimer?.ref?.();
-}
-
-function untimeCall(call) {
-  timedCalls.delete(call);
-  if (timedCalls.size === 0) callTimer?.unref?.();
-}
-
 /**
  * Creates an independent registry. The module-level functions below use a default one.
  */
@@ -222,7 +172,7 @@ export function createRegistry() {
     };
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     // Timed from now, before any wait for the commit, yet its time counts from when it starts
-    // (`startedAt`; see the call timer below).
+    // (`startedAt`, see call_timer.js).
     const timed = {
       startedAt: null,
       timeoutMs: spec.timeoutMs,
