@@ -63,6 +63,16 @@ if (floored) {
 }
 if (at1000) add('', `Goal ≤ 0.5× the AI SDK at 1,000 steps: ${ratio(at1000.tabloop_ms_per_step, at1000.aisdk_ms_per_step)} (tool not idempotent) ${mark(at1000.tabloop_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}, ${ratio(at1000.tabloop_idempotent_ms_per_step, at1000.aisdk_ms_per_step)} (idempotent) ${mark(at1000.tabloop_idempotent_ms_per_step <= 0.5 * at1000.aisdk_ms_per_step)}.`);
 
+if (r.disk) {
+  const d = r.disk;
+  const f = d.commit_floor;
+  add('', `### On a profile on disk (what a person's browser has)`, '');
+  add(`The page above runs in a fresh browser context, whose IndexedDB lives in memory. Here the same harness at ${d.steps.toLocaleString('en')} steps ran in a browser started on a profile directory on this machine's disk, where a strict commit is flushed to the disk and a relaxed one is handed to the operating system (it survives a killed tab or browser, not a power cut). Median of ${d.samples.aisdk.length} repetitions.`, '');
+  add('| steps | tabloop, tool not idempotent | tabloop, idempotent tool | AI SDK | ratio | ratio (idempotent) |', '|---|---|---|---|---|---|');
+  add(`| ${d.steps.toLocaleString('en')} | ${ms(d.tabloop_ms_per_step, 3)} | ${ms(d.tabloop_idempotent_ms_per_step, 3)} | ${ms(d.aisdk_ms_per_step, 3)} | ${ratio(d.tabloop_ms_per_step, d.aisdk_ms_per_step)} | ${ratio(d.tabloop_idempotent_ms_per_step, d.aisdk_ms_per_step)} |`);
+  add('', `Each repetition's tabloop run over the AI SDK run beside it (tool not idempotent), lowest / median / highest: ${spread(d.paired_ratios)}. One awaited commit on disk: ${ms(f.strict_ms)} strict, ${ms(f.relaxed_ms)} relaxed${f.step_strict_ms == null ? '' : `, a step's row (${f.step_row_bytes} B) strict ${ms(f.step_strict_ms)}`}. A step whose tool is not idempotent waits for one strict commit, so its floor on disk is that commit plus the idempotent step: ${ratio((f.step_strict_ms ?? f.strict_ms) + d.tabloop_idempotent_ms_per_step, d.aisdk_ms_per_step)}× the AI SDK's step here.`);
+}
+
 add('', '## End to end over loopback HTTP (the same streaming mock server for both)', '');
 add(`A bare \`fetch\` round trip to that server costs ${ms(r.fetch_floor_ms)} in this browser (median): the floor under every step.`, '');
 add('| steps | tabloop, tool not idempotent | tabloop, idempotent tool | AI SDK | ratio | ratio (idempotent) |', '|---|---|---|---|---|---|');

@@ -3,7 +3,7 @@
 // into BENCHMARKS.md (benches/compare/report.mjs). Prints figures; asserts nothing, except
 // that each loop really ran the steps it was asked for (a bench that silently ran 1 step would
 // report nonsense).
-//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,sessions,tti]
+//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,disk,sessions,tti]
 // Needs pkg/ (scripts/build-package.sh), dist/ (trunk build --release) and the AI SDK bundle
 // (node benches/compare/build.mjs target/bench/aisdk).
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '../../tests/e2e/support/server.mjs';
 import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
+import { killChromium, newProfile, removeProfile, startChromium } from '../../tests/e2e/support/persistent.mjs';
 import { measureSessions, median } from '../browser/sessions.mjs';
 import { loopbackMock } from './loopback.mjs';
 
@@ -39,6 +40,9 @@ const LOOPBACK = (smoke ? [[10, 1]] : [[10, 5], [100, 3], [1000, 5]]).filter(([n
 // At this size each repetition also measures the commit a step waits for, right after its runs:
 // the storage floor beside the step it bounds, not minutes later.
 const FLOOR_AT = smoke ? 10 : 1000;
+// The harness once more in a browser on a profile on disk (see onDisk).
+const DISK_STEPS = smoke ? 10 : Math.min(1000, maxSteps);
+const DISK_REPS = smoke ? 1 : 3;
 const SESSION_SIZES = smoke ? [1000] : [1000, 10000];
 const SESSION_SAMPLES = smoke ? 1 : 5;
 const TTI_SAMPLES = smoke ? 1 : 5;
@@ -166,6 +170,39 @@ function commitFloor(page, n, kinds) {
   }, [n, kinds]);
 }
 
+/**
+ * One harness run of `who` (aisdk, tabloop, tabloop_idempotent or tabloop_waiting) at `steps`
+ * steps in `page`, repetition `r`, checked to have run every step (and tabloop's to have
+ * persisted every event).
+ */
+async function harnessRun(page, who, steps, r) {
+  const result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
+    ? window.aisdk.aiSdkHarness(steps)
+    : (window.countIdbBytes(r === 0 && who === 'tabloop'), window.tabloopHarness(steps, { idempotent: who !== 'tabloop', waitsForEcho: who === 'tabloop_waiting', tag: `-${r}` }))), { who, steps, r });
+  check(`${who} harness`, result, steps);
+  if (who !== 'aisdk' && result.persisted !== result.events) throw new Error(`${who}: ${result.events} events but ${result.persisted} persisted`);
+  return result;
+}
+
+/**
+ * The harness at one size again, in a browser on a profile on disk: what a person's browser
+ * has (the side-by-side page runs in a fresh context, whose IndexedDB lives in memory). There a
+ * strict commit is flushed to the disk; a relaxed one is handed to the operating system.
+ */
+async function onDisk(page) {
+  const runs = { tabloop: [], tabloop_idempotent: [], aisdk: [] };
+  for (let r = 0; r < DISK_REPS; r += 1) {
+    const kinds = Object.keys(runs);
+    for (const who of r % 2 === 0 ? kinds : [...kinds].reverse()) {
+      runs[who].push((await harnessRun(page, who, DISK_STEPS, r)).ms / DISK_STEPS);
+    }
+  }
+  const floor = await commitFloor(page, smoke ? 5 : 200, ['strict', 'relaxed', 'step_strict']);
+  const row = { steps: DISK_STEPS, tabloop_ms_per_step: median(runs.tabloop), tabloop_idempotent_ms_per_step: median(runs.tabloop_idempotent), aisdk_ms_per_step: median(runs.aisdk), samples: runs, paired_ratios: paired(runs.tabloop, runs.aisdk), commit_floor: floor };
+  log(`on disk, harness ${DISK_STEPS} steps: tabloop ${row.tabloop_ms_per_step.toFixed(3)} ms/step (idempotent tool ${row.tabloop_idempotent_ms_per_step.toFixed(3)}), AI SDK ${row.aisdk_ms_per_step.toFixed(3)} ms/step; one awaited commit: strict ${floor.strict_ms.toFixed(2)} ms, relaxed ${floor.relaxed_ms.toFixed(2)} ms`);
+  return row;
+}
+
 async function sideBySide(openPage, mock) {
   let page = await openPage();
   const harness = [];
@@ -185,9 +222,7 @@ async function sideBySide(openPage, mock) {
         if (crashed[who]) continue;
         let result;
         try {
-          result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
-            ? window.aisdk.aiSdkHarness(steps)
-            : (window.countIdbBytes(r === 0 && who === 'tabloop'), window.tabloopHarness(steps, { idempotent: who !== 'tabloop', waitsForEcho: who === 'tabloop_waiting', tag: `-${r}` }))), { who, steps, r });
+          result = await harnessRun(page, who, steps, r);
         } catch (error) {
           if (!/crashed/i.test(error.message)) throw error;
           crashed[who] = true;
@@ -195,8 +230,6 @@ async function sideBySide(openPage, mock) {
           page = await openPage();
           continue;
         }
-        check(`${who} harness`, result, steps);
-        if (who !== 'aisdk' && result.persisted !== result.events) throw new Error(`${who}: ${result.events} events but ${result.persisted} persisted`);
         runs[who].push(result.ms / steps);
         if (who === 'tabloop' && r === 0) {
           const p = result.perStep;
@@ -292,6 +325,16 @@ async function timeToInteractive(browser, server) {
   return { playground_ms: median(site), playground_samples: site, library_init_ms: median(embed), library_init_samples: embed };
 }
 
+/** The side-by-side page in a new tab of `context`, ready to run. */
+async function comparePage(context) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(`${server.url}/compare.html`);
+  await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
+  if (smoke) await page.evaluate(() => (window.SMOKE = true));
+  return page;
+}
+
 const root = siteRoot();
 const server = await serveStatic(root, { isolated: true });
 const mock = await loopbackMock();
@@ -315,16 +358,23 @@ try {
   const context = await browser.newContext();
   // The side-by-side page (opened again only after a crash).
   const openPage = async () => {
-    const page = await context.newPage();
-    page.on('pageerror', (e) => console.log('pageerror:', e.message));
-    await page.goto(`${server.url}/compare.html`);
-    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60_000 });
-    if (smoke) await page.evaluate(() => (window.SMOKE = true));
+    const page = await comparePage(context);
     result.browser ??= { version: browser.version(), userAgent: await page.evaluate(() => navigator.userAgent), cores: await page.evaluate(() => navigator.hardwareConcurrency) };
     return page;
   };
   Object.assign(result, await sideBySide(openPage, mock));
   await context.close();
+  if (wanted('disk')) {
+    const profile = newProfile();
+    const chromium = await startChromium(profile);
+    try {
+      result.disk = await onDisk(await comparePage(chromium.context));
+    } finally {
+      await chromium.browser.close();
+      await killChromium(chromium);
+      removeProfile(profile);
+    }
+  }
   if (wanted('sessions')) {
   const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES });
   result.sessions = {
