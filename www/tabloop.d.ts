@@ -231,9 +231,10 @@ export interface ToolSpec {
   approvalScope?: { urlHost: string } | null;
   /**
    * Safe to run twice with the same arguments (default false). A call of a tool that is not
-   * runs only once its start record is flushed to disk (a strict IndexedDB commit, about half a
-   * millisecond on a disk), so after a crash or power cut the runtime knows it may have run and
-   * asks before running it again; an idempotent tool runs at once and is run again on resume.
+   * runs only once its start record is flushed to disk (a strict IndexedDB commit: on a disk,
+   * a wait for the flush; see BENCHMARKS.md), so after a crash or power cut the runtime knows it
+   * may have run and asks before running it again. An idempotent tool runs at once and is run
+   * again on resume.
    */
   idempotent?: boolean;
   parallelSafe?: boolean;

@@ -173,12 +173,13 @@ function commitFloor(page, n, kinds) {
 /**
  * One harness run of `who` (aisdk, tabloop, tabloop_idempotent or tabloop_waiting) at `steps`
  * steps in `page`, repetition `r`, checked to have run every step (and tabloop's to have
- * persisted every event).
+ * persisted every event). `countBytes`: the page also serialises every value written to count
+ * its bytes (slower: only on the run whose growth is reported).
  */
-async function harnessRun(page, who, steps, r) {
-  const result = await page.evaluate(({ who, steps, r }) => (who === 'aisdk'
+async function harnessRun(page, who, steps, r, countBytes) {
+  const result = await page.evaluate(({ who, steps, r, countBytes }) => (who === 'aisdk'
     ? window.aisdk.aiSdkHarness(steps)
-    : (window.countIdbBytes(r === 0 && who === 'tabloop'), window.tabloopHarness(steps, { idempotent: who !== 'tabloop', waitsForEcho: who === 'tabloop_waiting', tag: `-${r}` }))), { who, steps, r });
+    : (window.countIdbBytes(countBytes), window.tabloopHarness(steps, { idempotent: who !== 'tabloop', waitsForEcho: who === 'tabloop_waiting', tag: `-${r}` }))), { who, steps, r, countBytes });
   check(`${who} harness`, result, steps);
   if (who !== 'aisdk' && result.persisted !== result.events) throw new Error(`${who}: ${result.events} events but ${result.persisted} persisted`);
   return result;
@@ -194,7 +195,7 @@ async function onDisk(page) {
   for (let r = 0; r < DISK_REPS; r += 1) {
     const kinds = Object.keys(runs);
     for (const who of r % 2 === 0 ? kinds : [...kinds].reverse()) {
-      runs[who].push((await harnessRun(page, who, DISK_STEPS, r)).ms / DISK_STEPS);
+      runs[who].push((await harnessRun(page, who, DISK_STEPS, r, false)).ms / DISK_STEPS);
     }
   }
   const floor = await commitFloor(page, smoke ? 5 : 200, ['strict', 'relaxed', 'step_strict']);
@@ -222,7 +223,7 @@ async function sideBySide(openPage, mock) {
         if (crashed[who]) continue;
         let result;
         try {
-          result = await harnessRun(page, who, steps, r);
+          result = await harnessRun(page, who, steps, r, r === 0 && who === 'tabloop');
         } catch (error) {
           if (!/crashed/i.test(error.message)) throw error;
           crashed[who] = true;

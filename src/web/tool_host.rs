@@ -104,10 +104,7 @@ impl JsToolHost {
     /// A host for `session` (the VFS keeps a volume per session) whose fetch tool may reach
     /// `allow_hosts` without approval, and whose calls may wait on the appends in `gates`.
     pub fn new(session: &str, allow_hosts: Vec<String>, gates: CommitGates) -> Self {
-        let hosts = js_sys::Array::new();
-        for host in &allow_hosts {
-            hosts.push(&JsValue::from_str(host));
-        }
+        let hosts: js_sys::Array = allow_hosts.iter().map(|h| JsValue::from_str(h)).collect();
         Self {
             session: JsValue::from_str(session),
             allow_hosts: hosts.into(),
