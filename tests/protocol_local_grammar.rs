@@ -1,11 +1,18 @@
 //! The local model's reply grammar for the schema shapes tools use: optional keys in a fixed
-//! order, enums, arrays, unions, and "any value" for what a grammar does not follow.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! order, enums, arrays, unions, length and size bounds, and "any value" for what a grammar
+//! does not follow. Bounds are checked through the engine's own grammar matcher: a reply the
+//! grammar lets the model write must not be one the schema check refuses.
+// Native only: the engine it checks grammars with is a native dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
+use tabloop::core::validate_schema as validate;
+use tabloop::protocol::local_grammar::REPLY_PREFIX;
 use tabloop::protocol::local_grammar::{render_call, reply_grammar};
 use tabloop::protocol::ToolSpec;
+use tabloop_engine::grammar::{Grammar, GrammarState};
 
 fn tool(parameters: Value) -> ToolSpec {
     ToolSpec {
@@ -65,4 +72,128 @@ fn a_call_is_rendered_in_the_grammar_order_whatever_order_its_arguments_came_in(
         render_call("t", &arguments, Some(&schema)),
         r#"{"tool":"t","arguments":{"c":"x","a":1,"b":[true],"extra":null}}"#
     );
+}
+
+/// Whether the grammar for a tool with `parameters` lets the model write a call with
+/// `arguments` (as the reply's text after [`REPLY_PREFIX`], whole).
+fn grammar_admits(parameters: &Value, arguments: &str) -> bool {
+    let grammar = Grammar::parse(&reply_grammar(&[tool(parameters.clone())]))
+        .unwrap_or_else(|e| panic!("the grammar parses: {e}"));
+    let reply = format!("{{\"tool\":\"t\",\"arguments\":{arguments}}}");
+    let after_prefix = reply.strip_prefix(REPLY_PREFIX).unwrap_or(&reply);
+    let mut state = GrammarState::new(&grammar);
+    state.advance(&grammar, after_prefix.as_bytes()).is_ok() && state.is_complete()
+}
+
+/// For each of `arguments`: whether the grammar admits it equals whether the schema does.
+fn grammar_agrees_with_schema(parameters: Value, arguments: &[&str]) {
+    for text in arguments {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let schema_ok = validate(&parameters, &value).is_ok();
+        assert_eq!(
+            grammar_admits(&parameters, text),
+            schema_ok,
+            "{text}: the schema says {schema_ok}"
+        );
+    }
+}
+
+#[test]
+fn a_string_s_length_bounds_are_the_grammar_s_so_an_empty_summary_cannot_be_written() {
+    // The finish tool's own schema: a summary of at least one character.
+    let finish = json!({
+        "type": "object",
+        "properties": {"summary": {"type": "string", "minLength": 1}},
+        "required": ["summary"],
+    });
+    grammar_agrees_with_schema(
+        finish,
+        &[
+            r#"{"summary":""}"#,
+            r#"{"summary":"391"}"#,
+            r#"{"summary":"\n"}"#,
+        ],
+    );
+    let short = json!({
+        "type": "object",
+        "properties": {"code": {"type": "string", "minLength": 2, "maxLength": 3}},
+        "required": ["code"],
+    });
+    grammar_agrees_with_schema(
+        short,
+        &[
+            r#"{"code":"a"}"#,
+            r#"{"code":"ab"}"#,
+            r#"{"code":"a\"c"}"#,
+            r#"{"code":"héé"}"#,
+            r#"{"code":"abcd"}"#,
+        ],
+    );
+}
+
+#[test]
+fn the_largest_bound_the_grammar_follows_is_followed_exactly() {
+    let name = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string", "maxLength": 256}},
+        "required": ["name"],
+    });
+    let args = |n: usize| format!(r#"{{"name":"{}"}}"#, "x".repeat(n));
+    assert!(grammar_admits(&name, &args(256)));
+    assert!(!grammar_admits(&name, &args(257)));
+}
+
+#[test]
+fn an_array_s_size_bounds_are_the_grammar_s() {
+    let tags = |bounds: Value| {
+        let mut list = json!({"type": "array", "items": {"type": "integer"}});
+        list.as_object_mut()
+            .unwrap()
+            .extend(bounds.as_object().unwrap().clone());
+        json!({"type": "object", "properties": {"tags": list}, "required": ["tags"]})
+    };
+    let sizes = [
+        r#"{"tags":[]}"#,
+        r#"{"tags":[1]}"#,
+        r#"{"tags":[1,2]}"#,
+        r#"{"tags":[1,2,3]}"#,
+    ];
+    grammar_agrees_with_schema(tags(json!({"minItems": 1, "maxItems": 2})), &sizes);
+    grammar_agrees_with_schema(tags(json!({"maxItems": 2})), &sizes);
+    grammar_agrees_with_schema(tags(json!({"minItems": 3})), &sizes);
+    grammar_agrees_with_schema(tags(json!({"maxItems": 0})), &sizes);
+}
+
+#[test]
+fn a_number_with_a_lower_bound_of_zero_or_more_cannot_be_written_negative() {
+    let count = json!({
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 1},
+            "x": {"type": "number", "minimum": 0},
+        },
+        "required": ["n", "x"],
+    });
+    grammar_agrees_with_schema(
+        count,
+        &[
+            r#"{"n":1,"x":0}"#,
+            r#"{"n":12,"x":0.5}"#,
+            r#"{"n":0,"x":1}"#,
+            r#"{"n":-3,"x":1}"#,
+            r#"{"n":2,"x":-0.5}"#,
+        ],
+    );
+}
+
+#[test]
+fn bounds_past_the_grammar_s_limit_are_left_to_the_schema_check() {
+    // A 10,000-character bound would be 10,000 grammar rules: the grammar follows none of it.
+    let long = json!({
+        "type": "object",
+        "properties": {"text": {"type": "string", "maxLength": 10000}},
+        "required": ["text"],
+    });
+    assert_eq!(own_rules(long.clone()).len(), 1);
+    assert!(grammar_admits(&long, r#"{"text":"any length"}"#));
 }

@@ -14,8 +14,12 @@
 //! name from the tool list after `{"tool":"`, where the tool the task names is the likely one.
 //!
 //! Schemas are read for the parts a grammar can use (`const`, `enum`, `oneOf`/`anyOf`, `type`,
-//! `properties`, `required`, `items`); anything else (`$ref`, `allOf`, patterns) becomes "any
-//! JSON value" there: the core still checks every call against the tool's schema.
+//! `properties`, `required`, `items`, a string's length and an array's size bounds, and a
+//! lower bound's sign for integers); anything else (`$ref`, `allOf`, patterns) becomes "any
+//! JSON value" there: the core still checks every call against the tool's schema. Why the
+//! bounds: a bound the grammar does not follow is one the model can break every time (asked
+//! "What is 17 times 23?", SmolLM2-135M called `finish` with an empty summary three times in a
+//! row, each refused by the schema's `minLength`, and the run stopped on consecutive errors).
 
 use serde_json::Value;
 
@@ -23,6 +27,11 @@ use super::message::ToolSpec;
 
 /// Deepest schema nesting turned into rules; below it a value is any JSON.
 const MAX_DEPTH: usize = 8;
+
+/// Largest length or size bound written into a grammar: a repetition costs grammar rules in
+/// proportion to its bounds, so a larger one is followed only as far as this (a lower bound)
+/// or not at all (an upper bound); the core's schema check still holds the whole bound.
+const MAX_BOUND: u64 = 256;
 
 /// Rules every grammar shares (JSON scalars, strings with the escapes serde_json writes, and any
 /// value for schemas the grammar does not follow).
@@ -183,15 +192,48 @@ impl Builder {
     /// The expression for one JSON type.
     fn typed(&mut self, kind: &str, schema: &Value, depth: usize) -> String {
         match kind {
-            "string" | "integer" | "number" | "boolean" | "null" => kind.to_string(),
-            "object" => self.object(schema, depth),
-            "array" => match schema.get("items") {
-                Some(items) if items.is_object() => {
-                    let item = self.expression(items, depth + 1);
-                    self.rule(format!("\"[\" ({item} (\",\" {item})*)? \"]\""))
-                }
-                Some(_) | None => "array".into(),
+            "string" => match bounds(schema, "minLength", "maxLength") {
+                None => "string".into(),
+                Some(bounds) => format!("\"\\\"\" char{} \"\\\"\"", bounds.repetition(0)),
             },
+            "integer" | "number" => match lower_bound(schema) {
+                Some(min) if min >= 0.0 => {
+                    // Not negative: no sign; at least 1 (an integer): no leading zero either.
+                    let digits = if kind == "integer" && min >= 1.0 {
+                        "[1-9] [0-9]{0,15}"
+                    } else {
+                        "(\"0\" | [1-9] [0-9]{0,15})"
+                    };
+                    if kind == "integer" {
+                        format!("({digits})")
+                    } else {
+                        format!("({digits} (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?)")
+                    }
+                }
+                Some(_) | None => kind.to_string(),
+            },
+            "boolean" | "null" => kind.to_string(),
+            "object" => self.object(schema, depth),
+            "array" => {
+                let item = match schema.get("items") {
+                    Some(items) if items.is_object() => self.expression(items, depth + 1),
+                    Some(_) | None => "value".into(),
+                };
+                match bounds(schema, "minItems", "maxItems") {
+                    None if item == "value" => "array".into(),
+                    None => self.rule(format!("\"[\" ({item} (\",\" {item})*)? \"]\"")),
+                    Some(Bounds { max: Some(0), .. }) => "\"[\" \"]\"".into(),
+                    // The items after the first, one fewer than the array's bounds.
+                    Some(bounds) if bounds.min == 0 => self.rule(format!(
+                        "\"[\" ({item} (\",\" {item}){})? \"]\"",
+                        bounds.repetition(1)
+                    )),
+                    Some(bounds) => self.rule(format!(
+                        "\"[\" {item} (\",\" {item}){} \"]\"",
+                        bounds.repetition(1)
+                    )),
+                }
+            }
             _ => "value".into(),
         }
     }
@@ -241,6 +283,49 @@ impl Builder {
         self.named += 1;
         self.rules.push(format!("{name} ::= {body}"));
         name
+    }
+}
+
+/// A length or size bound the grammar follows (see [`MAX_BOUND`]).
+#[derive(Clone, Copy)]
+struct Bounds {
+    min: u64,
+    max: Option<u64>,
+}
+
+impl Bounds {
+    /// The GBNF repetition for these bounds less `less` (`{m,}` or `{m,n}`).
+    fn repetition(self, less: u64) -> String {
+        let min = self.min.saturating_sub(less);
+        match self.max {
+            Some(max) => format!("{{{min},{}}}", max.saturating_sub(less)),
+            None => format!("{{{min},}}"),
+        }
+    }
+}
+
+/// The schema's `min_key`/`max_key` bounds as the grammar follows them; `None` when that is no
+/// bound at all (no lower bound above 0, no upper bound up to [`MAX_BOUND`]).
+fn bounds(schema: &Value, min_key: &str, max_key: &str) -> Option<Bounds> {
+    let min = schema
+        .get(min_key)
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(MAX_BOUND);
+    let max = schema
+        .get(max_key)
+        .and_then(Value::as_u64)
+        .filter(|max| *max <= MAX_BOUND && *max >= min);
+    (min > 0 || max.is_some()).then_some(Bounds { min, max })
+}
+
+/// A number schema's lower bound (`minimum`, or above `exclusiveMinimum`).
+fn lower_bound(schema: &Value) -> Option<f64> {
+    let inclusive = schema.get("minimum").and_then(Value::as_f64);
+    let exclusive = schema.get("exclusiveMinimum").and_then(Value::as_f64);
+    match (inclusive, exclusive) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
     }
 }
 
