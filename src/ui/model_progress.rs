@@ -31,9 +31,15 @@ pub fn ModelProgress(
                         backend
                             .get()
                             .map(|note| {
+                                let text = format!("Runs {note}");
+                                let title = text.clone();
                                 view! {
-                                    <span class="model-backend" data-testid="model-backend">
-                                        {format!("Runs {note}")}
+                                    <span
+                                        class="model-backend"
+                                        data-testid="model-backend"
+                                        title=title
+                                    >
+                                        {text}
                                     </span>
                                 }
                             })

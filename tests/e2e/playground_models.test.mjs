@@ -247,6 +247,15 @@ test('a picked file is checked, stored and used by a run; choosing another model
     assert.ok(seen.some((t) => /^Reading the prompt: \d+ of \d+ tokens$/.test(t)));
     assert.ok(seen.some((t) => /^Writing: \d+ pieces? /.test(t)));
     assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?$/);
+    // The header holds all of it: the bar and both lines inside its box, none cut off.
+    const spilled = await page.evaluate(() => {
+      const header = document.querySelector('header.app-header').getBoundingClientRect();
+      return [...document.querySelectorAll('header.app-header .model-progress, header.app-header .model-progress > *')]
+        .map((element) => ({ element, box: element.getBoundingClientRect() }))
+        .filter(({ box }) => box.top < header.top - 0.5 || box.bottom > header.bottom + 0.5)
+        .map(({ element, box }) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(box.top)}–${Math.round(box.bottom)} outside 0–${Math.round(header.bottom)}`);
+    });
+    assert.deepEqual(spilled, [], 'the model progress spills out of the header');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
     const events = fs.readFileSync(await download.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const replies = events.filter((e) => e.event?.type === 'model_replied' || e.type === 'model_replied');
