@@ -127,7 +127,8 @@ test('the system light theme is followed, and the page works at 390 px', async (
     assert.equal(await page.getAttribute('html', 'data-theme'), null, 'no choice stored: the system decides');
     await useMock(page, mock);
     mock.script.push({ text: 'Done:\n\n| a wide column | another wide column | a third one |\n|---|---|---|\n| 1 | 2 | 3 |\n\n```\nsome long code line that would overflow a phone screen if it was not wrapped\n```' });
-    await page.fill('[data-testid=task]', 'A short task on a phone');
+    // A task as long as people type: its title in the session list must not widen the page.
+    await page.fill('[data-testid=task]', 'Use the vfs tool to write the text hello into the file /notes.txt.');
     await page.tap('[data-testid=run]');
     await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
     const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
