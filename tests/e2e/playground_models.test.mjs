@@ -256,6 +256,18 @@ test('a picked file is checked, stored and used by a run; choosing another model
         .map(({ element, box }) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(box.top)}–${Math.round(box.bottom)} outside 0–${Math.round(header.bottom)}`);
     });
     assert.deepEqual(spilled, [], 'the model progress spills out of the header');
+    // On a phone's width the bar and its line still show, inside the header and the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phone = await page.evaluate(() => {
+      const header = document.querySelector('header.app-header').getBoundingClientRect();
+      const inside = (selector) => {
+        const box = document.querySelector(selector).getBoundingClientRect();
+        return box.width > 0 && box.top >= header.top && box.bottom <= header.bottom && box.left >= 0 && box.right <= innerWidth;
+      };
+      return { bar: inside('[data-testid=model-progress]'), text: inside('[data-testid=model-progress-text]'), sideways: document.scrollingElement.scrollWidth - innerWidth };
+    });
+    assert.deepEqual(phone, { bar: true, text: true, sideways: 0 }, 'the model progress on a 390 px screen');
+    await page.setViewportSize({ width: 1280, height: 720 });
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
     const events = fs.readFileSync(await download.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const replies = events.filter((e) => e.event?.type === 'model_replied' || e.type === 'model_replied');
