@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use serde_json::json;
 use tabloop::core::{
     args_hash, parse_jsonl, to_jsonl, Agent, Effect, Event, Input, Record, ReplayError,
-    SessionDigest, SCHEMA_VERSION, SNAPSHOT_VERSION,
+    SessionDigest, SCHEMA_VERSION, SNAPSHOT_VERSION, TITLE_CHARS,
 };
 use tabloop::protocol::encode;
 use tabloop::protocol::{FinishReason, ModelReply, ToolCall};
@@ -552,4 +552,35 @@ fn support_run() -> Vec<Record> {
     let effects = h.tool_result("a", "content", false);
     h.reply(&effects, text("done"));
     h.log.clone()
+}
+
+#[test]
+fn a_session_s_title_is_its_task_or_the_task_s_start_marked_as_cut() {
+    let title = |task: &str| {
+        let mut digest = SessionDigest::default();
+        digest.push(&Record {
+            seq: 0,
+            at: 0,
+            event: Event::UserMessage { text: task.into() },
+        });
+        digest.title
+    };
+    assert_eq!(title("write the notes"), "write the notes");
+    let exact = "x".repeat(TITLE_CHARS);
+    assert_eq!(
+        title(&exact),
+        exact,
+        "a task of the title's length is whole"
+    );
+    let long =
+        "Use the vfs tool to write the text hi into /a.txt, then use the vfs tool to read /a.txt.";
+    let cut = title(long);
+    assert_eq!(
+        cut,
+        "Use the vfs tool to write the text hi into /a.txt, then use the vfs tool to…"
+    );
+    assert!(cut.chars().count() <= TITLE_CHARS);
+    // One long word: cut inside it, still within the length.
+    let word = title(&"y".repeat(200));
+    assert_eq!(word, format!("{}…", "y".repeat(TITLE_CHARS - 1)));
 }

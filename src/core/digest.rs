@@ -10,8 +10,36 @@ use crate::protocol::encode::{json_struct, json_tagged};
 use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
 
-/// Version of the [`SessionDigest`] layout; a stored digest of another version is rebuilt.
-pub const DIGEST_SCHEMA: u32 = 2;
+/// Version of the [`SessionDigest`] layout and fold; a stored digest of another version is
+/// rebuilt. (3: a title cut from a longer task ends with "…".)
+pub const DIGEST_SCHEMA: u32 = 3;
+
+/// Longest session title, in characters.
+pub const TITLE_CHARS: usize = 80;
+
+/// A session's title from its task: the task itself, or when longer than [`TITLE_CHARS`] its
+/// start, cut after a whole word where one ends in the last quarter, with "…" in place of the
+/// rest (a title that just stops mid-sentence reads as the whole task).
+pub fn task_title(task: &str) -> String {
+    if task.chars().count() <= TITLE_CHARS {
+        return task.to_string();
+    }
+    let kept: String = task.chars().take(TITLE_CHARS).collect();
+    let word_end = kept
+        .char_indices()
+        .filter(|(_, c)| c.is_whitespace())
+        .map(|(at, _)| at)
+        .next_back()
+        .filter(|at| kept[..*at].chars().count() >= TITLE_CHARS * 3 / 4);
+    let start = match word_end {
+        Some(at) => &kept[..at],
+        None => {
+            let last = kept.char_indices().next_back().map_or(0, |(at, _)| at);
+            &kept[..last]
+        }
+    };
+    format!("{}…", start.trim_end())
+}
 
 /// What the current run is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -154,7 +182,7 @@ impl SessionDigest {
             Event::SessionStarted { session, .. } => self.session = session.clone(),
             Event::UserMessage { text } => {
                 if self.title.is_empty() {
-                    self.title = text.chars().take(80).collect();
+                    self.title = task_title(text);
                 }
             }
             Event::RunStarted { budget, .. } => {

@@ -35,7 +35,7 @@ mod verify;
 
 pub use agent::Agent;
 pub use budget::cost_of;
-pub use digest::{RunPhase, SessionDigest, SpentSummary, DIGEST_SCHEMA};
+pub use digest::{task_title, RunPhase, SessionDigest, SpentSummary, DIGEST_SCHEMA, TITLE_CHARS};
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
 pub use fingerprint::{args_hash, canonical_json};

@@ -66,7 +66,7 @@ pub fn session_title(records: &[Record]) -> String {
         .iter()
         .find_map(|r| {
             if let Event::UserMessage { text } = &r.event {
-                Some(text.chars().take(80).collect())
+                Some(crate::core::task_title(text))
             } else {
                 None
             }
