@@ -166,7 +166,15 @@ pub fn run_task(app: AppState, task: String) {
         app.busy.set(false);
         let handle = match opened {
             Ok(handle) => handle,
-            Err(e) => return app.fail(format!("Could not open the session: {e}")),
+            Err(e) => {
+                // Nothing was recorded: the task goes back to the form (unless something new
+                // was typed meanwhile), and the settings open, where what is missing is.
+                if app.draft.with_untracked(String::is_empty) {
+                    app.draft.set(task);
+                }
+                app.settings_open.set(true);
+                return app.fail(format!("Could not open the session: {e}"));
+            }
         };
         // The session holds the key now; the form can let go of it.
         if app.settings.with_untracked(|s| s.run.forget_key) {

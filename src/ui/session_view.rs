@@ -88,7 +88,7 @@ pub fn SessionView(
                     children=move |call: ToolCallView| view! { <ApprovalCard call on_decide read_only/> }
                 />
             </Show>
-            <TaskForm on_run busy in_flight/>
+            <TaskForm on_run busy in_flight text=app.draft/>
         </section>
     }
 }

@@ -194,6 +194,8 @@ pub struct AppState {
     pub busy: RwSignal<bool>,
     /// The settings panel is unfolded.
     pub settings_open: RwSignal<bool>,
+    /// The composer's text (a task whose session could not be opened comes back to it).
+    pub draft: RwSignal<String>,
     /// The session on screen waits for an API key before it can resume (why, for the banner).
     pub key_needed: RwSignal<Option<String>>,
     /// The session service the composition root provided (none outside the app).
@@ -216,6 +218,7 @@ impl AppState {
             error: RwSignal::new(None),
             busy: RwSignal::new(false),
             settings_open: RwSignal::new(true),
+            draft: RwSignal::new(String::new()),
             key_needed: RwSignal::new(None),
             service: StoredValue::new_local(
                 use_context::<ServiceContext>().and_then(|s| s.try_get_value()),

@@ -14,8 +14,9 @@ pub fn TaskForm(
     /// A run is in progress: the text joins it.
     #[prop(into)]
     in_flight: Signal<bool>,
+    /// The text being written, shared so a task that could not start can be put back.
+    text: RwSignal<String>,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::new());
     let submit = move || {
         let task = text.get_untracked().trim().to_string();
         if !task.is_empty() && !busy.get_untracked() {

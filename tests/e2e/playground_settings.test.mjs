@@ -154,3 +154,24 @@ test('a price typed for a model is charged on its runs and kept for that model o
     assert.equal(await page.inputValue('[data-testid=price-output]'), '2000');
   });
 });
+
+test('a task whose session cannot open stays in the form, with the settings open where the gap is', async () => {
+  await withPage(async (page, mock) => {
+    // The model name left out: the provider cannot be built, nothing is recorded.
+    await page.fill('[data-testid=model-name]', '');
+    const task = 'Summarise the notes I wrote yesterday into three bullet points.';
+    await page.fill('[data-testid=task]', task);
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-testid=error]');
+    assert.match(await page.textContent('[data-testid=error]'), /needs a model/);
+    assert.equal(await page.inputValue('[data-testid=task]'), task, 'the task is back in the form');
+    assert.equal(await page.$eval('details.settings', (d) => d.open), true, 'the settings are open');
+    // With the model named, the same task runs as it is.
+    mock.script.push({ text: 'Done.' });
+    await page.fill('[data-testid=model-name]', 'scripted');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.equal(mock.requests.length, 1);
+    assert.equal(await page.inputValue('[data-testid=task]'), '', 'the form is empty once the task is sent');
+  });
+});
