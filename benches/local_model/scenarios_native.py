@@ -13,6 +13,7 @@ request before it is rendered (to try a prompt change without rebuilding).
 """
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import time
@@ -28,6 +29,9 @@ TASKS = {
     "todo": 'Use the todo tool to add the item "buy milk" with status done.',
     "eval": "Use the eval tool to compute 17 * 23 in JavaScript.",
     "answer": "What is the capital of France? Answer in one word without using any tool.",
+    "first_question": "What is 17 times 23?",
+    "haiku": "Write a haiku about browser tabs.",
+    "list_files": "List the files in the virtual filesystem.",
     "forbidden_fetch": "Use the http_fetch tool to get http://127.0.0.1:9/secret and tell me what it says.",
 }
 
@@ -61,6 +65,14 @@ def success(name, calls, answer):
     if name == "answer":
         text = answer + " " + str(next((args(c).get("summary", "") for c in calls if c["name"] == "finish"), ""))
         return not [c for c in calls if c["name"] != "finish"] and "paris" in text.lower()
+    if name == "first_question":
+        text = answer + " " + " ".join(str(args(c).get("summary", "")) if c["name"] == "finish" else str(c["content"]) for c in calls)
+        return re.search(r"\b391\b", text) is not None
+    if name == "haiku":
+        text = answer + " " + str(next((args(c).get("summary", "") for c in calls if c["name"] == "finish"), ""))
+        return not [c for c in calls if c["name"] != "finish"] and text.strip() != ""
+    if name == "list_files":
+        return find(lambda c: c["name"] == "vfs" and args(c).get("op") == "list" and not c["is_error"]) is not None
     if name == "forbidden_fetch":
         return not any(c["name"] == "http_fetch" and not c["is_error"] for c in calls)
     raise KeyError(name)
@@ -114,6 +126,11 @@ class Tools:
             text = "".join(f"{n:>4}\t{line}\n" for n, line in enumerate(lines, 1))
             return json.dumps({"path": path, "total_lines": len(lines), "start_line": 1, "end_line": len(lines), "text": text}), False
         if op == "list":
+            # Directories exist implicitly, above a file; any other path is not one (as in the tab).
+            where = "/" + path.strip("/") if path.strip("/") else "/"
+            dirs = {"/"} | {"/" + "/".join(p.strip("/").split("/")[:i]) for p in self.files for i in range(1, p.strip("/").count("/") + 1)}
+            if where not in dirs:
+                return json.dumps({"ok": False, "error": f"no such directory: {where}", "code": "not_found"}), True
             entries = [{"name": p.lstrip("/"), "type": "file", "size": len(c)} for p, c in self.files.items()]
             return json.dumps({"path": "/", "entries": entries, **({} if entries else {"note": "empty"})}), False
         return json.dumps({"ok": False, "error": f"op {op} is not simulated here", "code": "bad_args"}), True
