@@ -99,6 +99,7 @@ fn a_tool_call_gets_its_result_and_the_run_ends_completed() {
                 budget_stop: false,
                 explanation: "The model gave a final answer.".into(),
                 final_text: Some("The notes say hello.".into()),
+                shown_above: true,
                 handoff: None,
             }),
         ]
@@ -117,6 +118,34 @@ fn a_tool_call_gets_its_result_and_the_run_ends_completed() {
     );
     assert_eq!(timeline.run(), 1);
     assert_eq!(timeline.next_seq(), h.log.len() as u64);
+}
+
+#[test]
+fn an_answer_the_runtime_ended_the_run_with_is_shown_with_the_run_s_end() {
+    // The model asks again for the read that just succeeded: the run ends with its result as
+    // the answer, which no model message above holds.
+    let mut cfg = config();
+    cfg.guard.end_on_repeated_success = true;
+    let mut h = Harness::new(cfg);
+    let effects = h.user("read the notes");
+    let read = || calls(vec![call("a", "read_file", json!({"path": "notes.txt"}))]);
+    let _ = h.reply(&effects, read());
+    let effects = h.tool_result("a", "hello", false);
+    let again = calls(vec![call("b", "read_file", json!({"path": "notes.txt"}))]);
+    let _ = h.reply(&effects, again);
+    let timeline = Timeline::from_records(&h.log);
+    let Some(TimelineItem::RunFinished(end)) = timeline.items().last() else {
+        panic!("the run finished last: {:?}", timeline.items().last());
+    };
+    assert_eq!(end.stop, "completed");
+    assert!(end
+        .final_text
+        .as_deref()
+        .is_some_and(|t| t.ends_with("Its result:\nhello")));
+    assert!(
+        !end.shown_above,
+        "no model message above holds it: it is shown with the end"
+    );
 }
 
 #[test]

@@ -144,11 +144,11 @@ fn run_end_view(end: RunEnd) -> impl IntoView {
                 "Run finished" <span class="tag" data-testid="stop-reason">{end.stop}</span>
             </div>
             <p class="explanation">{end.explanation}</p>
-            // A completed run's answer is the model message just above; other final texts (the
-            // finish tool's summary) are shown here.
+            // An answer that is the model message just above is not shown twice; other final
+            // texts (the finish tool's summary, a result the runtime ended the run with) are.
             {end
                 .final_text
-                .filter(|_| end.stop != "completed")
+                .filter(|_| !end.shown_above)
                 .map(|text| view! { <div class="final"><MarkdownText text/></div> })}
             {end
                 .handoff

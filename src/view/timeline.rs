@@ -281,7 +281,12 @@ impl Timeline {
             }),
             Event::RunFinished { outcome } => {
                 self.close_open_calls();
-                self.add(TimelineItem::RunFinished(RunEnd::of(outcome)));
+                let above = match self.items.last() {
+                    Some(TimelineItem::Assistant { text }) => Some(text.as_str()),
+                    Some(_) | None => None,
+                };
+                let end = RunEnd::of(outcome, above);
+                self.add(TimelineItem::RunFinished(end));
             }
             Event::SessionStarted { .. } | Event::Suspended | Event::Resumed => {}
         }

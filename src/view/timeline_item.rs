@@ -183,18 +183,25 @@ pub struct RunEnd {
     pub explanation: String,
     /// The final answer or finish summary, if any.
     pub final_text: Option<String>,
+    /// The final text is the model's message just above (shown there, not again here); not so
+    /// for a finish summary, nor for an answer the runtime ended the run with.
+    pub shown_above: bool,
     /// The handoff report as plain text, for runs that did not complete.
     pub handoff: Option<String>,
 }
 
 impl RunEnd {
-    /// The view of a run's outcome.
-    pub fn of(outcome: &RunOutcome) -> Self {
+    /// The view of a run's outcome; `above` is the model's last message before it, if any.
+    pub fn of(outcome: &RunOutcome, above: Option<&str>) -> Self {
         Self {
             stop: outcome.stop.code(),
             budget_stop: matches!(outcome.stop, StopReason::BudgetExhausted { .. }),
             explanation: outcome.explanation.clone(),
             final_text: outcome.final_text.clone(),
+            shown_above: outcome
+                .final_text
+                .as_deref()
+                .is_some_and(|text| above.is_some_and(|above| above.trim() == text.trim())),
             handoff: outcome.handoff.as_ref().map(|h| h.to_text()),
         }
     }

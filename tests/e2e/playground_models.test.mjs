@@ -323,3 +323,31 @@ test('Stop ends a run while the model downloads, starts, and writes', { timeout:
     await context.close();
   }
 });
+
+// What a person sees first: the newcomer's task on the default model, from the bundled file.
+// However the run ends, its answer is on screen once: a model message just above the run's
+// end, or (when the runtime ended the run on a repeat of the call that had just succeeded, as
+// SmolLM2-135M does) that call's result in the run's end itself.
+test("the newcomer's task on the default model ends with its answer on screen", { timeout: RUN_MS }, async () => {
+  const context = await suite.browser.newContext();
+  try {
+    const page = await openPlayground(context, suite.site);
+    await page.fill('[data-testid=task]', 'Use the vfs tool to write the text hello into the file /notes.txt.');
+    await page.press('[data-testid=task]', 'Control+Enter');
+    await waitText(page, '[data-testid=stop-reason]', /\w/, RUN_MS);
+    assert.equal(await page.textContent('[data-testid=stop-reason]'), 'completed');
+    const kinds = await page.$$eval('[data-testid=timeline] > li', (items) => items.map((li) => li.dataset.kind));
+    const finals = await page.locator('[data-kind=run_finished] .final').allTextContents();
+    const guardEnded = (await page.locator('[data-kind=guard]').allTextContents()).some((t) => /Repeated success/.test(t));
+    console.log(JSON.stringify({ kinds, guardEnded, finals: finals.map((t) => t.slice(0, 120)) }));
+    if (guardEnded) {
+      assert.equal(finals.length, 1, 'the result the run ended with is shown');
+      assert.match(finals[0], /Its result:[\s\S]*notes\.txt/);
+    } else {
+      assert.equal(kinds.at(-2), 'assistant', 'the answer is the model message above the end');
+      assert.equal(finals.length, 0, 'and is not shown twice');
+    }
+  } finally {
+    await context.close();
+  }
+});
