@@ -88,3 +88,28 @@ test('after a reload a remote session waits for its key instead of calling witho
     await mock.close();
   }
 });
+
+test('Verify replay checks the session on screen and says so under its buttons', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    mock.script.push({ text: 'The plan has three parts.' });
+    const page = await openPlayground(context);
+    await useMock(page, mock);
+    await page.fill('[data-testid=task]', 'Summarise the plan for the quarterly report in two lines');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    await page.click('[data-testid=verify-replay]');
+    await page.waitForFunction(() => /^Replay verified: all \d+ records match/.test(document.querySelector('[data-testid=verify-result]')?.textContent ?? ''));
+    // The result has a line of its own: the title keeps most of the toolbar's width.
+    const boxes = await page.evaluate(() => {
+      const box = (selector) => document.querySelector(selector).getBoundingClientRect().toJSON();
+      return { toolbar: box('.session-toolbar'), title: box('[data-testid=session-title]'), button: box('[data-testid=verify-replay]'), result: box('[data-testid=verify-result]') };
+    });
+    assert.ok(boxes.title.width >= boxes.toolbar.width / 2, `the title is squeezed to ${boxes.title.width} of ${boxes.toolbar.width} px`);
+    assert.ok(boxes.result.top >= boxes.button.bottom, 'the result is under the buttons');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
