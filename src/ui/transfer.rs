@@ -115,9 +115,30 @@ pub fn fork(app: AppState, run: u32, step: u32) {
     });
 }
 
+/// The fork is named after where it came from ("Fork at step 2: <the session's title>"): with the
+/// same first message as its source it would be listed under the same title, and a person could
+/// not tell them apart. The name can be changed like any other.
 async fn fork_session(app: AppState, session: &str, run: u32, step: u32) -> Result<String, String> {
-    app.service()?
+    let service = app.service()?;
+    let forked = service
         .fork(session, Some(run), step)
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    let title = app.sessions.with_untracked(|rows| {
+        rows.iter()
+            .find(|row| row.session == session)
+            .map(|row| row.title())
+    });
+    let at = if run > 1 {
+        format!("run {run}, step {step}")
+    } else {
+        format!("step {step}")
+    };
+    let name = match title {
+        Some(title) => format!("Fork at {at}: {title}"),
+        None => format!("Fork at {at}"),
+    };
+    // A fork left unnamed is still a fork: it is listed under its first message.
+    let _ = service.rename(&forked, &name).await;
+    Ok(forked)
 }

@@ -113,3 +113,20 @@ test('delete asks first: Keep leaves the session, Delete removes it for good', a
     assert.deepEqual(await listed(page), ['beta-2', 'gamma-3']);
   });
 });
+
+test('a fork is shown at once and listed under a name saying where it came from', async () => {
+  await withSessions(async (page) => {
+    await page.click(row('alpha-1'));
+    await page.waitForSelector('[data-testid=fork]');
+    const source = await titleOf(page, 'alpha-1');
+    await page.locator('[data-testid=fork]').first().click();
+    // The fork is a new session, on screen, named after its source; the source is unchanged.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=session-item]').length === 4);
+    const forked = (await listed(page)).find((id) => !['alpha-1', 'beta-2', 'gamma-3'].includes(id));
+    assert.ok(forked, 'a fourth session');
+    await page.waitForFunction((id) => document.querySelector(`[data-testid=session-item][data-session="${id}"] .session-title`)?.textContent.startsWith('Fork at step 1: '), forked);
+    assert.equal(await titleOf(page, forked), `Fork at step 1: ${source}`);
+    assert.equal(await titleOf(page, 'alpha-1'), source);
+    await page.waitForFunction((name) => document.querySelector('[data-testid=session-title]')?.textContent === name, `Fork at step 1: ${source}`);
+  });
+});
