@@ -1,6 +1,9 @@
 //! A JSON Schema validator for tool arguments, covering the keywords tool schemas use: `type`,
 //! `properties`, `required`, `additionalProperties`, `items`, `enum`, `const`, length, size and
-//! range bounds, and `oneOf` / `anyOf` / `allOf`. Unknown keywords are ignored, as the spec says.
+//! range bounds, `oneOf` / `anyOf` / `allOf`, and `format: "uri"` (asserted: an absolute URI, a
+//! scheme and `:`, with no spaces; so a tool asked about before it runs, such as `http_fetch`,
+//! is never put to a person with a URL that is not one). Other formats and unknown keywords are
+//! ignored, as the spec allows.
 
 use serde_json::{Map, Value};
 
@@ -116,6 +119,24 @@ fn check_string(schema: &Map<String, Value>, s: &str, path: &str, errors: &mut V
         path,
         errors,
     );
+    if schema.get("format").and_then(Value::as_str) == Some("uri") && !is_absolute_uri(s) {
+        errors.push(format!(
+            "{path}: must be an absolute URI (a scheme, then ':', e.g. https://example.org/)"
+        ));
+    }
+}
+
+/// RFC 3986's absolute URI, as far as its first part: a scheme (a letter, then letters, digits,
+/// `+`, `-` or `.`), `:`, something after it, and no whitespace or control characters.
+fn is_absolute_uri(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
+    let mut scheme_chars = scheme.chars();
+    scheme_chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme_chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 fn check_number(schema: &Map<String, Value>, n: f64, path: &str, errors: &mut Vec<String>) {
@@ -247,6 +268,33 @@ mod tests {
             "required": ["path"],
             "additionalProperties": false
         })
+    }
+
+    #[test]
+    fn a_uri_format_is_an_absolute_uri() {
+        let url = json!({"type": "string", "format": "uri"});
+        for good in [
+            "https://example.org/a?b=1",
+            "http://127.0.0.1:9/x",
+            "mailto:a@b.c",
+        ] {
+            assert_eq!(validate(&url, &json!(good)), Ok(()), "{good}");
+        }
+        for bad in [
+            "http_fetch",
+            "example.org/page",
+            "/notes.txt",
+            "https:",
+            "1http://x",
+            "https://a b",
+        ] {
+            assert!(validate(&url, &json!(bad)).is_err(), "{bad}");
+        }
+        // Other formats are annotations only.
+        assert_eq!(
+            validate(&json!({"type": "string", "format": "email"}), &json!("x")),
+            Ok(())
+        );
     }
 
     #[test]

@@ -113,3 +113,27 @@ test('Verify replay checks the session on screen and says so under its buttons',
     await mock.close();
   }
 });
+
+test('a fetch of something that is not a URL is refused without asking the person', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await suite.browser.newContext();
+  try {
+    // What the default model wrote when asked for a haiku.
+    mock.script.push(
+      { calls: [{ id: 'h1', name: 'http_fetch', args: { url: 'http_fetch', body: 'truncated to 100 KB' } }] },
+      { text: 'Tabs line the window' },
+    );
+    const page = await openPlayground(context);
+    await useMock(page, mock);
+    await page.fill('[data-testid=task]', 'Write a haiku about browser tabs.');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.equal(await page.locator('[data-testid=approval]').count(), 0, 'no approval was asked');
+    assert.match(await page.textContent('[data-testid=tool-rejected]'), /arguments\.url: must be an absolute URI/);
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
+    assert.equal(mock.requests.length, 2, 'the refusal went back to the model');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});

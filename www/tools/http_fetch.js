@@ -28,7 +28,7 @@ const TEXT_TYPE = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|ecmas
 const PARAMETERS = {
   type: 'object',
   properties: {
-    url: { type: 'string', description: 'Absolute http(s) URL.' },
+    url: { type: 'string', format: 'uri', description: 'Absolute http(s) URL.' },
     method: { type: 'string', enum: METHODS, description: 'HTTP method (default GET).' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Request headers (cookies and browser-controlled headers are not allowed).' },
     body: { type: 'string', description: 'Request body text (not for GET or HEAD).' },
