@@ -98,14 +98,15 @@ fn grammar_agrees_with_schema(parameters: Value, arguments: &[&str]) {
     }
 }
 
+/// An object schema whose one, required, argument `key` is `schema`.
+fn one_argument(key: &str, schema: Value) -> Value {
+    json!({"type": "object", "properties": {key: schema}, "required": [key]})
+}
+
 #[test]
 fn a_string_s_length_bounds_are_the_grammar_s_so_an_empty_summary_cannot_be_written() {
     // The finish tool's own schema: a summary of at least one character.
-    let finish = json!({
-        "type": "object",
-        "properties": {"summary": {"type": "string", "minLength": 1}},
-        "required": ["summary"],
-    });
+    let finish = one_argument("summary", json!({"type": "string", "minLength": 1}));
     grammar_agrees_with_schema(
         finish,
         &[
@@ -114,11 +115,10 @@ fn a_string_s_length_bounds_are_the_grammar_s_so_an_empty_summary_cannot_be_writ
             r#"{"summary":"\n"}"#,
         ],
     );
-    let short = json!({
-        "type": "object",
-        "properties": {"code": {"type": "string", "minLength": 2, "maxLength": 3}},
-        "required": ["code"],
-    });
+    let short = one_argument(
+        "code",
+        json!({"type": "string", "minLength": 2, "maxLength": 3}),
+    );
     grammar_agrees_with_schema(
         short,
         &[
@@ -133,11 +133,7 @@ fn a_string_s_length_bounds_are_the_grammar_s_so_an_empty_summary_cannot_be_writ
 
 #[test]
 fn the_largest_bound_the_grammar_follows_is_followed_exactly() {
-    let name = json!({
-        "type": "object",
-        "properties": {"name": {"type": "string", "maxLength": 256}},
-        "required": ["name"],
-    });
+    let name = one_argument("name", json!({"type": "string", "maxLength": 256}));
     let args = |n: usize| format!(r#"{{"name":"{}"}}"#, "x".repeat(n));
     assert!(grammar_admits(&name, &args(256)));
     assert!(!grammar_admits(&name, &args(257)));
@@ -150,7 +146,7 @@ fn an_array_s_size_bounds_are_the_grammar_s() {
         list.as_object_mut()
             .unwrap()
             .extend(bounds.as_object().unwrap().clone());
-        json!({"type": "object", "properties": {"tags": list}, "required": ["tags"]})
+        one_argument("tags", list)
     };
     let sizes = [
         r#"{"tags":[]}"#,
@@ -189,11 +185,7 @@ fn a_number_with_a_lower_bound_of_zero_or_more_cannot_be_written_negative() {
 #[test]
 fn bounds_past_the_grammar_s_limit_are_left_to_the_schema_check() {
     // A 10,000-character bound would be 10,000 grammar rules: the grammar follows none of it.
-    let long = json!({
-        "type": "object",
-        "properties": {"text": {"type": "string", "maxLength": 10000}},
-        "required": ["text"],
-    });
+    let long = one_argument("text", json!({"type": "string", "maxLength": 10000}));
     assert_eq!(own_rules(long.clone()).len(), 1);
     assert!(grammar_admits(&long, r#"{"text":"any length"}"#));
 }

@@ -55,7 +55,8 @@ export const SCENARIOS = {
   first_question: {
     task: 'What is 17 times 23?',
     success: ({ calls, outcome }) => {
-      const text = `${outcome.finalText ?? ''} ${calls.map((c) => (c.name === 'finish' ? c.args?.summary ?? '' : c.content)).join(' ')}`;
+      // The answer (a finish summary is the run's final text too) and any tool result, e.g. eval's.
+      const text = `${outcome.finalText ?? ''} ${calls.filter((c) => c.name !== 'finish').map((c) => c.content).join(' ')}`;
       const refused = calls.filter((c) => c.is_error).length;
       return { ok: /\b391\b/.test(text), why: `answer: ${text.trim().slice(0, 60) || '(none)'}; ${refused} call(s) refused; stop: ${outcome.stopReason}` };
     },

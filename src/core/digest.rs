@@ -24,19 +24,11 @@ pub fn task_title(task: &str) -> String {
     if task.chars().count() <= TITLE_CHARS {
         return task.to_string();
     }
-    let kept: String = task.chars().take(TITLE_CHARS).collect();
-    let word_end = kept
-        .char_indices()
-        .filter(|(_, c)| c.is_whitespace())
-        .map(|(at, _)| at)
-        .next_back()
-        .filter(|at| kept[..*at].chars().count() >= TITLE_CHARS * 3 / 4);
-    let start = match word_end {
-        Some(at) => &kept[..at],
-        None => {
-            let last = kept.char_indices().next_back().map_or(0, |(at, _)| at);
-            &kept[..last]
-        }
+    // One character is left for the "…".
+    let kept: String = task.chars().take(TITLE_CHARS - 1).collect();
+    let start = match kept.rfind(char::is_whitespace) {
+        Some(at) if kept[..at].chars().count() >= TITLE_CHARS * 3 / 4 => &kept[..at],
+        Some(_) | None => kept.as_str(),
     };
     format!("{}…", start.trim_end())
 }

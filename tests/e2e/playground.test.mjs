@@ -7,24 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { outDir } from './support/site.mjs';
 import { scriptedOpenAi } from './support/scripted_openai.mjs';
-import { usePlaygroundSuite } from './support/playground.mjs';
+import { openPlayground, useMock, usePlaygroundSuite, withScriptedPlayground } from './support/playground.mjs';
 
 const suite = usePlaygroundSuite();
-
-async function openPlayground(context) {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => console.log('pageerror:', e.message));
-  await page.goto(`${suite.site.url}/tabloop/`);
-  await page.waitForSelector('h1');
-  return page;
-}
-
-async function useMock(page, mock) {
-  await page.selectOption('[data-testid=provider-kind]', 'openai');
-  await page.fill('[data-testid=base-url]', mock.url);
-  await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
-  await page.fill('[data-testid=model-name]', 'scripted');
-}
 
 test('a task runs from the playground, with an approval, and the reply is text only', async () => {
   const mock = await scriptedOpenAi();
@@ -34,7 +19,7 @@ test('a task runs from the playground, with an approval, and the reply is text o
       { calls: [{ id: 'h1', name: 'http_fetch', args: { url: 'https://example.org/' } }] },
       { text: 'Done. <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>' },
     );
-    const page = await openPlayground(context);
+    const page = await openPlayground(context, suite.site);
     await useMock(page, mock);
     await page.fill('[data-testid=task]', 'Fetch example.org');
     await page.click('[data-testid=run]');
@@ -61,7 +46,7 @@ test('after a reload a remote session waits for its key instead of calling witho
   const context = await suite.browser.newContext();
   try {
     mock.script.push('hold');
-    const page = await openPlayground(context);
+    const page = await openPlayground(context, suite.site);
     await useMock(page, mock);
     await page.fill('[data-testid=task]', 'Needs the key after a reload');
     await page.click('[data-testid=run]');
@@ -90,12 +75,8 @@ test('after a reload a remote session waits for its key instead of calling witho
 });
 
 test('Verify replay checks the session on screen and says so under its buttons', async () => {
-  const mock = await scriptedOpenAi();
-  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  await withScriptedPlayground(suite, async (page, mock) => {
     mock.script.push({ text: 'The plan has three parts.' });
-    const page = await openPlayground(context);
-    await useMock(page, mock);
     await page.fill('[data-testid=task]', 'Summarise the plan for the quarterly report in two lines');
     await page.click('[data-testid=run]');
     await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
@@ -108,23 +89,16 @@ test('Verify replay checks the session on screen and says so under its buttons',
     });
     assert.ok(boxes.title.width >= boxes.toolbar.width / 2, `the title is squeezed to ${boxes.title.width} of ${boxes.toolbar.width} px`);
     assert.ok(boxes.result.top >= boxes.button.bottom, 'the result is under the buttons');
-  } finally {
-    await context.close();
-    await mock.close();
-  }
+  }, { viewport: { width: 1280, height: 900 } });
 });
 
 test('a fetch of something that is not a URL is refused without asking the person', async () => {
-  const mock = await scriptedOpenAi();
-  const context = await suite.browser.newContext();
-  try {
+  await withScriptedPlayground(suite, async (page, mock) => {
     // What the default model wrote when asked for a haiku.
     mock.script.push(
       { calls: [{ id: 'h1', name: 'http_fetch', args: { url: 'http_fetch', body: 'truncated to 100 KB' } }] },
       { text: 'Tabs line the window' },
     );
-    const page = await openPlayground(context);
-    await useMock(page, mock);
     await page.fill('[data-testid=task]', 'Write a haiku about browser tabs.');
     await page.click('[data-testid=run]');
     await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
@@ -132,8 +106,5 @@ test('a fetch of something that is not a URL is refused without asking the perso
     assert.match(await page.textContent('[data-testid=tool-rejected]'), /arguments\.url: must be an absolute URI/);
     assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
     assert.equal(mock.requests.length, 2, 'the refusal went back to the model');
-  } finally {
-    await context.close();
-    await mock.close();
-  }
+  });
 });

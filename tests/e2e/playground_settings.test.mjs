@@ -8,23 +8,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { outDir } from './support/site.mjs';
-import { scriptedOpenAi } from './support/scripted_openai.mjs';
-import { openPlayground, useMock, usePlaygroundSuite } from './support/playground.mjs';
+import { useMock, usePlaygroundSuite, withScriptedPlayground } from './support/playground.mjs';
 
 const suite = usePlaygroundSuite();
 
 async function withPage(fn) {
-  const mock = await scriptedOpenAi();
-  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
-    const page = await openPlayground(context, suite.site);
-    await useMock(page, mock);
+  await withScriptedPlayground(suite, async (page, mock) => {
     await page.click('details.run-settings > summary');
     await fn(page, mock);
-  } finally {
-    await context.close();
-    await mock.close();
-  }
+  }, { viewport: { width: 1280, height: 900 } });
 }
 
 /** Opens a folded panel as a person would (a click on its summary), if it is folded. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { before, after } from 'node:test';
 import { startEmbedSuite, stopEmbedSuite } from './embed.mjs';
 import { outDir } from './site.mjs';
+import { scriptedOpenAi } from './scripted_openai.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const axeSource = fs.readFileSync(path.join(repo, 'node_modules/axe-core/axe.min.js'), 'utf8');
@@ -39,6 +40,23 @@ export async function useMock(page, mock) {
   await page.fill('[data-testid=base-url]', mock.url);
   await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
   await page.fill('[data-testid=model-name]', 'scripted');
+}
+
+/**
+ * Runs `fn(page, mock)` on the playground in a new context (`options` for it), pointed at a fresh
+ * scripted OpenAI-compatible server; closes both afterwards, whatever happens.
+ */
+export async function withScriptedPlayground(suite, fn, options = {}) {
+  const mock = await scriptedOpenAi();
+  const context = await suite.browser.newContext(options);
+  try {
+    const page = await openPlayground(context, suite.site);
+    await useMock(page, mock);
+    await fn(page, mock);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
 }
 
 /** Stores the bench's finished synthetic session `long` of `events` records; resolves to its id. */
