@@ -357,7 +357,7 @@ fn cancelling_mid_tool_aborts_it_and_ends_the_run_keeping_the_transcript_well_fo
         calls(vec![call("slow", "read_file", json!({"path": "big"}))]),
     );
     assert_eq!(Harness::tool_calls(&effects).len(), 1);
-    let effects = h.send(Input::Cancel).unwrap();
+    let effects = h.send(Input::cancel()).unwrap();
     assert_eq!(
         effects[0],
         Effect::Abort {
@@ -397,11 +397,68 @@ fn cancelling_mid_tool_aborts_it_and_ends_the_run_keeping_the_transcript_well_fo
 }
 
 #[test]
+fn cancelling_while_the_model_writes_keeps_what_it_wrote_for_the_next_run() {
+    let mut h = Harness::new(config());
+    let effects = h.user("write a long story");
+    Harness::model_call(&effects);
+    // (The abort itself: `cancelling_while_the_model_thinks_aborts_the_request`.)
+    let effects = h
+        .send(Input::Cancel {
+            partial_reply: "Once upon a".into(),
+        })
+        .unwrap();
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::Cancelled
+    );
+    assert_eq!(
+        h.events().find_map(|e| match e {
+            Event::ModelCallAbandoned { partial_reply, .. } => Some(partial_reply.as_str()),
+            _ => None,
+        }),
+        Some("Once upon a")
+    );
+    // The next run's model call reads it as the model's own message, before the new task.
+    h.user("go on");
+    let messages = h.request().messages.to_vec();
+    assert_eq!(
+        messages[messages.len() - 3..],
+        [
+            Message::User {
+                text: "write a long story".into()
+            },
+            Message::Assistant {
+                text: "Once upon a".into(),
+                tool_calls: vec![]
+            },
+            Message::User {
+                text: "go on".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn cancelling_before_the_model_wrote_anything_adds_no_message() {
+    let mut h = Harness::new(config());
+    h.user("write a long story");
+    h.send(Input::cancel()).unwrap();
+    h.user("go on");
+    let messages = h.request().messages.to_vec();
+    assert!(
+        messages
+            .iter()
+            .all(|m| !matches!(m, Message::Assistant { .. })),
+        "{messages:?}"
+    );
+}
+
+#[test]
 fn cancelling_while_the_model_thinks_aborts_the_request() {
     let mut h = Harness::new(config());
     let effects = h.user("go");
     let request = Harness::model_call(&effects);
-    let effects = h.send(Input::Cancel).unwrap();
+    let effects = h.send(Input::cancel()).unwrap();
     assert_eq!(
         effects[0],
         Effect::Abort {

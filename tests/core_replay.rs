@@ -354,7 +354,7 @@ fn input_for(agent: &Agent, pending: &[Effect], mv: &Move, n: usize) -> Option<I
             approved: *yes,
             reason: None,
         }),
-        Move::Cancel => Some(Input::Cancel),
+        Move::Cancel => Some(Input::cancel()),
         Move::Suspend => Some(Input::Suspend),
         Move::Resume => Some(Input::Resume),
         Move::Tick(_) => Some(Input::Tick),

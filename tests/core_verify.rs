@@ -219,6 +219,20 @@ fn a_dropped_or_extra_record_is_caught() {
 }
 
 #[test]
+fn a_cancel_that_kept_what_the_model_had_written_replays() {
+    let mut h = Harness::new(config());
+    h.user("one");
+    h.send(Input::Cancel {
+        partial_reply: "half an answ".into(),
+    })
+    .unwrap();
+    let effects = h.user("two");
+    let _ = h.reply(&effects, text("done"));
+    let report = verify_replay(&h.log).unwrap();
+    assert_eq!(report.divergence, None);
+}
+
+#[test]
 fn cancels_stop_hooks_and_a_hidden_tab_replay_too() {
     let mut h = Harness::new(config());
     h.agent.set_stop_hook(true);
@@ -233,7 +247,7 @@ fn cancels_stop_hooks_and_a_hidden_tab_replay_too() {
         },
     })
     .unwrap();
-    h.send(Input::Cancel).unwrap();
+    h.send(Input::cancel()).unwrap();
     let report = verify_replay(&h.log).unwrap();
     assert_eq!(report.divergence, None);
 }

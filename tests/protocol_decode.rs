@@ -230,7 +230,14 @@ fn every_event() -> Vec<Event> {
             delay_ms: u64::MAX,
         },
         Event::RunUnpaused,
-        Event::ModelCallAbandoned { request: 9 },
+        Event::ModelCallAbandoned {
+            request: 9,
+            partial_reply: String::new(),
+        },
+        Event::ModelCallAbandoned {
+            request: 10,
+            partial_reply: "half a sent\u{e9}nce".into(),
+        },
         Event::Compacted {
             summary: "so far".into(),
             upto: 12,

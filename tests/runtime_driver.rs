@@ -191,12 +191,46 @@ fn cancel_drops_the_running_tool_call() {
         budget: None,
     });
     assert!(!tools.dropped.get());
-    rig.send(Input::Cancel);
+    rig.send(Input::cancel());
     assert!(
         tools.dropped.get(),
         "the tool's future was dropped (aborted)"
     );
     assert_eq!(rig.outcome(), Some(StopReason::Cancelled));
+}
+
+#[test]
+fn cancel_while_the_model_writes_records_what_it_had_written() {
+    let store = Rc::new(MemoryStore::default());
+    let tools = Rc::new(FakeTools::default());
+    let Scripted::Reply(mut looking) = reply_calls(vec![("c1", "read_file", "a.txt")]) else {
+        unreachable!()
+    };
+    looking.text = "Looking first.".into();
+    let model = ScriptedModel::new(vec![
+        Scripted::Reply(looking),
+        Scripted::Writing(vec![
+            StreamDelta::Thinking("a plan".into()),
+            StreamDelta::Text("Once upon ".into()),
+            StreamDelta::Text("a time".into()),
+        ]),
+    ]);
+    let mut rig = start(store.clone(), model, tools);
+    rig.send(Input::UserMessage {
+        text: "read a.txt, then tell a story".into(),
+        budget: None,
+    });
+    rig.send(Input::cancel());
+    assert_eq!(rig.outcome(), Some(StopReason::Cancelled));
+    // The second call's visible text only: not the first reply's, not the reasoning.
+    let kept: Vec<String> = log(&store)
+        .into_iter()
+        .filter_map(|r| match r.event {
+            Event::ModelCallAbandoned { partial_reply, .. } => Some(partial_reply),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kept, vec!["Once upon a time".to_string()]);
 }
 
 #[test]

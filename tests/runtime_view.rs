@@ -286,7 +286,7 @@ fn a_run_cancelled_while_a_call_awaits_approval_leaves_it_not_run() {
             json!({"path": "a", "text": "x"}),
         )]),
     );
-    h.send(Input::Cancel).unwrap();
+    h.send(Input::cancel()).unwrap();
     let timeline = Timeline::from_records(&h.log);
     assert_eq!(timeline.pending_approvals(), vec![]);
     let call = timeline.items().iter().find_map(|item| match item {
@@ -311,6 +311,30 @@ fn a_run_cancelled_while_a_call_awaits_approval_leaves_it_not_run() {
         }
         other => panic!("expected the run's end, got {other:?}"),
     }
+}
+
+#[test]
+fn what_the_model_wrote_before_a_cancel_stays_on_screen_marked_as_cut_off() {
+    let mut h = Harness::new(config());
+    h.user("write a long story");
+    h.send(Input::Cancel {
+        partial_reply: "Once upon a".into(),
+    })
+    .unwrap();
+    let timeline = Timeline::from_records(&h.log);
+    let items = timeline.items();
+    let at = items
+        .iter()
+        .position(|item| matches!(item, TimelineItem::Assistant { text } if text == "Once upon a"))
+        .expect("the partial reply is shown");
+    assert!(
+        matches!(&items[at + 1], TimelineItem::Note { text } if text.starts_with("Cancelled while the model was writing")),
+        "{:?}",
+        items[at + 1]
+    );
+    assert!(
+        matches!(items.last(), Some(TimelineItem::RunFinished(end)) if end.stop == "cancelled")
+    );
 }
 
 #[test]

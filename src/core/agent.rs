@@ -82,7 +82,7 @@ impl Agent {
                 reason,
             } => self.on_approval(call, args_hash, approved, reason),
             Input::ExtendBudget { budget } => self.on_extend_budget(budget),
-            Input::Cancel => self.on_cancel(),
+            Input::Cancel { partial_reply } => self.on_cancel(partial_reply),
             Input::RetryModel => self.on_retry_model(),
             Input::StopHookAnswered { verdict } => self.on_stop_hook_answered(verdict),
             Input::Suspend => {
@@ -153,7 +153,10 @@ impl Agent {
             Phase::AwaitingModel {
                 request, purpose, ..
             } => {
-                self.emit(Event::ModelCallAbandoned { request });
+                self.emit(Event::ModelCallAbandoned {
+                    request,
+                    partial_reply: String::new(),
+                });
                 self.call_model(purpose);
             }
             Phase::Tools(batch) => {
@@ -340,20 +343,23 @@ impl Agent {
         )
     }
 
-    fn on_cancel(&mut self) -> Result<(), InputError> {
+    fn on_cancel(&mut self, partial_reply: String) -> Result<(), InputError> {
         self.interrupt_run(
             InterruptCause::Cancelled,
             StopReason::Cancelled,
             "The user cancelled the run.".into(),
+            partial_reply,
         )
     }
 
-    /// Aborts whatever is in flight and ends the run.
+    /// Aborts whatever is in flight and ends the run; `partial_reply` is what the model call
+    /// given up had streamed, kept as its message.
     pub(super) fn interrupt_run(
         &mut self,
         cause: InterruptCause,
         stop: StopReason,
         explanation: String,
+        partial_reply: String,
     ) -> Result<(), InputError> {
         let run = self.state.active_run().ok_or(InputError::NoActiveRun)?;
         let mut abort_request = None;
@@ -377,7 +383,10 @@ impl Agent {
             });
         }
         if let Some(request) = abort_request {
-            self.emit(Event::ModelCallAbandoned { request });
+            self.emit(Event::ModelCallAbandoned {
+                request,
+                partial_reply,
+            });
         }
         for call in abort_calls {
             self.emit(Event::ToolCallInterrupted { call, cause });

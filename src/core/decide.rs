@@ -99,6 +99,7 @@ impl Agent {
                     budget: BudgetKind::WallClock,
                 },
                 explanation,
+                String::new(),
             );
         }
     }

@@ -53,7 +53,12 @@ pub enum Input {
         budget: BudgetLimits,
     },
     /// The user cancelled the run.
-    Cancel,
+    Cancel {
+        /// The visible text the model had streamed in the call being cancelled (empty when
+        /// none was under way): kept, so neither the person nor the next turn loses what the
+        /// model had already written.
+        partial_reply: String,
+    },
     /// Try the model provider again after the run paused because it was unreachable.
     RetryModel,
     /// The page's stop hook answered the proposal of `Effect::AskStopHook`.
@@ -67,4 +72,13 @@ pub enum Input {
     Resume,
     /// Time passed; lets the wall-clock budget stop a run while it waits.
     Tick,
+}
+
+impl Input {
+    /// A cancel with nothing streamed to keep.
+    pub fn cancel() -> Self {
+        Self::Cancel {
+            partial_reply: String::new(),
+        }
+    }
 }

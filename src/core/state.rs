@@ -145,7 +145,10 @@ impl AgentState {
                 }
                 self.set_phase(Phase::Between);
             }
-            Event::ModelCallAbandoned { .. } => self.set_phase(Phase::Between),
+            Event::ModelCallAbandoned { partial_reply, .. } => {
+                self.keep_partial_reply(partial_reply);
+                self.set_phase(Phase::Between);
+            }
             Event::ModelRetryScheduled { attempt, delay_ms } => {
                 if let Some(run) = self.run.as_mut() {
                     run.model_retries = *attempt;
@@ -320,6 +323,27 @@ impl AgentState {
                 purpose,
                 cut,
             };
+        }
+    }
+
+    /// What a step's model call had written when the user cancelled it joins the conversation
+    /// as the model's message (a compaction's summary in progress is only dropped).
+    fn keep_partial_reply(&mut self, partial_reply: &str) {
+        let step_call = self.run.as_ref().is_some_and(|run| {
+            matches!(
+                run.phase,
+                Phase::AwaitingModel {
+                    purpose: CallPurpose::Step,
+                    ..
+                }
+            )
+        });
+        let text = strip_control_tokens(partial_reply);
+        if step_call && !text.is_empty() {
+            self.transcript.push(Message::Assistant {
+                text,
+                tool_calls: Vec::new(),
+            });
         }
     }
 

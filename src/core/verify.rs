@@ -222,12 +222,13 @@ fn input_for(agent: &Agent, records: &[Record], at: usize) -> Option<Input> {
             verdict: verdict.clone(),
         },
         // A run stopped between events: by the user or by the wall clock.
-        Event::ModelCallAbandoned { .. }
-        | Event::ToolCallInterrupted { .. }
-        | Event::StepFinished { .. } => interruption(records, at),
+        Event::ModelCallAbandoned { partial_reply, .. } => interruption(records, at, partial_reply),
+        Event::ToolCallInterrupted { .. } | Event::StepFinished { .. } => {
+            interruption(records, at, "")
+        }
         Event::RunFinished { outcome } => {
             if outcome.stop == super::StopReason::Cancelled {
-                Input::Cancel
+                Input::cancel()
             } else {
                 Input::Tick
             }
@@ -248,8 +249,9 @@ fn input_for(agent: &Agent, records: &[Record], at: usize) -> Option<Input> {
     })
 }
 
-/// A cancel or a wall-clock stop, told apart by the cause the log records.
-fn interruption(records: &[Record], at: usize) -> Input {
+/// A cancel (keeping `partial_reply`) or a wall-clock stop, told apart by the cause the log
+/// records.
+fn interruption(records: &[Record], at: usize, partial_reply: &str) -> Input {
     let cancelled = records[at..].iter().find_map(|r| {
         if let Event::ToolCallInterrupted { cause, .. } = &r.event {
             return Some(*cause == InterruptCause::Cancelled);
@@ -260,7 +262,9 @@ fn interruption(records: &[Record], at: usize) -> Input {
         None
     });
     if cancelled.unwrap_or(false) {
-        Input::Cancel
+        Input::Cancel {
+            partial_reply: partial_reply.to_string(),
+        }
     } else {
         Input::Tick
     }

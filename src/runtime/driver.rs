@@ -12,8 +12,10 @@ use futures::{pin_mut, FutureExt, StreamExt};
 mod calls;
 mod next_task;
 mod persist;
+mod streamed;
 
 use self::next_task::NextTask;
+use self::streamed::Streamed;
 use super::commit::{settled, PendingCommit};
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
@@ -74,6 +76,8 @@ pub struct Driver<M, S, T, C> {
     unannounced: Vec<Record>,
     /// What the stored fold snapshot holds.
     snapshot: SnapshotMark,
+    /// What the model call under way has written so far, kept if the run is cancelled.
+    streamed: Streamed,
 }
 
 impl<M, S, T, C> Driver<M, S, T, C>
@@ -111,6 +115,7 @@ where
             commit: None,
             unannounced: Vec::new(),
             snapshot,
+            streamed: Streamed::default(),
         };
         // If storage refuses these first records the driver opens paused, as after any failed
         // write; the observer has been told.
@@ -141,7 +146,13 @@ where
 
     /// Feeds one input and performs what follows, leaving a relaxed append in flight when
     /// only reversible work follows it.
-    async fn step(&mut self, input: Input) -> Result<(), InputError> {
+    async fn step(&mut self, mut input: Input) -> Result<(), InputError> {
+        // A cancel keeps what the model had written; only the driver has seen it.
+        if let Input::Cancel { partial_reply } = &mut input {
+            if partial_reply.is_empty() {
+                *partial_reply = self.streamed.take();
+            }
+        }
         self.agent.handle(input, self.clock.now())?;
         self.collect();
         self.flush().await;
@@ -351,12 +362,17 @@ where
                 let model = self.model.clone();
                 let observer = self.observer.clone();
                 let clock = self.clock.clone();
+                let streamed = self.streamed.clone();
+                streamed.start(request);
                 let future = async move {
                     // A resend after a cut stream waits as the core decided.
                     if delay_ms > 0 {
                         clock.sleep(delay_ms).await;
                     }
-                    let mut on_delta = |delta| observer(Notice::Delta(delta));
+                    let mut on_delta = |delta| {
+                        streamed.add(request, &delta);
+                        observer(Notice::Delta(delta));
+                    };
                     match model.complete(&body, &mut on_delta).await {
                         Ok(reply) => Input::ModelReplied { request, reply },
                         Err(error) => Input::ModelFailed { request, error },

@@ -85,7 +85,7 @@ impl LiveSession {
 
     /// Cancels the run in progress.
     pub fn cancel(&self) -> Result<(), String> {
-        self.send(Input::Cancel)
+        self.send(Input::cancel())
     }
 
     /// Sends the model call again after the run paused because the provider was unreachable.

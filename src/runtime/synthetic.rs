@@ -130,7 +130,7 @@ pub fn session_log(events: usize, session: &str) -> Vec<Record> {
         synthetic.step();
     }
     let end = synthetic.step * 10 + 9;
-    let _ = synthetic.agent.handle(Input::Cancel, end);
+    let _ = synthetic.agent.handle(Input::cancel(), end);
     synthetic.drain();
     synthetic.log.unwrap_or_default()
 }

@@ -180,8 +180,18 @@ impl Timeline {
                 self.purposes.remove(request);
                 self.push_error(ErrorSource::Model, error.message.clone());
             }
-            Event::ModelCallAbandoned { request } => {
-                self.purposes.remove(request);
+            Event::ModelCallAbandoned {
+                request,
+                partial_reply,
+            } => {
+                let purpose = self.purposes.remove(request);
+                let text = strip_control_tokens(partial_reply);
+                if purpose != Some(CallPurpose::Compaction) && !text.is_empty() {
+                    self.add(TimelineItem::Assistant { text });
+                    self.add(TimelineItem::Note {
+                        text: "Cancelled while the model was writing: what it had written is kept above.".into(),
+                    });
+                }
             }
             Event::ModelRetryScheduled { attempt, delay_ms } => self.add(TimelineItem::Note {
                 text: format!(

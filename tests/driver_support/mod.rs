@@ -30,6 +30,8 @@ pub use queued_store::{announced, started_at, QueuedStore};
 
 pub enum Scripted {
     Reply(ModelReply),
+    /// Streams these deltas, then never replies (a model still writing).
+    Writing(Vec<StreamDelta>),
 }
 
 #[derive(Default)]
@@ -59,6 +61,10 @@ impl ModelClient for ScriptedModel {
             Some(Scripted::Reply(reply)) => {
                 on_delta(StreamDelta::Text(reply.text.clone()));
                 Ok(reply)
+            }
+            Some(Scripted::Writing(deltas)) => {
+                deltas.into_iter().for_each(&mut *on_delta);
+                futures::future::pending().await
             }
             None => futures::future::pending().await,
         }

@@ -108,3 +108,31 @@ test('a fetch of something that is not a URL is refused without asking the perso
     assert.equal(mock.requests.length, 2, 'the refusal went back to the model');
   });
 });
+
+test('a reply cancelled while it streams stays on screen, the next task builds on it, and a reload keeps it', async () => {
+  await withScriptedPlayground(suite, async (page, mock) => {
+    const start = 'Tabs pile up because every link opens one more';
+    mock.script.push({ stall: true, text: start }, { text: 'Then close the ones you have read.' });
+    await page.fill('[data-testid=task]', 'Write a long essay about why browser tabs pile up');
+    await page.click('[data-testid=run]');
+    await page.waitForFunction((text) => (document.querySelector('[data-testid=streaming]')?.textContent ?? '').includes(text), start, { timeout: 20_000 });
+    await page.click('[data-testid=cancel]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    const kept = async () => {
+      assert.equal(await page.locator('[data-kind=assistant]', { hasText: start }).count(), 1, 'what the model had written is shown once');
+      assert.match(await page.textContent('[data-testid=timeline]'), /Cancelled while the model was writing: what it had written is kept above/);
+    };
+    await kept();
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /cancelled/i);
+    await page.fill('[data-testid=task]', 'Go on');
+    await page.click('[data-testid=run]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-kind=run_finished]').length === 2, null, { timeout: 20_000 });
+    const messages = mock.requests.at(-1).body.messages.map((m) => [m.role, m.content]);
+    assert.deepEqual(messages.slice(-3), [['user', 'Write a long essay about why browser tabs pile up'], ['assistant', start], ['user', 'Go on']]);
+    // Opened again after a reload: shown from the stored log (the context's only session).
+    await page.reload();
+    await page.click('[data-testid=session-item]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-kind=run_finished]').length === 2, null, { timeout: 20_000 });
+    await kept();
+  });
+});

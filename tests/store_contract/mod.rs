@@ -52,7 +52,7 @@ pub fn agent_log() -> Vec<Record> {
         Input::UserMessage { text, budget: None },
         Input::Suspend,
         Input::Resume,
-        Input::Cancel,
+        Input::cancel(),
     ];
     for (i, input) in inputs.into_iter().enumerate() {
         agent.handle(input, 1001 + i as u64).unwrap();

@@ -123,6 +123,9 @@ pub enum Event {
     ModelCallAbandoned {
         /// Request id.
         request: u64,
+        /// The visible text it had streamed when the user cancelled it (empty otherwise); it
+        /// joins the conversation as the model's message.
+        partial_reply: String,
     },
     /// Older turns were replaced by a summary.
     Compacted {
@@ -233,7 +236,7 @@ json_tagged!(Event, "type", {
     "run_unpaused" => RunUnpaused,
     "stop_hook_asked" => StopHookAsked { proposal },
     "stop_hook_decided" => StopHookDecided { verdict },
-    "model_call_abandoned" => ModelCallAbandoned { request },
+    "model_call_abandoned" => ModelCallAbandoned { request, partial_reply = omit_empty },
     "compacted" => Compacted { summary, upto },
     "tool_call_rejected" => ToolCallRejected { call, rejection, message },
     "approval_requested" => ApprovalRequested { call, args_hash, after_interrupt },
