@@ -234,6 +234,24 @@ fn cancel_while_the_model_writes_records_what_it_had_written() {
 }
 
 #[test]
+fn a_new_api_key_reaches_the_model_client_and_not_the_log() {
+    let store = Rc::new(MemoryStore::default());
+    let model = ScriptedModel::new(vec![reply_text("hello")]);
+    let mut rig = start(store.clone(), model.clone(), Rc::new(FakeTools::default()));
+    rig.commands
+        .unbounded_send(Command::SetApiKey("sk-the-right-one".into()))
+        .unwrap();
+    rig.send(Input::UserMessage {
+        text: "say hello".into(),
+        budget: None,
+    });
+    assert_eq!(*model.keys.borrow(), vec!["sk-the-right-one".to_string()]);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    let exported = tabloop::core::to_jsonl(&log(&store));
+    assert!(!exported.contains("sk-the-right-one"));
+}
+
+#[test]
 fn an_approval_is_announced_and_the_decision_runs_the_call() {
     let store = Rc::new(MemoryStore::default());
     let tools = Rc::new(FakeTools::default());

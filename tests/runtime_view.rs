@@ -338,6 +338,43 @@ fn what_the_model_wrote_before_a_cancel_stays_on_screen_marked_as_cut_off() {
 }
 
 #[test]
+fn a_refused_key_says_where_to_enter_another_and_other_failures_do_not() {
+    let notes = |status: u16| {
+        let mut h = Harness::new(config());
+        let effects = h.user("hello");
+        h.fail(
+            &effects,
+            tabloop::protocol::ModelError {
+                kind: tabloop::protocol::ModelErrorKind::Http {
+                    status,
+                    retry_after_ms: None,
+                    should_retry: None,
+                },
+                message: format!("HTTP {status}"),
+            },
+        );
+        Timeline::from_records(&h.log)
+            .items()
+            .iter()
+            .filter_map(|item| match item {
+                TimelineItem::Note { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    for status in [401, 403] {
+        assert_eq!(
+            notes(status),
+            vec![format!(
+                "The provider refused the API key (HTTP {status}): enter the right one under \
+                 Model & budget and send the task again; this session takes the new key."
+            )]
+        );
+    }
+    assert_eq!(notes(404), Vec::<String>::new());
+}
+
+#[test]
 fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_flight() {
     let mut cfg = config();
     cfg.budget.max_steps = Some(1);

@@ -217,6 +217,10 @@ pub trait ModelClient {
         request: &ModelRequest,
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> impl Future<Output = Result<ModelReply, ModelError>>;
+
+    /// A new API key for the calls that follow: the person entered the right one after the
+    /// provider refused the first. Never recorded. Clients without a key ignore it.
+    fn set_api_key(&self, _key: &str) {}
 }
 
 /// The result of one tool call.

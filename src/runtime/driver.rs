@@ -39,6 +39,8 @@ pub enum Command {
     RetryStorage,
     /// The page registered (or removed) a stop hook for this session's proposals.
     SetStopHook(bool),
+    /// The person entered another API key for this session's provider (never recorded).
+    SetApiKey(String),
     /// Stop the driver's task (the session stays in the log).
     Stop,
 }
@@ -243,6 +245,7 @@ where
                 }
                 Wake::Command(Some(Command::RetryStorage)) => self.flush().await,
                 Wake::Command(Some(Command::SetStopHook(on))) => self.agent.set_stop_hook(on),
+                Wake::Command(Some(Command::SetApiKey(key))) => self.model.set_api_key(&key),
                 Wake::Committed(result) => {
                     let records = self.commit.take().map(|p| p.records).unwrap_or_default();
                     // What gathered meanwhile goes out as the next batch (group commit).

@@ -83,6 +83,12 @@ impl LiveSession {
         receiver
     }
 
+    /// Hands the session's model client another API key for its next calls (a follower's
+    /// applies once it takes over). Never recorded.
+    pub fn set_api_key(&self, key: String) {
+        self.command(Command::SetApiKey(key));
+    }
+
     /// Cancels the run in progress.
     pub fn cancel(&self) -> Result<(), String> {
         self.send(Input::cancel())

@@ -134,6 +134,7 @@ pub fn resume(app: AppState) {
 /// The handle of the session on screen, opening it (or a new session) first if needed.
 async fn ensure_open(app: AppState) -> Result<Rc<LiveSession>, String> {
     if let Some(handle) = app.shown_handle() {
+        lend_key(app, &handle).await;
         return Ok(handle);
     }
     app.shown.role.set(Role::Opening);
@@ -154,6 +155,30 @@ async fn ensure_open(app: AppState) -> Result<Rc<LiveSession>, String> {
         app.shown.role.set(Role::Viewing);
     }
     opened
+}
+
+/// Hands the open session the settings' key when it is one for the session's provider (as
+/// opening it would): a person who corrected a key the provider refused runs the next task in
+/// the same session with the new one.
+async fn lend_key(app: AppState, handle: &LiveSession) {
+    let options = app
+        .settings
+        .get_untracked()
+        .key_options(handle.session.clone());
+    if options
+        .provider
+        .as_ref()
+        .is_none_or(|p| p.api_key.is_none())
+    {
+        return;
+    }
+    let Ok(service) = app.service() else { return };
+    // Merged with the stored provider: the key stays only if it is for that provider's kind.
+    if let Ok(resolved) = service.resolve(options).await {
+        if let Some(key) = resolved.options.provider.and_then(|p| p.api_key) {
+            handle.set_api_key(key);
+        }
+    }
 }
 
 /// Runs a task in the session on screen (a new one when none is).

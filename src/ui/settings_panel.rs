@@ -136,8 +136,9 @@ pub fn SettingsPanel(
                         "A model is downloaded once, then loaded from browser storage. The \
                          chosen model is used by new sessions."
                     } else {
-                        "Settings apply to new sessions. The key is used for requests only: \
-                         it is never saved and never written to the log."
+                        "Settings apply to new sessions; a new key also reaches the session \
+                         on screen at its next task. The key is used for requests only: it is \
+                         never saved and never written to the log."
                     }
                 }}
             </p>

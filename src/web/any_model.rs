@@ -76,4 +76,10 @@ impl ModelClient for AnyModel {
             AnyModel::Custom(model) => model.complete(request, on_delta).await,
         }
     }
+
+    fn set_api_key(&self, key: &str) {
+        if let AnyModel::Remote(model) = self {
+            model.set_api_key(key);
+        }
+    }
 }

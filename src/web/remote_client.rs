@@ -30,8 +30,9 @@ pub struct RemoteModel {
     pub provider: Provider,
     /// API root, e.g. `https://api.openai.com/v1` or `https://api.anthropic.com`.
     pub base_url: String,
-    /// The API key; sent only in the provider's auth header, never shown or logged.
-    pub api_key: String,
+    /// The API key; sent only in the provider's auth header, never shown or logged. A cell:
+    /// the person may enter another while the session is open (`set_api_key`).
+    api_key: RefCell<String>,
     /// Model name sent with each request.
     pub model: String,
     /// When and how long to wait before sending a failed call again.
@@ -53,7 +54,7 @@ impl RemoteModel {
         RemoteModel {
             provider,
             base_url: base_url.into(),
-            api_key: api_key.into(),
+            api_key: RefCell::new(api_key.into()),
             model: model.into(),
             policy: RetryPolicy::default(),
             timeouts: Timeouts::default(),
@@ -102,7 +103,7 @@ impl ModelClient for RemoteModel {
     ) -> Result<ModelReply, ModelError> {
         let call = PreparedCall {
             url: self.provider.endpoint(&self.base_url),
-            headers: self.provider.headers(&self.api_key),
+            headers: self.provider.headers(&self.api_key.borrow()),
             body: self
                 .provider
                 .body(request, &self.model, &mut self.bodies.borrow_mut()),
@@ -132,6 +133,10 @@ impl ModelClient for RemoteModel {
                 RetryDecision::GiveUp { .. } => return Err(failure.error),
             }
         }
+    }
+
+    fn set_api_key(&self, key: &str) {
+        *self.api_key.borrow_mut() = key.to_string();
     }
 }
 

@@ -38,6 +38,8 @@ pub enum Scripted {
 pub struct ScriptedModel {
     pub script: RefCell<VecDeque<Scripted>>,
     pub calls: Cell<u32>,
+    /// The keys the driver handed over (`set_api_key`), in order.
+    pub keys: RefCell<Vec<String>>,
 }
 
 impl ScriptedModel {
@@ -45,6 +47,7 @@ impl ScriptedModel {
         Rc::new(Self {
             script: RefCell::new(script.into()),
             calls: Cell::new(0),
+            keys: RefCell::default(),
         })
     }
 }
@@ -68,6 +71,10 @@ impl ModelClient for ScriptedModel {
             }
             None => futures::future::pending().await,
         }
+    }
+
+    fn set_api_key(&self, key: &str) {
+        self.keys.borrow_mut().push(key.to_string());
     }
 }
 

@@ -167,3 +167,24 @@ test('a task whose session cannot open stays in the form, with the settings open
     assert.equal(await page.inputValue('[data-testid=task]'), '', 'the form is empty once the task is sent');
   });
 });
+
+test('a key the provider refused is corrected in the settings and the same session runs again with it', async () => {
+  await withScriptedPlayground(suite, async (page, mock) => {
+    mock.script.push(
+      { status: 401, body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } },
+      { text: 'Hello, team!' },
+    );
+    await page.fill('[data-testid=task]', 'Say hello to the team in one sentence');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=timeline]'), /The provider refused the API key \(HTTP 401\): enter the right one under Model & budget/);
+    await page.click('text=Model & budget');
+    await page.fill('[data-testid=api-key]', 'sk-the-right-one');
+    await page.fill('[data-testid=task]', 'Say hello to the team in one sentence');
+    await page.click('[data-testid=run]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-kind=run_finished]').length === 2, null, { timeout: 20_000 });
+    assert.deepEqual(mock.requests.map((r) => r.headers.authorization), ['Bearer sk-ui-SECRET', 'Bearer sk-the-right-one']);
+    assert.equal(await page.locator('[data-testid=session-item]').count(), 1, 'the same session ran again');
+    assert.match(await page.locator('[data-testid=stop-reason]').last().textContent(), /completed/i);
+  });
+});
