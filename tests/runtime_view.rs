@@ -338,7 +338,7 @@ fn what_the_model_wrote_before_a_cancel_stays_on_screen_marked_as_cut_off() {
 }
 
 #[test]
-fn a_refused_key_says_where_to_enter_another_and_other_failures_do_not() {
+fn a_refused_key_or_a_missing_model_says_what_to_do_and_other_failures_do_not() {
     let notes = |status: u16| {
         let mut h = Harness::new(config());
         let effects = h.user("hello");
@@ -371,7 +371,16 @@ fn a_refused_key_says_where_to_enter_another_and_other_failures_do_not() {
             )]
         );
     }
-    assert_eq!(notes(404), Vec::<String>::new());
+    assert_eq!(
+        notes(404),
+        vec![
+            "The provider has no such model or address (HTTP 404): check the base URL and model \
+             under Model & budget. A session keeps the model it started with, so run the task in \
+             a New session."
+                .to_string()
+        ]
+    );
+    assert_eq!(notes(400), Vec::<String>::new());
 }
 
 #[test]

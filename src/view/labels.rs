@@ -1,6 +1,7 @@
 //! Words for the core's enums and tool arguments, as the timeline shows them.
 
 use crate::core::{Detector, InterruptCause, Rejection, TransitionReason};
+use crate::protocol::ModelErrorKind;
 
 use super::timeline_item::{TimelineItem, ToolStatus};
 
@@ -78,4 +79,34 @@ pub fn pretty_args(raw: &str) -> String {
     crate::protocol::json::parse(raw)
         .map(|v| crate::protocol::json::to_string_pretty(&v))
         .unwrap_or_else(|_| raw.to_string())
+}
+
+/// What a person can do about a provider's refusal that settings fix, if anything: a refused
+/// key is taken by the open session at its next task; a session keeps its model and address, so
+/// a wrong one needs a new session.
+pub(super) fn provider_hint(kind: &ModelErrorKind) -> Option<String> {
+    match kind {
+        ModelErrorKind::Http {
+            status: status @ (401 | 403),
+            ..
+        } => Some(format!(
+            "The provider refused the API key (HTTP {status}): enter the right one under Model & \
+             budget and send the task again; this session takes the new key."
+        )),
+        ModelErrorKind::Http { status: 404, .. } => Some(
+            "The provider has no such model or address (HTTP 404): check the base URL and model \
+             under Model & budget. A session keeps the model it started with, so run the task \
+             in a New session."
+                .to_string(),
+        ),
+        ModelErrorKind::Http { .. }
+        | ModelErrorKind::Provider { .. }
+        | ModelErrorKind::Network
+        | ModelErrorKind::FirstByteTimeout
+        | ModelErrorKind::IdleTimeout
+        | ModelErrorKind::Truncated { .. }
+        | ModelErrorKind::Malformed
+        | ModelErrorKind::Cancelled
+        | ModelErrorKind::LocalModel => None,
+    }
 }

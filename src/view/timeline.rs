@@ -6,10 +6,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::core::{strip_control_tokens, CallPurpose, Event, Record};
-use crate::protocol::ModelErrorKind;
 
 use super::format::LedgerSummary;
-use super::labels::{guard, interrupt_label, pretty_args, rejected, transition_label};
+use super::labels::{
+    guard, interrupt_label, pretty_args, provider_hint, rejected, transition_label,
+};
 use super::timeline_item::{
     ErrorSource, RunEnd, StepMarker, TimelineItem, ToolCallView, ToolStatus,
 };
@@ -180,18 +181,8 @@ impl Timeline {
             Event::ModelFailed { request, error } => {
                 self.purposes.remove(request);
                 self.push_error(ErrorSource::Model, error.message.clone());
-                if let ModelErrorKind::Http {
-                    status: status @ (401 | 403),
-                    ..
-                } = error.kind
-                {
-                    self.add(TimelineItem::Note {
-                        text: format!(
-                            "The provider refused the API key (HTTP {status}): enter the right \
-                             one under Model & budget and send the task again; this session \
-                             takes the new key."
-                        ),
-                    });
+                if let Some(text) = provider_hint(&error.kind) {
+                    self.add(TimelineItem::Note { text });
                 }
             }
             Event::ModelCallAbandoned {
