@@ -79,7 +79,13 @@ async fn launch(app: AppState, resolved: Resolved) -> Result<Rc<LiveSession>, St
             }
             SessionEvent::Notice(notice) => match notice.as_ref() {
                 Notice::Finished(_) => refresh_sessions(app),
-                Notice::Persisted(record) if matches!(record.event, Event::RunStarted { .. }) => {
+                // The list says when a run starts, pauses for the person and goes on.
+                Notice::Persisted(record)
+                    if matches!(
+                        record.event,
+                        Event::RunStarted { .. } | Event::RunPaused { .. } | Event::RunUnpaused
+                    ) =>
+                {
                     refresh_sessions(app)
                 }
                 Notice::Persisted(_)

@@ -1,5 +1,6 @@
-//! The banner shown while a run is paused because the model provider is unreachable, with a
-//! Retry button (like the storage banner: the run has not ended and nothing is lost).
+//! The banner shown while a run is paused because the model provider did not answer, with a
+//! Retry button (like the storage banner: the run has not ended and nothing is lost). The
+//! recorded message says it all (what failed, that nothing is lost); it is shown once.
 
 use leptos::prelude::*;
 
@@ -18,11 +19,7 @@ pub fn ProviderBanner(
         summary.with(|s| s.paused.clone()).map(|message| {
             view! {
                 <div class="banner storage" role="alert" data-testid="provider-error">
-                    <div>
-                        <strong>"The model provider is unreachable."</strong>
-                        " The run is paused and nothing is lost. Retry when it is back. "
-                        <span class="detail">{message}</span>
-                    </div>
+                    <p>{message}</p>
                     <button data-testid="retry-provider" on:click=move |_| on_retry.run(())>
                         "Retry"
                     </button>

@@ -19,7 +19,9 @@ pub fn SessionItem(
 ) -> impl IntoView {
     let id = StoredValue::new(row.session.clone());
     let title = StoredValue::new(row.title());
-    let state = if row.summary.in_flight() {
+    let state = if row.summary.paused.is_some() {
+        "paused".to_string()
+    } else if row.summary.in_flight() {
         "running".to_string()
     } else {
         row.summary.phase.label()

@@ -17,8 +17,18 @@ pub fn StatusBar(
     role: Signal<Role>,
 ) -> impl IntoView {
     let phase = move || summary.with(|s| s.phase.clone());
+    // A run paused for the person (the provider did not answer) waits like an approval does.
+    let paused = move || summary.with(|s| s.paused.is_some());
+    let label = move || {
+        if paused() {
+            "paused: retry when the provider is back".to_string()
+        } else {
+            phase().label()
+        }
+    };
     let phase_class = move || {
         let state = match phase() {
+            _ if paused() => "waiting",
             RunPhase::Idle => "idle",
             RunPhase::Working | RunPhase::CallingModel | RunPhase::RunningTools => "busy",
             RunPhase::AwaitingApproval => "waiting",
@@ -39,7 +49,7 @@ pub fn StatusBar(
         <div class="status-bar" data-testid="status" role="status">
             <span class=phase_class data-testid="status-phase">
                 <span class="dot" aria-hidden="true"></span>
-                {move || phase().label()}
+                {label}
             </span>
             <span class="metric">
                 <span class="metric-label">"Steps"</span>

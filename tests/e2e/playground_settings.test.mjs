@@ -188,3 +188,24 @@ test('a key the provider refused is corrected in the settings and the same sessi
     assert.match(await page.locator('[data-testid=stop-reason]').last().textContent(), /completed/i);
   });
 });
+
+test('a provider that keeps failing pauses the run with one message and Retry carries on', async () => {
+  let up = false;
+  const respond = () => (up ? { text: 'Back and answering.' } : { status: 500 });
+  await withScriptedPlayground(suite, async (page) => {
+    await page.fill('[data-testid=task]', 'Say hello to the team in one sentence');
+    await page.click('[data-testid=run]');
+    const banner = page.locator('[data-testid=provider-error]');
+    await banner.waitFor({ timeout: 30_000 });
+    const text = await banner.textContent();
+    assert.match(text, /^The model provider is unreachable \(The model call failed: HTTP 500/);
+    assert.equal(text.split('nothing is lost').length, 2, `said once: ${text}`);
+    assert.equal(await page.textContent('[data-testid=status-phase]'), 'paused: retry when the provider is back');
+    await page.waitForFunction(() => /^paused ·/.test(document.querySelector('[data-testid=session-item] .session-meta')?.textContent ?? ''));
+    up = true;
+    await page.click('[data-testid=retry-provider]');
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
+    assert.equal(await banner.count(), 0);
+  }, {}, { respond });
+});

@@ -44,10 +44,10 @@ export async function useMock(page, mock) {
 
 /**
  * Runs `fn(page, mock)` on the playground in a new context (`options` for it), pointed at a fresh
- * scripted OpenAI-compatible server; closes both afterwards, whatever happens.
+ * scripted OpenAI-compatible server (`mockOptions` for it); closes both afterwards, whatever happens.
  */
-export async function withScriptedPlayground(suite, fn, options = {}) {
-  const mock = await scriptedOpenAi();
+export async function withScriptedPlayground(suite, fn, options = {}, mockOptions = {}) {
+  const mock = await scriptedOpenAi(mockOptions);
   const context = await suite.browser.newContext(options);
   try {
     const page = await openPlayground(context, suite.site);
