@@ -321,6 +321,11 @@ export interface Agent {
   /** Sends the model call again after a 'provider_unreachable' pause; the run goes on. */
   retryProvider(): void;
   /**
+   * Another API key for the session's provider, used from its next model call (after a 401, or
+   * a rotated key). Never stored, like the key given to `createAgent`.
+   */
+  setApiKey(apiKey: string): void;
+  /**
    * Registers the stop hook (replacing an earlier one; `null` removes it). Every accepted
    * completion is put to it before the run ends; a block continues the run
    * (`stop_hook_blocked`), more than 8 blocks end it as 'needs_human', and a hook that throws,

@@ -194,6 +194,13 @@ impl AgentHandle {
         self.inner.cancel().map_err(error)
     }
 
+    /// Another API key for the session's provider, used from its next model call (the one it
+    /// was created with was refused, or rotated). Never stored.
+    #[wasm_bindgen(js_name = setApiKey)]
+    pub fn set_api_key(&self, key: String) {
+        self.inner.set_api_key(key);
+    }
+
     /// Sends the model call again after the run paused because the provider was unreachable.
     #[wasm_bindgen(js_name = retryProvider)]
     pub fn retry_provider(&self) -> Result<(), JsValue> {

@@ -362,3 +362,29 @@ test('a full disk pauses the run with a clear error, loses nothing, and it goes 
     await mock.close();
   }
 });
+
+test('setApiKey: a session whose key was refused runs its next task with the new one', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    mock.script.push(
+      { status: 401, body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } } },
+      { text: 'Hello!' },
+    );
+    const page = await open(context);
+    const result = await page.evaluate(async ({ provider }) => {
+      const agent = await tabloop.createAgent({ session: 'rekey-1', provider, tools: [] });
+      const refused = await agent.run('Say hello.');
+      agent.setApiKey('sk-the-right-one');
+      const answered = await agent.run('Say hello.');
+      return { refused: refused.stopReason, answered: answered.stopReason, exported: await agent.exportJsonl() };
+    }, { provider: provider(mock) });
+    assert.equal(result.refused, 'fatal_error');
+    assert.equal(result.answered, 'completed');
+    assert.deepEqual(mock.requests.map((r) => r.headers.authorization), [`Bearer ${KEY}`, 'Bearer sk-the-right-one']);
+    assert.ok(!result.exported.includes('sk-the-right-one') && !result.exported.includes(KEY), 'no key in the export');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
