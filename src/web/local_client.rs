@@ -12,6 +12,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
+use crate::protocol::local_answer_preview::AnswerPreview;
+use crate::protocol::local_grammar::answer_offered;
 use crate::protocol::{
     build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
     ModelRequest, StreamDelta, Usage,
@@ -138,9 +140,9 @@ impl LocalModel {
 }
 
 impl ModelClient for LocalModel {
-    /// Streams the generated text: as `Text` when no tools are offered, and as `Thinking` when
-    /// they are, since the output is then a JSON object whose visible part is only known once
-    /// it is complete (the reply is authoritative either way).
+    /// Streams the generated text: as `Text` when no tools are offered; when they are, the output
+    /// is a JSON object: an answer's text streams as `Text` as it is written, a call's raw JSON
+    /// as `Thinking` (`AnswerPreview`; the reply is authoritative either way).
     async fn complete(
         &self,
         request: &ModelRequest,
@@ -164,21 +166,23 @@ impl ModelClient for LocalModel {
         )
         .map_err(|error| local_failure(&error))?;
         let mut done = JsFuture::from(promise).fuse();
-        let as_delta = |text: String| {
+        // With tools offered the reply is JSON: an answer's text is shown as it is written, a
+        // call's raw text as a preview. The start of the turn the request wrote for the model
+        // comes first, so a call is shown whole and an answer is recognised by its head.
+        let mut answer = AnswerPreview::new(answer_offered(&request.tools));
+        let mut as_delta = |text: String| {
             if tools_offered {
-                StreamDelta::Thinking(text)
+                answer.push(&text)
             } else {
-                StreamDelta::Text(text)
+                Some(StreamDelta::Text(text))
             }
         };
-        // The start of the turn the request wrote for the model comes first in the preview, so
-        // it shows the whole call being written, not a call without its opening.
         let mut prefix = Some(local.reply_text("")).filter(|p| !p.is_empty());
         let mut preview = |text: String| {
             if let Some(prefix) = prefix.take() {
-                on_delta(as_delta(prefix));
+                as_delta(prefix).into_iter().for_each(&mut *on_delta);
             }
-            on_delta(as_delta(text));
+            as_delta(text).into_iter().for_each(&mut *on_delta);
         };
         let limits = self.timeouts.get();
         let mut got_output = false;

@@ -232,9 +232,15 @@ test('the local model in the tab takes a step whose tool call the loop executes'
         system: 'You are an assistant with one tool, read_note. Always call read_note before answering.',
       });
       const deltas = [];
-      agent.onStatus((s) => (s.type === 'delta' || s.type === 'thinking') && deltas.push(s.text));
+      const shown = { delta: '', thinking: '' };
+      agent.onStatus((s) => {
+        if (s.type === 'delta' || s.type === 'thinking') {
+          deltas.push(s.text);
+          shown[s.type] += s.text;
+        }
+      });
       const outcome = await agent.run('Read the note named groceries with the read_note tool.');
-      return { outcome, deltas: deltas.length, events: await agent.events() };
+      return { outcome, deltas: deltas.length, shown, events: await agent.events() };
     });
     const replies = result.events.filter((e) => e.type === 'model_replied');
     const calls = replies.flatMap((e) => e.reply.tool_calls ?? []);
@@ -243,14 +249,41 @@ test('the local model in the tab takes a step whose tool call the loop executes'
       local_step_ms: Date.now() - started,
       stop: result.outcome.stopReason,
       deltas: result.deltas,
+      answer_shown: result.shown.delta,
       calls: calls.map((c) => `${c.name}(${c.arguments})`),
       output_tokens: result.outcome.usage.outputTokens,
     }));
     assert.ok(result.deltas >= 2, 'the reply was streamed');
+    // A call is previewed as its raw JSON; an answer streams as its text, never as JSON.
+    assert.match(result.shown.thinking, /^\{"tool":"read_note","arguments":/);
+    const last = replies.at(-1)?.reply;
+    const answer = last && (last.tool_calls ?? []).length === 0 ? last.text : '';
+    assert.equal(result.shown.delta, answer, 'the text shown is the answer');
     assert.equal(calls[0]?.name, 'read_note', 'the model called the tool');
     assert.equal(finished.length >= 1, true, 'the loop executed it');
     assert.match(finished[0].content, /buy milk/);
     assert.ok(['completed', 'budget_exhausted'].includes(result.outcome.stopReason), result.outcome.stopReason);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an answer from the local model streams as its text, not as the JSON it is written in', { timeout: 300_000 }, async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async () => {
+      const agent = await tabloop.createAgent({ session: 'local-answer', provider: { kind: 'local' }, tools: ['vfs', 'todo'], budget: { maxSteps: 1 } });
+      const shown = { delta: '', thinking: '' };
+      agent.onStatus((s) => (s.type === 'delta' || s.type === 'thinking') && (shown[s.type] += s.text));
+      const outcome = await agent.run('What is the capital of France? Answer in one word without using any tool.');
+      return { outcome, shown };
+    });
+    console.log(JSON.stringify({ local_answer: result.outcome.finalText, shown: result.shown }));
+    assert.equal(result.outcome.stopReason, 'completed');
+    assert.match(result.outcome.finalText, /Paris/);
+    assert.equal(result.shown.delta, result.outcome.finalText);
+    assert.equal(result.shown.thinking, '');
   } finally {
     await context.close();
   }
