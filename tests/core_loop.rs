@@ -538,3 +538,18 @@ fn a_failed_model_call_that_retrying_cannot_help_ends_the_run_with_a_fatal_error
     assert_eq!(outcome.stop, StopReason::FatalError);
     assert!(outcome.explanation.contains("invalid API key"));
 }
+
+#[test]
+fn with_no_recoveries_allowed_the_first_cut_reply_ends_the_run() {
+    let mut cfg = config();
+    cfg.max_output_recoveries = 0;
+    let mut h = Harness::new(cfg);
+    let effects = h.user("tell a long story");
+    let effects = h.reply(&effects, cut_text("Once upon"));
+    let outcome = Harness::finished(&effects).unwrap();
+    assert_eq!(outcome.stop, StopReason::OutputLimit);
+    assert_eq!(
+        outcome.explanation,
+        "The model's reply was cut at the output limit."
+    );
+}

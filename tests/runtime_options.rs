@@ -304,3 +304,17 @@ fn a_custom_provider_is_recorded_by_kind_and_model_only_and_keeps_its_model_on_r
         Some("Llama-3.2-1B-Instruct-q4f16_1-MLC")
     );
 }
+
+#[test]
+fn the_in_tab_model_never_asks_to_continue_a_cut_reply_and_remote_ones_do() {
+    let config = |provider: serde_json::Value| {
+        let options: AgentOptions =
+            serde_json::from_value(json!({ "provider": provider })).unwrap();
+        options
+            .to_config(&registered())
+            .unwrap()
+            .max_output_recoveries
+    };
+    assert_eq!(config(json!({"kind": "local"})), 0);
+    assert_eq!(config(json!({"kind": "openai", "model": "m"})), 3);
+}

@@ -189,10 +189,7 @@ impl Agent {
         let config = &self.state.config;
         if run.output_recoveries > 0 {
             if run.output_recoveries > config.max_output_recoveries {
-                let explanation = format!(
-                    "The model's replies were cut at the output limit {} times in a row.",
-                    run.output_recoveries
-                );
+                let explanation = cut_explanation(run.output_recoveries);
                 return self.finish_run(StopReason::OutputLimit, explanation, None);
             }
             let attempt = run.output_recoveries;
@@ -281,9 +278,7 @@ impl Agent {
         let recoveries = run.map_or(0, |r| r.output_recoveries);
         let reason = if batch.cut {
             if recoveries > self.state.config.max_output_recoveries {
-                let explanation = format!(
-                    "The model's replies were cut at the output limit {recoveries} times in a row."
-                );
+                let explanation = cut_explanation(recoveries);
                 return self.finish_run(StopReason::OutputLimit, explanation, None);
             }
             TransitionReason::OutputTokenRecovery {
@@ -345,4 +340,13 @@ fn budget_explanation(kind: BudgetKind) -> String {
         "The run's {} budget is spent; see the handoff report for what was done.",
         kind.label()
     )
+}
+
+/// Why a run stopped at the output limit after `cuts` cut replies in a row.
+fn cut_explanation(cuts: u32) -> String {
+    if cuts == 1 {
+        "The model's reply was cut at the output limit.".to_string()
+    } else {
+        format!("The model's replies were cut at the output limit {cuts} times in a row.")
+    }
 }

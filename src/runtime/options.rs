@@ -392,6 +392,15 @@ impl AgentOptions {
                 ProviderKind::Local => 256,
                 ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => 4096,
             }),
+            // The in-tab model writes each reply under a grammar that starts it afresh, so it
+            // cannot continue a reply cut at the output limit (asked to, it wrapped the cut text
+            // in a new answer, deeper each time): its first cut ends the run.
+            max_output_recoveries: match provider.kind {
+                ProviderKind::Local => 0,
+                ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => {
+                    defaults.max_output_recoveries
+                }
+            },
             require_finish: self.require_finish,
             finish_verifier,
             ..defaults
