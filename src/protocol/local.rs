@@ -10,6 +10,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::local_answer_preview::cut_answer_text;
 use super::local_grammar::{
     answer_offered, grammar_schema, render_call, render_final, reply_grammar, ANSWER_KEY,
     ANSWER_TOOL, REPLY_PREFIX,
@@ -166,7 +167,8 @@ fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> 
 /// "arguments": {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
 /// whose arguments are not an object keeps them as they are, so the core rejects it against the
 /// tool's schema). A JSON object cut short
-/// (the model hit its token limit) is returned as raw text with `MaxTokens`; anything else is the
+/// (the model hit its token limit) is returned with `MaxTokens`, as the text it had written when
+/// it is an answer, else as raw text; anything else is the
 /// raw text with `Malformed`. Without tools the text is the answer. This never fails.
 pub fn parse_local_output(
     text: &str,
@@ -227,6 +229,10 @@ pub fn parse_local_output(
         Ok(_) => reply.finish = FinishReason::Malformed,
         Err(error) => {
             reply.finish = if error.is_eof() && candidate.starts_with('{') {
+                // A cut answer reads as the text it had written; a cut call stays raw.
+                if let Some(text) = cut_answer_text(candidate).filter(|_| answer_offered(offered)) {
+                    reply.text = text;
+                }
                 FinishReason::MaxTokens
             } else {
                 FinishReason::Malformed

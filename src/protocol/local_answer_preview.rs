@@ -68,6 +68,13 @@ impl AnswerPreview {
     }
 }
 
+/// The readable text of an answer cut at the token limit (`raw` the whole cut reply), if it is
+/// one: what a person had read streaming, rather than the JSON it was written in.
+pub fn cut_answer_text(raw: &str) -> Option<String> {
+    let head = AnswerPreview::new(true).head;
+    raw.strip_prefix(head.as_str()).map(decode_prefix)
+}
+
 /// The JSON string content at the start of `raw` (after its opening quote), decoded up to its
 /// closing quote or to the last complete character: an escape cut by the end of `raw` waits for
 /// the next piece.
