@@ -24,7 +24,7 @@ impl AnswerPreview {
     /// A preview of a reply that may be an answer (`answer_offered`) or only a call.
     pub fn new(answer_offered: bool) -> Self {
         let head = if answer_offered {
-            format!("{{\"tool\":\"{ANSWER_TOOL}\",\"arguments\":{{\"{ANSWER_KEY}\":\"")
+            answer_head()
         } else {
             String::new()
         };
@@ -71,8 +71,12 @@ impl AnswerPreview {
 /// The readable text of an answer cut at the token limit (`raw` the whole cut reply), if it is
 /// one: what a person had read streaming, rather than the JSON it was written in.
 pub fn cut_answer_text(raw: &str) -> Option<String> {
-    let head = AnswerPreview::new(true).head;
-    raw.strip_prefix(head.as_str()).map(decode_prefix)
+    raw.strip_prefix(answer_head().as_str()).map(decode_prefix)
+}
+
+/// How every answer starts, up to its text: `{"tool":"answer","arguments":{"text":"`.
+fn answer_head() -> String {
+    format!("{{\"tool\":\"{ANSWER_TOOL}\",\"arguments\":{{\"{ANSWER_KEY}\":\"")
 }
 
 /// The JSON string content at the start of `raw` (after its opening quote), decoded up to its
