@@ -367,19 +367,6 @@ export function listSessions(): Promise<{ session: string; records: number; upda
 export function importSession(jsonl: string): Promise<string>;
 export function deleteSession(session: string): Promise<void>;
 
-/** Mean microseconds of one loop step after `events` events of history, over `samples` steps
- *  (the browser benchmark's measurement). */
-export function benchCoreStep(events: number, samples: number): number;
-/** The JSON-lines log of a finished synthetic session with at least `events` records, for
- *  importSession (benchmarks of opening and listing large sessions). */
-export function benchSessionLog(events: number, session: string): string;
-/** The JSON-lines log of session `session` with one completed run per text of `texts` (a JSON
- *  array of strings), for importSession (tests of how model text is rendered). */
-export function benchRepliesLog(session: string, texts: string): string;
-/** MB/s of parsing a synthetic Chat Completions event stream of `textChunks` content deltas fed
- *  in `piece`-byte pieces (SSE framing and chunk assembly), over `repeats` parses. */
-export function benchParseStream(textChunks: number, piece: number, repeats: number): number;
-
 // ---- MCP client ----
 
 export interface McpOptions {

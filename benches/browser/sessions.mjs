@@ -2,7 +2,8 @@
 // tabloop (sessions.html): a cold open of an N-event session (createAgent resolving, and the
 // next task's first record persisted, which needs the log replayed) and listSessions alone and
 // next to `small` small sessions. Returns the samples; asserts nothing. Used by run.mjs and by
-// the side-by-side benchmark (benches/compare/run.mjs).
+// the side-by-side benchmark (benches/compare/run.mjs). The sessions are made by a page opened
+// with `setupQuery` (a build with the diagnostics' `benchSessionLog`), on the same origin.
 import { scriptedOpenAi } from '../../tests/e2e/support/scripted_openai.mjs';
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -53,9 +54,9 @@ async function listOnce(context, server) {
 /**
  * Measures, in a fresh browser context: for each size of `sizes`, `samples` cold opens of a
  * session of that many events, and listing with those sessions alone; then listing once
- * `small` 20-event sessions are added. Figures in ms.
+ * `small` 20-event sessions are added. Figures in ms. `setupQuery`: see the top of this file.
  */
-export async function measureSessions(browser, server, { sizes = [10_000], small = 100, samples = 7 } = {}) {
+export async function measureSessions(browser, server, { sizes = [10_000], small = 100, samples = 7, setupQuery = '' } = {}) {
   const mock = await scriptedOpenAi();
   const provider = { kind: 'openai', baseUrl: mock.url, apiKey: 'sk-bench', model: 'scripted' };
   const context = await browser.newContext();
@@ -63,7 +64,7 @@ export async function measureSessions(browser, server, { sizes = [10_000], small
   try {
     for (const size of sizes) {
       const session = `bench-${size}`;
-      const setup = await freshPage(context, server);
+      const setup = await freshPage(context, server, setupQuery);
       const events = await setup.evaluate(async ({ size, session }) => {
         await tabloop.importSession(tabloop.benchSessionLog(size, session));
         return (await tabloop.listSessions()).find((s) => s.session === session).records;
@@ -95,7 +96,7 @@ export async function measureSessions(browser, server, { sizes = [10_000], small
     };
     out.list.push(await listSamples());
     if (small > 0) {
-      const fill = await freshPage(context, server);
+      const fill = await freshPage(context, server, setupQuery);
       await fill.evaluate(async (small) => {
         for (let i = 0; i < small; i += 1) {
           await tabloop.importSession(tabloop.benchSessionLog(20, `bench-small-${i}`));

@@ -115,7 +115,7 @@ if (r.native?.measured) {
 } else {
   add('| native | – | not measured in this run |');
 }
-for (const p of r.parse.wasm_mb_s) add(`| wasm, in the page (\`benchParseStream\`) | ${p.piece} B | ${p.mb_s.toFixed(0)} |`);
+for (const p of r.parse.wasm_mb_s) add(`| wasm, in the page (the site build's \`benchParseStream\`) | ${p.piece} B | ${p.mb_s.toFixed(0)} |`);
 const best = r.native?.measured ? Math.max(...r.native.benches.filter((b) => b.id.includes('sse_and_chunks')).map((b) => b.mb_s)) : null;
 add('', `Goal ≥ 500 MB/s natively: ${best == null ? 'not measured' : `${best.toFixed(0)} MB/s ${mark(best >= 500)}`}.`);
 

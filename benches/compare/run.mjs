@@ -3,7 +3,7 @@
 // into BENCHMARKS.md (benches/compare/report.mjs). Prints figures; asserts nothing, except
 // that each loop really ran the steps it was asked for (a bench that silently ran 1 step would
 // report nonsense).
-//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,disk,sessions,tti]
+//   node benches/compare/run.mjs --out FILE [--smoke] [--max-steps N] [--only harness,loopback,disk,parse,sessions,tti]
 // Needs pkg/ (scripts/build-package.sh), dist/ (trunk build --release) and the AI SDK bundle
 // (node benches/compare/build.mjs target/bench/aisdk).
 import fs from 'node:fs';
@@ -26,7 +26,8 @@ const outFile = path.resolve(option('--out', path.join(repo, 'target/bench/resul
 const pkg = path.resolve(option('--pkg', path.join(repo, 'pkg')));
 const dist = path.resolve(option('--dist', path.join(repo, 'dist')));
 const aisdk = path.resolve(option('--aisdk', path.join(repo, 'target/bench/aisdk')));
-// --only harness,loopback (while working on one figure): skips the other sections and dist/.
+// --only harness,loopback (while working on one figure): skips the other sections (and dist/
+// when none of them needs it).
 const only = option('--only', null)?.split(',') ?? null;
 const wanted = (section) => only === null || only.includes(section);
 
@@ -47,7 +48,9 @@ const SESSION_SIZES = smoke ? [1000] : [1000, 10000];
 const SESSION_SAMPLES = smoke ? 1 : 5;
 const TTI_SAMPLES = smoke ? 1 : 5;
 
-const needed = [['pkg/', pkg, 'tabloop_bg.wasm'], ['the AI SDK bundle', aisdk, 'aisdk.js'], ...(only ? [] : [['dist/', dist, 'tabloop_bg.wasm']])];
+// The site build (dist/) serves the sections that need the diagnostics, and the playground.
+const needsSite = ['parse', 'sessions', 'tti'].some(wanted);
+const needed = [['pkg/', pkg, 'tabloop_bg.wasm'], ['the AI SDK bundle', aisdk, 'aisdk.js'], ...(needsSite ? [['dist/', dist, 'tabloop_bg.wasm']] : [])];
 for (const [what, dir, file] of needed) {
   if (!fs.existsSync(path.join(dir, file))) throw new Error(`${what} is missing (${path.join(dir, file)}): run scripts/bench.sh, which builds it`);
 }
@@ -300,11 +303,22 @@ async function sideBySide(openPage, mock) {
   const commitFloorAll = await commitFloor(page, smoke ? 5 : 200, ['strict', 'relaxed', 'step_strict']);
   const stepShaped = commitFloorAll.step_strict_ms == null ? '' : `, a step's row (${commitFloorAll.step_row_bytes} B) strict ${commitFloorAll.step_strict_ms.toFixed(2)} ms`;
   log(`one awaited IndexedDB commit: strict ${commitFloorAll.strict_ms.toFixed(2)} ms, relaxed ${commitFloorAll.relaxed_ms.toFixed(2)} ms${stepShaped}`);
-  const parse = await page.evaluate((smoke) => ({
-    wasm_mb_s: [1024, 16384].map((piece) => ({ piece, mb_s: tabloop.benchParseStream(400, piece, smoke ? 3 : 200) })),
-  }), smoke);
-  log(`parsing in wasm: ${parse.wasm_mb_s.map((p) => `${p.mb_s.toFixed(1)} MB/s (${p.piece} B pieces)`).join(', ')}`);
-  return { harness, loopback, fetch_floor_ms: fetchFloor, commit_floor: commitFloorAll, parse };
+  return { harness, loopback, fetch_floor_ms: fetchFloor, commit_floor: commitFloorAll };
+}
+
+// Parsing throughput in wasm, timed by the site build's diagnostics (`benchParseStream`: the
+// library package leaves the diagnostics out; the parser is the same code).
+async function parseInWasm(browser, server) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${server.url}/sessions.html?from=site`);
+    await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 60_000 });
+    return await page.evaluate((smoke) => ({
+      wasm_mb_s: [1024, 16384].map((piece) => ({ piece, mb_s: tabloop.benchParseStream(400, piece, smoke ? 3 : 200) })),
+    }), smoke);
+  } finally {
+    await page.close();
+  }
 }
 
 // Time to interactive of the served playground: navigation start until the task form accepts
@@ -376,8 +390,12 @@ try {
       removeProfile(profile);
     }
   }
+  if (wanted('parse')) {
+  result.parse = await parseInWasm(browser, server);
+  log(`parsing in wasm: ${result.parse.wasm_mb_s.map((p) => `${p.mb_s.toFixed(1)} MB/s (${p.piece} B pieces)`).join(', ')}`);
+  }
   if (wanted('sessions')) {
-  const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES });
+  const sessions = await measureSessions(browser, server, { sizes: SESSION_SIZES, small: smoke ? 5 : 100, samples: SESSION_SAMPLES, setupQuery: '?from=site' });
   result.sessions = {
     open: sessions.open.map(({ events, created, ready }) => ({ events, created_ms: median(created), ready_ms: median(ready), created, ready })),
     list: sessions.list.map(({ sessions: count, first, again, atOnce }) => ({ sessions: count, first_ms: median(first), again_ms: median(again), at_once_ms: median(atOnce), first, again, atOnce })),

@@ -1,7 +1,7 @@
 // Uses every export of the public API with its declared types, so `tsc` catches a declaration
 // that drifts from what pages are told to write.
 import init, {
-  AgentHandle, benchCoreStep, benchParseStream, benchRepliesLog, benchSessionLog, connectMcp, createAgent, deleteSession, importSession, initSync,
+  AgentHandle, connectMcp, createAgent, deleteSession, importSession, initSync,
   listSessions, registerTool,
 } from 'tabloop';
 import type { Agent, ChatCompletionChunk, EventRecord, McpToolsChange, Outcome, Status, ToolDescription } from 'tabloop';
@@ -64,9 +64,5 @@ export async function main(): Promise<void> {
   agent.close();
   await deleteSession(await importSession(jsonl));
   for (const s of await listSessions()) console.log(s.session, s.records, s.updatedAt, s.title);
-  console.log(benchCoreStep(1000, 20).toFixed(1));
-  console.log(benchParseStream(400, 1024, 10).toFixed(0));
-  await deleteSession(await importSession(benchSessionLog(1000, 'bench-1')));
-  await deleteSession(await importSession(benchRepliesLog('bench-2', JSON.stringify(['**hi**']))));
   await mcp.close();
 }

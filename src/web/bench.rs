@@ -1,5 +1,7 @@
-//! The diagnostics behind the browser benchmark page: the core's per-step cost in wasm, and
-//! synthetic session logs to open and list through the public API.
+//! The diagnostics behind the browser benchmarks and tests: the core's per-step cost and the
+//! stream parser's throughput in wasm, and synthetic session logs to open and list through the
+//! public API. On the site's `window.tabloop` only (cargo feature `diagnostics`): the library
+//! package an embedding page imports leaves them out.
 
 use wasm_bindgen::prelude::*;
 

@@ -4,6 +4,7 @@
 pub mod abort;
 pub mod any_model;
 pub mod api;
+#[cfg(feature = "diagnostics")]
 pub mod bench;
 pub mod commit_gates;
 pub mod custom_client;
