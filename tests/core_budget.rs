@@ -149,7 +149,7 @@ fn wall_clock_counts_active_time_only() {
     h.send(Input::Resume).unwrap();
     h.tick(20_000);
     assert!(
-        h.send(Input::Tick).unwrap().is_empty(),
+        h.send(Input::tick()).unwrap().is_empty(),
         "40 s active is inside the budget"
     );
     h.send(Input::ModelReplied {
@@ -161,7 +161,7 @@ fn wall_clock_counts_active_time_only() {
     assert!(run.ledger.suspended_ms >= 3_600_000);
     assert!(run.ledger.active_ms < 60_000, "{}", run.ledger.active_ms);
     h.tick(30_000);
-    let effects = h.send(Input::Tick).unwrap();
+    let effects = h.send(Input::tick()).unwrap();
     let outcome = Harness::finished(&effects).unwrap();
     assert_eq!(
         outcome.stop,

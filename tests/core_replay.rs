@@ -357,7 +357,7 @@ fn input_for(agent: &Agent, pending: &[Effect], mv: &Move, n: usize) -> Option<I
         Move::Cancel => Some(Input::cancel()),
         Move::Suspend => Some(Input::Suspend),
         Move::Resume => Some(Input::Resume),
-        Move::Tick(_) => Some(Input::Tick),
+        Move::Tick(_) => Some(Input::tick()),
         Move::User(u) => Some(Input::UserMessage {
             text: format!("task {u}"),
             budget: None,

@@ -1,10 +1,12 @@
-//! What becomes of a reply the model did not finish: cancelled while it streamed (its text is
-//! kept for the person and the next run), or cut at the output limit with no recovery allowed.
+//! What becomes of a reply the model did not finish: cancelled or stopped by the time budget
+//! while it streamed (its text is kept for the person and the next run), or cut at the output
+//! limit with no recovery allowed.
 
 mod core_support;
 
 use core_support::prelude::*;
 use pretty_assertions::assert_eq;
+use tabloop::core::BudgetKind;
 
 #[test]
 fn cancelling_while_the_model_writes_keeps_what_it_wrote_for_the_next_run() {
@@ -49,6 +51,65 @@ fn cancelling_while_the_model_writes_keeps_what_it_wrote_for_the_next_run() {
             },
         ]
     );
+}
+
+#[test]
+fn a_time_budget_stop_while_the_model_writes_keeps_what_it_wrote() {
+    let mut cfg = config();
+    cfg.budget.max_wall_ms = Some(60_000);
+    let mut h = Harness::new(cfg);
+    let effects = h.user("write a long story");
+    Harness::model_call(&effects);
+    h.tick(61_000);
+    let effects = h
+        .send(Input::Tick {
+            partial_reply: "Once upon a".into(),
+        })
+        .unwrap();
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::BudgetExhausted {
+            budget: BudgetKind::WallClock
+        }
+    );
+    h.user("go on");
+    let messages = h.request().messages.to_vec();
+    assert_eq!(
+        messages[messages.len() - 2],
+        Message::Assistant {
+            text: "Once upon a".into(),
+            tool_calls: vec![]
+        }
+    );
+}
+
+#[test]
+fn a_tick_inside_the_time_budget_keeps_nothing_yet() {
+    let mut cfg = config();
+    cfg.budget.max_wall_ms = Some(60_000);
+    let mut h = Harness::new(cfg);
+    let effects = h.user("write a long story");
+    let request = Harness::model_call(&effects);
+    h.tick(1_000);
+    assert!(h
+        .send(Input::Tick {
+            partial_reply: "Once".into(),
+        })
+        .unwrap()
+        .is_empty());
+    let effects = h
+        .send(Input::ModelReplied {
+            request,
+            reply: text("Once upon a time."),
+        })
+        .unwrap();
+    assert_eq!(
+        Harness::finished(&effects).unwrap().stop,
+        StopReason::Completed
+    );
+    assert!(h
+        .events()
+        .all(|e| !matches!(e, Event::ModelCallAbandoned { .. })));
 }
 
 #[test]

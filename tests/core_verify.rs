@@ -219,17 +219,30 @@ fn a_dropped_or_extra_record_is_caught() {
 }
 
 #[test]
-fn a_cancel_that_kept_what_the_model_had_written_replays() {
-    let mut h = Harness::new(config());
-    h.user("one");
-    h.send(Input::Cancel {
-        partial_reply: "half an answ".into(),
-    })
-    .unwrap();
-    let effects = h.user("two");
-    let _ = h.reply(&effects, text("done"));
-    let report = verify_replay(&h.log).unwrap();
-    assert_eq!(report.divergence, None);
+fn a_stop_that_kept_what_the_model_had_written_replays() {
+    // A cancel, and the time budget running out (a minute past it).
+    for stop in [
+        Input::Cancel {
+            partial_reply: "half an answ".into(),
+        },
+        Input::Tick {
+            partial_reply: "half an answ".into(),
+        },
+    ] {
+        let mut cfg = config();
+        cfg.budget.max_wall_ms = Some(60_000);
+        let mut h = Harness::new(cfg);
+        h.user("one");
+        h.tick(61_000);
+        h.send(stop).unwrap();
+        assert!(h
+            .events()
+            .any(|e| matches!(e, Event::ModelCallAbandoned { partial_reply, .. } if partial_reply == "half an answ")));
+        let effects = h.user("two");
+        let _ = h.reply(&effects, text("done"));
+        let report = verify_replay(&h.log).unwrap();
+        assert_eq!(report.divergence, None);
+    }
 }
 
 #[test]

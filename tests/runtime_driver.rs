@@ -17,7 +17,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use pretty_assertions::assert_eq;
-use tabloop::core::{Agent, Event, Input, Record, StopReason};
+use tabloop::core::{Agent, BudgetKind, BudgetLimits, Event, Input, Record, StopReason};
 use tabloop::ports::{Durability, EventStore, MemoryStore, SessionSummary, StoreError};
 use tabloop::protocol::StreamDelta;
 
@@ -223,14 +223,42 @@ fn cancel_while_the_model_writes_records_what_it_had_written() {
     rig.send(Input::cancel());
     assert_eq!(rig.outcome(), Some(StopReason::Cancelled));
     // The second call's visible text only: not the first reply's, not the reasoning.
-    let kept: Vec<String> = log(&store)
-        .into_iter()
-        .filter_map(|r| match r.event {
-            Event::ModelCallAbandoned { partial_reply, .. } => Some(partial_reply),
-            _ => None,
+    assert_eq!(abandoned_replies(&store), ["Once upon a time"]);
+}
+
+#[test]
+fn a_time_budget_stop_while_the_model_writes_records_what_it_had_written() {
+    let store = Rc::new(MemoryStore::default());
+    let model = ScriptedModel::new(vec![Scripted::Writing(vec![
+        StreamDelta::Text("Once upon ".into()),
+        StreamDelta::Text("a time".into()),
+    ])]);
+    let clock = Rc::new(PassingClock::starting_at(1_000_000));
+    let mut rig = start_with_clock(
+        store.clone(),
+        model,
+        Rc::new(FakeTools::default()),
+        clock.clone(),
+    );
+    rig.send(Input::UserMessage {
+        text: "tell a story".into(),
+        budget: Some(BudgetLimits {
+            max_wall_ms: Some(60_000),
+            ..BudgetLimits::default()
+        }),
+    });
+    clock.pass(1_000);
+    rig.pool.run_until_stalled();
+    assert_eq!(rig.outcome(), None, "a second is inside the budget");
+    clock.pass(60_000);
+    rig.pool.run_until_stalled();
+    assert_eq!(
+        rig.outcome(),
+        Some(StopReason::BudgetExhausted {
+            budget: BudgetKind::WallClock
         })
-        .collect();
-    assert_eq!(kept, vec!["Once upon a time".to_string()]);
+    );
+    assert_eq!(abandoned_replies(&store), ["Once upon a time"]);
 }
 
 #[test]
@@ -370,4 +398,15 @@ fn reversible_work_does_not_wait_for_its_commit_but_the_run_ends_only_once_all_i
     // The task, then what gathered while the held append waited went out together: three
     // appends in all.
     assert_eq!(store.inner.appends().len(), opened + 3);
+}
+
+/// The text kept by each model call given up, in order.
+fn abandoned_replies(store: &MemoryStore) -> Vec<String> {
+    log(store)
+        .into_iter()
+        .filter_map(|r| match r.event {
+            Event::ModelCallAbandoned { partial_reply, .. } => Some(partial_reply),
+            _ => None,
+        })
+        .collect()
 }

@@ -328,7 +328,7 @@ fn what_the_model_wrote_before_a_cancel_stays_on_screen_marked_as_cut_off() {
         .position(|item| matches!(item, TimelineItem::Assistant { text } if text == "Once upon a"))
         .expect("the partial reply is shown");
     assert!(
-        matches!(&items[at + 1], TimelineItem::Note { text } if text.starts_with("Cancelled while the model was writing")),
+        matches!(&items[at + 1], TimelineItem::Note { text } if text.starts_with("Stopped while the model was writing")),
         "{:?}",
         items[at + 1]
     );

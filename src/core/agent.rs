@@ -98,8 +98,8 @@ impl Agent {
                 }
                 Ok(())
             }
-            Input::Tick => {
-                self.check_wall_clock();
+            Input::Tick { partial_reply } => {
+                self.check_wall_clock(partial_reply);
                 Ok(())
             }
         }

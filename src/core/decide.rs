@@ -80,8 +80,9 @@ impl Agent {
         Ok(())
     }
 
-    /// Stops a run whose wall-clock budget ran out while it waited.
-    pub(super) fn check_wall_clock(&mut self) {
+    /// Stops a run whose wall-clock budget ran out while it waited, keeping what the model
+    /// call under way had streamed (`partial_reply`).
+    pub(super) fn check_wall_clock(&mut self, partial_reply: String) {
         let Some(run) = self.state.active_run() else {
             return;
         };
@@ -99,7 +100,7 @@ impl Agent {
                     budget: BudgetKind::WallClock,
                 },
                 explanation,
-                String::new(),
+                partial_reply,
             );
         }
     }

@@ -71,13 +71,24 @@ pub enum Input {
     /// The tab is active again.
     Resume,
     /// Time passed; lets the wall-clock budget stop a run while it waits.
-    Tick,
+    Tick {
+        /// The visible text the model call under way has streamed so far (empty when none is):
+        /// kept as its message if the time budget stops the run, as a cancel keeps it.
+        partial_reply: String,
+    },
 }
 
 impl Input {
     /// A cancel with nothing streamed to keep.
     pub fn cancel() -> Self {
         Self::Cancel {
+            partial_reply: String::new(),
+        }
+    }
+
+    /// A tick with nothing streamed to keep.
+    pub fn tick() -> Self {
+        Self::Tick {
             partial_reply: String::new(),
         }
     }

@@ -230,7 +230,7 @@ fn input_for(agent: &Agent, records: &[Record], at: usize) -> Option<Input> {
             if outcome.stop == super::StopReason::Cancelled {
                 Input::cancel()
             } else {
-                Input::Tick
+                Input::tick()
             }
         }
         Event::SessionStarted { .. }
@@ -249,7 +249,7 @@ fn input_for(agent: &Agent, records: &[Record], at: usize) -> Option<Input> {
     })
 }
 
-/// A cancel (keeping `partial_reply`) or a wall-clock stop, told apart by the cause the log
+/// A cancel or a wall-clock stop (each keeping `partial_reply`), told apart by the cause the log
 /// records.
 fn interruption(records: &[Record], at: usize, partial_reply: &str) -> Input {
     let cancelled = records[at..].iter().find_map(|r| {
@@ -261,12 +261,11 @@ fn interruption(records: &[Record], at: usize, partial_reply: &str) -> Input {
         }
         None
     });
+    let partial_reply = partial_reply.to_string();
     if cancelled.unwrap_or(false) {
-        Input::Cancel {
-            partial_reply: partial_reply.to_string(),
-        }
+        Input::Cancel { partial_reply }
     } else {
-        Input::Tick
+        Input::Tick { partial_reply }
     }
 }
 

@@ -149,10 +149,16 @@ where
     /// Feeds one input and performs what follows, leaving a relaxed append in flight when
     /// only reversible work follows it.
     async fn step(&mut self, mut input: Input) -> Result<(), InputError> {
-        // A cancel keeps what the model had written; only the driver has seen it.
+        // A cancel, or a tick that ends the time budget, keeps what the model had written;
+        // only the driver has seen it. A tick may stop nothing, so the text stays for later.
         if let Input::Cancel { partial_reply } = &mut input {
             if partial_reply.is_empty() {
                 *partial_reply = self.streamed.take();
+            }
+        }
+        if let Input::Tick { partial_reply } = &mut input {
+            if partial_reply.is_empty() {
+                *partial_reply = self.streamed.text();
             }
         }
         self.agent.handle(input, self.clock.now())?;
@@ -256,7 +262,7 @@ where
                 Wake::Work(None) => {}
                 Wake::Tick => {
                     tick = None;
-                    let _ = self.step(Input::Tick).await;
+                    let _ = self.step(Input::tick()).await;
                 }
                 Wake::Soon => {
                     next_task.seen();

@@ -194,7 +194,7 @@ impl Timeline {
                 if purpose != Some(CallPurpose::Compaction) && !text.is_empty() {
                     self.add(TimelineItem::Assistant { text });
                     self.add(TimelineItem::Note {
-                        text: "Cancelled while the model was writing: what it had written is kept above.".into(),
+                        text: "Stopped while the model was writing: what it had written is kept above.".into(),
                     });
                 }
             }

@@ -157,6 +157,50 @@ impl Clock for ManualClock {
     }
 }
 
+/// A clock the test moves on by hand (`pass`); a sleep ends at the next `pass`, whatever it
+/// asked for (the driver's ticks).
+pub struct PassingClock {
+    now: Cell<u64>,
+    passes: Cell<u64>,
+    sleepers: RefCell<Vec<std::task::Waker>>,
+}
+
+impl PassingClock {
+    pub fn starting_at(now: u64) -> Self {
+        Self {
+            now: Cell::new(now),
+            passes: Cell::new(0),
+            sleepers: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Moves the time on by `ms` and ends every sleep under way.
+    pub fn pass(&self, ms: u64) {
+        self.now.set(self.now.get() + ms);
+        self.passes.set(self.passes.get() + 1);
+        let sleepers = std::mem::take(&mut *self.sleepers.borrow_mut());
+        sleepers.into_iter().for_each(std::task::Waker::wake);
+    }
+}
+
+impl Clock for PassingClock {
+    fn now(&self) -> u64 {
+        self.now.get()
+    }
+    async fn sleep(&self, _ms: u64) {
+        let asleep_at = self.passes.get();
+        futures::future::poll_fn(|cx| {
+            if self.passes.get() > asleep_at {
+                std::task::Poll::Ready(())
+            } else {
+                self.sleepers.borrow_mut().push(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        })
+        .await
+    }
+}
+
 pub fn config() -> AgentConfig {
     let tool = |name: &str, permission, idempotent| ToolDecl {
         spec: ToolSpec {

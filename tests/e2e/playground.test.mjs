@@ -120,7 +120,7 @@ test('a reply cancelled while it streams stays on screen, the next task builds o
     await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
     const kept = async () => {
       assert.equal(await page.locator('[data-kind=assistant]', { hasText: start }).count(), 1, 'what the model had written is shown once');
-      assert.match(await page.textContent('[data-testid=timeline]'), /Cancelled while the model was writing: what it had written is kept above/);
+      assert.match(await page.textContent('[data-testid=timeline]'), /Stopped while the model was writing: what it had written is kept above/);
     };
     await kept();
     assert.match(await page.textContent('[data-testid=stop-reason]'), /cancelled/i);

@@ -1,6 +1,7 @@
 //! The visible text the model call under way has streamed so far. The core hears a reply only
 //! when it is whole; a person who cancels a long answer has read its start already, so the
-//! driver keeps that start for the cancel to record (`Input::Cancel { partial_reply }`).
+//! driver keeps that start for a cancel or a time-budget stop to record (`partial_reply` of
+//! `Input::Cancel` and `Input::Tick`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -34,6 +35,11 @@ impl Streamed {
                 current.text.push_str(text);
             }
         }
+    }
+
+    /// The text streamed so far by the latest call, copied.
+    pub(super) fn text(&self) -> String {
+        self.0.borrow().text.clone()
     }
 
     /// The text streamed so far by the latest call, taken.
