@@ -436,6 +436,8 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
         r#"{"tool":"vfs","arguments":{"op":"read","path":"/a.txt","limit":3,"offset":2}}"#,
         r#"{"tool":"todo","arguments":{"items":[{"id":"1","text":"buy milk","status":"done"}]}}"#,
         r#"{"tool":"answer","arguments":{"text":"Paris"}}"#,
+        // Cut at the output limit: kept raw, and not wrapped (escaped) in an answer.
+        r#"{"tool":"finish","arguments":{"summary":"Create a todo.md file. This"#,
     ];
     for output in outputs {
         let reply = parse_local_output(output, &default_tools(), usage(), "c1".to_string());

@@ -138,7 +138,11 @@ fn text_message(role: &str, content: String) -> Value {
 /// call (after any text), else `{"final": text}` when tools are offered, else the plain text.
 fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> String {
     if tool_calls.is_empty() {
-        return if tools.is_empty() {
+        // A reply kept as the raw JSON the model wrote (a call cut at the output limit) goes
+        // back as it is. Why: wrapped as an answer, its JSON came back escaped inside the
+        // answer's text, and the default model copied that nesting into its next replies
+        // (a cut `finish`, then "What files do I have?" answered `{\"tool\":\"finiSh\",…`).
+        return if tools.is_empty() || text.starts_with(REPLY_PREFIX) {
             text.to_string()
         } else {
             render_final(text)
