@@ -17,6 +17,7 @@ pub mod kernels;
 pub mod model;
 pub mod pool;
 pub mod quant;
+pub mod repetition;
 pub mod sampling;
 pub mod session;
 pub mod tokenizer;

@@ -7,6 +7,7 @@
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
 use crate::model::{KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
+use crate::repetition::{breaks_run, RepeatGuard};
 use crate::sampling::{choose, Sampling};
 use crate::tokenizer::Tokenizer;
 
@@ -31,7 +32,9 @@ struct Completion {
     grammar: Option<(Grammar, GrammarState)>,
     sampling: Sampling,
     max_tokens: usize,
-    generated: usize,
+    /// The tokens generated so far (their count is held to `max_tokens`; the repeat guard
+    /// reads them).
+    output: Vec<u32>,
 }
 
 /// Bytes of a file read first for its header (doubled until the tensor table fits: SmolLM2's
@@ -263,7 +266,7 @@ impl Session {
             grammar,
             sampling,
             max_tokens,
-            generated: 0,
+            output: Vec::new(),
         });
         Ok(PromptPlan {
             total,
@@ -322,7 +325,7 @@ impl Session {
         if !completion.pending.is_empty() {
             return Err("the prompt is not read yet".into());
         }
-        if completion.generated >= completion.max_tokens {
+        if completion.output.len() >= completion.max_tokens {
             self.completion = None;
             return Ok(Step::Length);
         }
@@ -333,6 +336,9 @@ impl Session {
             }
         }
         let tokenizer = &self.tokenizer;
+        RepeatGuard::DEFAULT.penalize(&mut self.logits, &completion.output, |token| {
+            breaks_run(tokenizer.token_bytes(token))
+        });
         let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
         let Some(token) = choose(
             &self.logits,
@@ -352,8 +358,8 @@ impl Session {
         if let Some((grammar, state)) = completion.grammar.as_mut() {
             state.advance(grammar, &bytes).map_err(|e| e.to_string())?;
         }
-        completion.generated += 1;
-        let done = completion.generated >= completion.max_tokens
+        completion.output.push(token);
+        let done = completion.output.len() >= completion.max_tokens
             || completion
                 .grammar
                 .as_ref()
