@@ -318,3 +318,21 @@ fn the_in_tab_model_never_asks_to_continue_a_cut_reply_and_remote_ones_do() {
     assert_eq!(config(json!({"kind": "local"})), 0);
     assert_eq!(config(json!({"kind": "openai", "model": "m"})), 3);
 }
+
+#[test]
+fn the_in_tab_model_sees_the_current_task_only_unless_told_otherwise() {
+    let config = |options: serde_json::Value| {
+        let options: AgentOptions = serde_json::from_value(options).unwrap();
+        options.to_config(&registered()).unwrap().context_per_task
+    };
+    assert!(config(json!({"provider": {"kind": "local"}})));
+    assert!(!config(
+        json!({"provider": {"kind": "openai", "model": "m"}})
+    ));
+    assert!(!config(
+        json!({"provider": {"kind": "local"}, "contextPerTask": false})
+    ));
+    assert!(config(
+        json!({"provider": {"kind": "custom"}, "contextPerTask": true})
+    ));
+}

@@ -155,6 +155,12 @@ export interface AgentOptions {
   /** Failed tool calls (or malformed replies) in a row that stop the run; default 3. */
   maxConsecutiveErrors?: number;
   /**
+   * The model sees only the current task (its message and steps), not the session's earlier
+   * runs (the log and the timeline keep them). Default: true for the in-tab local model, whose
+   * small models copy their earlier replies into a new task; false for the others.
+   */
+  contextPerTask?: boolean;
+  /**
    * Hosts the built-in `http_fetch` may reach without approval: `example.com`, `*.example.com`,
    * `host:port`; a loopback or private address only by an exact entry. Not written to the log:
    * give it again when resuming.

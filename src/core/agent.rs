@@ -123,7 +123,11 @@ impl Agent {
         Some(match purpose {
             CallPurpose::Step => ModelRequest {
                 system: self.system_prompt(run),
-                messages: self.state.transcript.projected(),
+                messages: if config.context_per_task {
+                    self.state.transcript.projected_since(run.first_message)
+                } else {
+                    self.state.transcript.projected()
+                },
                 tools: config.tools.iter().map(|t| t.spec.clone()).collect(),
                 max_output_tokens: config.max_output_tokens,
             },

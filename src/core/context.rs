@@ -125,6 +125,28 @@ impl Transcript {
                 .map_or(0, |s| (s.len() as u64).div_ceil(4) + 8)
     }
 
+    /// What [`Self::projected_since`] sends, in estimated tokens.
+    pub fn estimated_tokens_since(&self, start: usize) -> u64 {
+        if start <= self.first_live {
+            return self.estimated_tokens();
+        }
+        self.messages[start.min(self.messages.len())..]
+            .iter()
+            .map(Message::estimated_tokens)
+            .sum()
+    }
+
+    /// The messages from `start` on (a run's own), or, when a compaction reached past `start`,
+    /// the summary and the live turns as [`Self::projected`] gives them.
+    pub fn projected_since(&self, start: usize) -> RequestMessages {
+        if start <= self.first_live {
+            return self.projected();
+        }
+        self.messages[start.min(self.messages.len())..]
+            .to_vec()
+            .into()
+    }
+
     /// The messages the model sees: the summary (if any) then the live turns. Before any
     /// compaction that is the whole transcript, shared rather than copied.
     pub fn projected(&self) -> RequestMessages {

@@ -147,15 +147,20 @@ impl Agent {
 
     fn needs_compaction(&self) -> bool {
         let config = &self.state.config;
+        let transcript = &self.state.transcript;
         let limit = (config.context_window as f64 * config.compaction_threshold) as u64;
+        // With a context of the current run only, the earlier runs are never sent: only the
+        // run's own messages count, and only a cut inside the run helps.
+        let since = match self.state.active_run() {
+            Some(run) if config.context_per_task => run.first_message,
+            Some(_) | None => 0,
+        };
         let projected =
-            self.state.transcript.estimated_tokens() + u64::from(config.max_output_tokens);
+            transcript.estimated_tokens_since(since) + u64::from(config.max_output_tokens);
         projected > limit
-            && self
-                .state
-                .transcript
+            && transcript
                 .compaction_cut(config.compaction_keep_recent)
-                .is_some()
+                .is_some_and(|cut| cut > since)
     }
 
     pub(super) fn call_model(&mut self, purpose: CallPurpose) {

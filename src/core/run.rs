@@ -74,6 +74,8 @@ pub struct RunState {
     pub number: u32,
     /// The task (the message that started the run).
     pub task: String,
+    /// Where the run's messages start in the transcript (its task).
+    pub first_message: usize,
     /// Limits.
     pub limits: BudgetLimits,
     /// Spend so far.
@@ -129,6 +131,7 @@ pub struct RunState {
 json_struct!(RunState {
     number,
     task,
+    first_message = default,
     limits,
     ledger,
     phase,
@@ -158,10 +161,11 @@ json_struct!(RunState {
 
 impl RunState {
     /// A fresh run.
-    pub fn new(number: u32, task: String, limits: BudgetLimits) -> Self {
+    pub fn new(number: u32, task: String, limits: BudgetLimits, first_message: usize) -> Self {
         Self {
             number,
             task,
+            first_message,
             limits,
             ledger: Ledger::default(),
             phase: Phase::Between,

@@ -124,7 +124,14 @@ impl AgentState {
             }
             Event::UserMessage { text } => self.on_user_message(text),
             Event::RunStarted { run, budget } => {
-                self.run = Some(RunState::new(*run, self.last_user_text.clone(), *budget));
+                // The task was the transcript's last message (a run starts at its task).
+                let first_message = self.transcript.len().saturating_sub(1);
+                self.run = Some(RunState::new(
+                    *run,
+                    self.last_user_text.clone(),
+                    *budget,
+                    first_message,
+                ));
             }
             Event::StepStarted { step, reason, .. } => self.on_step_started(*step, reason),
             Event::ModelCallStarted { request, purpose } => self.on_model_call(*request, *purpose),

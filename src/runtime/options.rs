@@ -134,6 +134,9 @@ pub struct AgentOptions {
     pub max_tool_result_chars: Option<usize>,
     /// Failed tool calls in a row that stop the run.
     pub max_consecutive_errors: Option<u32>,
+    /// The model sees only the current task's messages, not the earlier runs of the session;
+    /// `None`: yes for the in-tab model (a small model copies its earlier replies), no otherwise.
+    pub context_per_task: Option<bool>,
     /// Hosts the built-in `http_fetch` may reach without the user's approval (`example.com`,
     /// `*.example.com`, `host:port`; a loopback or private address only by an exact entry).
     /// Handed to the tools with each call, never written to the log: give it again on resume.
@@ -156,6 +159,7 @@ read_struct!(AgentOptions {
     compaction_keep_recent: "compactionKeepRecent",
     max_tool_result_chars: "maxToolResultChars",
     max_consecutive_errors: "maxConsecutiveErrors",
+    context_per_task: "contextPerTask",
     allow_hosts: "allowHosts" = default,
 });
 
@@ -401,6 +405,10 @@ impl AgentOptions {
                     defaults.max_output_recoveries
                 }
             },
+            context_per_task: self.context_per_task.unwrap_or(match provider.kind {
+                ProviderKind::Local => true,
+                ProviderKind::Openai | ProviderKind::Anthropic | ProviderKind::Custom => false,
+            }),
             require_finish: self.require_finish,
             finish_verifier,
             ..defaults

@@ -188,12 +188,17 @@ pub struct AgentConfig {
     pub price: Price,
     /// Longest tool result kept in context, in characters; longer ones are cut with a note.
     pub max_observation_chars: usize,
+    /// The model sees the current run only (its task and steps), not the runs before it in the
+    /// session. Why: a small in-tab model copies its earlier replies into a new task (after a
+    /// story, "Create a file todo.md" and "What files do I have?" were both answered with it).
+    /// The log keeps everything; only the requests leave the earlier runs out.
+    pub context_per_task: bool,
     /// Which model the session talks to (kind, base URL, model name; never a key), opaque to
     /// the core, kept so a reopened session calls the same model.
     pub provider: serde_json::Value,
 }
 
-json_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, provider = default });
+json_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, context_per_task = default, provider = default });
 
 impl Default for AgentConfig {
     fn default() -> Self {
@@ -213,6 +218,7 @@ impl Default for AgentConfig {
             max_output_tokens: 1024,
             price: Price::default(),
             max_observation_chars: 16_000,
+            context_per_task: false,
             provider: serde_json::Value::Null,
         }
     }
