@@ -2,7 +2,10 @@
 //! parsing of what the model produced.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod protocol_support;
+
 use pretty_assertions::assert_eq;
+use protocol_support::default_tools;
 use serde_json::json;
 use tabloop::protocol::local::NEXT_STEP_HINT;
 use tabloop::protocol::{
@@ -92,7 +95,8 @@ fn the_grammar_for_two_tools_is_each_call_shape_and_a_final_answer_without_white
         own,
         concat!(
             "root ::= call0 | call1 | final\n",
-            "final ::= \"answer\\\",\\\"arguments\\\":{\\\"text\\\":\" string \"}}\"\n",
+            // An answer ends at its text's opening quote: the text is written as plain text.
+            "final ::= \"answer\\\",\\\"arguments\\\":{\\\"text\\\":\\\"\"\n",
             "r0 ::= \"{\" \"\\\"path\\\":\" string \"}\"\n",
             "call0 ::= \"read_file\\\",\\\"arguments\\\":\" r0 \"}\"\n",
             "r1 ::= \"{\" \"\\\"path\\\":\" string \",\" \"\\\"content\\\":\" string \"}\"\n",
@@ -370,19 +374,6 @@ fn a_call_wrapped_in_a_code_fence_is_still_understood() {
         parse_local_output(output, &offered(), usage(), "x".to_string()),
         reply("ok", vec![], FinishReason::EndTurn)
     );
-}
-
-/// The five default tools as the playground offers them: the host tools' specs (as the JS
-/// registry gives them; fixture copied from www/tools) plus the core's todo and finish.
-fn default_tools() -> Vec<ToolSpec> {
-    let host: Vec<ToolSpec> =
-        serde_json::from_str(include_str!("fixtures/default_host_tools.json")).unwrap_or_default();
-    host.into_iter()
-        .chain([
-            tabloop::core::todo_tool().spec,
-            tabloop::core::finish_tool().spec,
-        ])
-        .collect()
 }
 
 #[test]

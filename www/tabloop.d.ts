@@ -227,7 +227,9 @@ export interface ToolSpec {
   /**
    * Optional narrower schema for small in-tab models, whose replies are constrained by a grammar
    * built from it (e.g. a `oneOf` by operation, each with its required arguments). Whatever it
-   * admits must also satisfy `parameters`; remote providers never see it.
+   * admits must also satisfy `parameters`; remote providers never see it. A schema whose one
+   * property is a required string marked `"x-plain-text": true` (as `finish`'s summary) has
+   * that string written as plain text, outside the JSON, as the model answers.
    */
   localParameters?: object | null;
   /** A thrown error (or rejection) is a failed call the model sees as an error. */

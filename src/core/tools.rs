@@ -48,7 +48,13 @@ pub fn todo_tool() -> ToolDecl {
 pub fn finish_tool() -> ToolDecl {
     ToolDecl {
         spec: ToolSpec {
-            local_parameters: None,
+            // A local model writes the summary as plain text (protocol::local_prose).
+            local_parameters: Some(json!({
+                "type": "object",
+                "properties": {"summary": {"type": "string", "minLength": 1, "x-plain-text": true}},
+                "required": ["summary"],
+                "additionalProperties": false
+            })),
             name: "finish".into(),
             description: "Call when the task is done, with a summary of the result. A verifier \
                           checks it; if it fails you get the reason and must fix it."

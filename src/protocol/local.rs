@@ -73,10 +73,11 @@ pub const NEXT_STEP_HINT: &str = "Call the next tool the task needs, or answer i
 /// the model's new turn starts with [`REPLY_PREFIX`] (a last assistant message the runtime
 /// continues; the reply text is that prefix plus what the model wrote).
 pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
-    let tools_offered = !req.tools.is_empty();
+    let offered = offered_locally(req);
+    let tools_offered = !offered.is_empty();
     let given = req.system.clone().unwrap_or_default();
     let system = if tools_offered {
-        let tools = compact_tool_prompt(&req.tools);
+        let tools = compact_tool_prompt(&offered);
         if given.is_empty() {
             tools
         } else {
@@ -119,7 +120,7 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     }
     LocalRequest {
         messages,
-        grammar: tools_offered.then(|| reply_grammar(&req.tools)),
+        grammar: tools_offered.then(|| reply_grammar(&offered)),
         max_tokens: if tools_offered {
             req.max_output_tokens.min(LOCAL_TOOL_REPLY_MAX_TOKENS)
         } else {
@@ -130,6 +131,44 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
 }
 
 /// `{"role", "content"}`.
+/// The tools offered to the local model: all of the request's, but one that needs a URL (a
+/// required argument of `format: uri`) only once the conversation holds one. Why: with nothing
+/// to fetch, SmolLM2-135M took `http_fetch` for "Hello, who are you?", "What time is it?" and a
+/// haiku, copying its own name and description into the call (`{"url":"http_fetch","body":
+/// "truncated to 100 KB"}`), three refusals and the run stopped; with no such tool offered
+/// it answered them (native scenarios, 13 tasks).
+fn offered_locally(req: &ModelRequest) -> std::borrow::Cow<'_, [ToolSpec]> {
+    let holds_url = req.messages.iter().any(|message| {
+        let text = match message {
+            Message::User { text } | Message::Assistant { text, .. } => text,
+            Message::Tool { content, .. } => content,
+        };
+        text.contains("http://") || text.contains("https://")
+    });
+    if holds_url || !req.tools.iter().any(needs_url) {
+        return std::borrow::Cow::Borrowed(&req.tools);
+    }
+    std::borrow::Cow::Owned(
+        req.tools
+            .iter()
+            .filter(|t| !needs_url(t))
+            .cloned()
+            .collect(),
+    )
+}
+
+/// Whether `tool` has a required argument that is a URL.
+fn needs_url(tool: &ToolSpec) -> bool {
+    let schema = &tool.parameters;
+    let Some(required) = schema["required"].as_array() else {
+        return false;
+    };
+    required
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|key| schema["properties"][key]["format"].as_str() == Some("uri"))
+}
+
 fn text_message(role: &str, content: String) -> Value {
     super::json::json!({ "role": role, "content": content })
 }

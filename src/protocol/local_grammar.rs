@@ -23,6 +23,7 @@
 
 use serde_json::Value;
 
+use super::local_prose::{prose_head, prose_key};
 use super::message::ToolSpec;
 
 /// Deepest schema nesting turned into rules; below it a value is any JSON.
@@ -67,12 +68,23 @@ pub fn answer_offered(tools: &[ToolSpec]) -> bool {
 
 /// The grammar for a reply to a request offering `tools`, after [`REPLY_PREFIX`]: the rest of
 /// `{"tool":"<name>","arguments":{..}}` for one of them (arguments shaped by the tool's
-/// `local_parameters`, else its `parameters`), or of the answer,
-/// `{"tool":"answer","arguments":{"text":"<text>"}}` ([`answer_offered`]).
+/// `local_parameters`, else its `parameters`), or the start of the answer,
+/// `{"tool":"answer","arguments":{"text":"` ([`answer_offered`]), which like a call whose one
+/// argument is plain text ends at the text's opening quote (the text is written without the
+/// grammar: `local_prose`).
 pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     let mut builder = Builder::default();
     let mut alternatives = Vec::with_capacity(tools.len() + 1);
     for (index, tool) in tools.iter().enumerate() {
+        // A call whose one argument is plain text ends where that text starts (local_prose).
+        if let Some(key) = prose_key(tool) {
+            let head = after_prefix(&prose_head(&tool.name, key));
+            builder
+                .rules
+                .push(format!("call{index} ::= {}", literal(&head)));
+            alternatives.push(format!("call{index}"));
+            continue;
+        }
         let arguments = builder.expression(grammar_schema(tool), 0);
         let head = after_prefix(&format!(
             "{{\"tool\":{},\"arguments\":",
@@ -90,12 +102,9 @@ pub fn reply_grammar(tools: &[ToolSpec]) -> String {
     }
     let mut out = format!("root ::= {}\n", alternatives.join(" | "));
     if answer {
-        let head = after_prefix(&format!(
-            "{{\"tool\":{},\"arguments\":{{{}:",
-            json_text(ANSWER_TOOL),
-            json_text(ANSWER_KEY)
-        ));
-        out.push_str(&format!("final ::= {} string \"}}}}\"\n", literal(&head)));
+        // The answer's text is written in plain text after the grammar's end (local_prose).
+        let head = after_prefix(&prose_head(ANSWER_TOOL, ANSWER_KEY));
+        out.push_str(&format!("final ::= {}\n", literal(&head)));
     }
     for rule in &builder.rules {
         out.push_str(rule);

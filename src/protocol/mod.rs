@@ -13,6 +13,7 @@ pub mod local;
 pub mod local_answer_preview;
 pub mod local_grammar;
 pub mod local_prompt;
+pub mod local_prose;
 pub mod message;
 pub mod model;
 pub mod openai;

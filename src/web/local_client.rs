@@ -14,9 +14,10 @@ use wasm_bindgen_futures::JsFuture;
 use crate::ports::ModelClient;
 use crate::protocol::local_answer_preview::AnswerPreview;
 use crate::protocol::local_grammar::answer_offered;
+use crate::protocol::local_prose::{plain_request, prose_of, prose_reply};
 use crate::protocol::{
-    build_local_request, parse_local_output, FinishReason, ModelError, ModelErrorKind, ModelReply,
-    ModelRequest, StreamDelta, Usage,
+    build_local_request, parse_local_output, FinishReason, LocalRequest, ModelError,
+    ModelErrorKind, ModelReply, ModelRequest, StreamDelta, Usage,
 };
 use crate::web::abort::AbortOnDrop;
 use crate::web::http_stream::Timeouts;
@@ -142,7 +143,9 @@ impl LocalModel {
 impl ModelClient for LocalModel {
     /// Streams the generated text: as `Text` when no tools are offered; when they are, the output
     /// is a JSON object: an answer's text streams as `Text` as it is written, a call's raw JSON
-    /// as `Thinking` (`AnswerPreview`; the reply is authoritative either way).
+    /// as `Thinking` (`AnswerPreview`; the reply is authoritative either way). When the model
+    /// chooses to answer, its text is a second completion in plain text (`local_prose`),
+    /// streamed as `Text`.
     async fn complete(
         &self,
         request: &ModelRequest,
@@ -150,7 +153,68 @@ impl ModelClient for LocalModel {
     ) -> Result<ModelReply, ModelError> {
         let local = build_local_request(request);
         let tools_offered = local.grammar.is_some();
-        let json = crate::protocol::encode::to_string(&local);
+        // With tools offered the reply is JSON: an answer's text is shown as it is written, a
+        // call's raw text as a preview. The start of the turn the request wrote for the model
+        // comes first, so a call is shown whole and an answer is recognised by its head.
+        let mut answer = AnswerPreview::new(answer_offered(&request.tools));
+        let mut as_delta = |text: String| {
+            if tools_offered {
+                answer.push(&text)
+            } else {
+                Some(StreamDelta::Text(text))
+            }
+        };
+        let mut prefix = Some(local.reply_text("")).filter(|p| !p.is_empty());
+        let output = self
+            .generate(&local, &mut |text: String| {
+                if let Some(prefix) = prefix.take() {
+                    as_delta(prefix).into_iter().for_each(&mut *on_delta);
+                }
+                as_delta(text).into_iter().for_each(&mut *on_delta);
+            })
+            .await?;
+        let text = local.reply_text(&output.text);
+        let mut usage = Usage {
+            input_tokens: output.input_tokens,
+            output_tokens: output.output_tokens,
+            ..Usage::default()
+        };
+        let mut reply = match prose_of(&text, &request.tools) {
+            Some(prose) => {
+                let plain = plain_request(&local, request.max_output_tokens);
+                let written = self
+                    .generate(&plain, &mut |text: String| {
+                        on_delta(StreamDelta::Text(text))
+                    })
+                    .await?;
+                usage.input_tokens += written.input_tokens;
+                usage.output_tokens += written.output_tokens;
+                let cut = written.finish == BridgeFinish::Length;
+                prose_reply(&prose, &written.text, cut, usage, self.next_call_id())
+            }
+            None => {
+                let mut reply =
+                    parse_local_output(&text, &request.tools, usage, self.next_call_id());
+                if output.finish == BridgeFinish::Length && reply.finish == FinishReason::EndTurn {
+                    reply.finish = FinishReason::MaxTokens;
+                }
+                reply
+            }
+        };
+        reply.model = self.name.clone();
+        Ok(reply)
+    }
+}
+
+impl LocalModel {
+    /// Runs one completion of `local` on the bridge, handing each piece of text to `on_text`;
+    /// the output once it ends. Errors: the liveness limits, a failed or aborted completion.
+    async fn generate(
+        &self,
+        local: &LocalRequest,
+        on_text: &mut dyn FnMut(String),
+    ) -> Result<BridgeOutput, ModelError> {
+        let json = crate::protocol::encode::to_string(local);
         let (sender, mut receiver) = mpsc::unbounded::<String>();
         let forward = Closure::<dyn FnMut(String)>::new(move |text: String| {
             // The receiver lives as long as this call; after that there is nobody to tell.
@@ -166,24 +230,6 @@ impl ModelClient for LocalModel {
         )
         .map_err(|error| local_failure(&error))?;
         let mut done = JsFuture::from(promise).fuse();
-        // With tools offered the reply is JSON: an answer's text is shown as it is written, a
-        // call's raw text as a preview. The start of the turn the request wrote for the model
-        // comes first, so a call is shown whole and an answer is recognised by its head.
-        let mut answer = AnswerPreview::new(answer_offered(&request.tools));
-        let mut as_delta = |text: String| {
-            if tools_offered {
-                answer.push(&text)
-            } else {
-                Some(StreamDelta::Text(text))
-            }
-        };
-        let mut prefix = Some(local.reply_text("")).filter(|p| !p.is_empty());
-        let mut preview = |text: String| {
-            if let Some(prefix) = prefix.take() {
-                as_delta(prefix).into_iter().for_each(&mut *on_delta);
-            }
-            as_delta(text).into_iter().for_each(&mut *on_delta);
-        };
         let limits = self.timeouts.get();
         let mut got_output = false;
         let result = loop {
@@ -197,7 +243,7 @@ impl ModelClient for LocalModel {
             futures::select_biased! {
                 text = receiver.select_next_some() => {
                     got_output = true;
-                    preview(text);
+                    on_text(text);
                 }
                 result = done => break result,
                 () = timer => {
@@ -215,7 +261,7 @@ impl ModelClient for LocalModel {
             }
         };
         while let Ok(text) = receiver.try_recv() {
-            preview(text);
+            on_text(text);
         }
         let output: BridgeOutput =
             result
@@ -226,30 +272,13 @@ impl ModelClient for LocalModel {
                         message: format!("unexpected reply from the local model: {error}"),
                     })
                 })?;
-        let usage = Usage {
-            input_tokens: output.input_tokens,
-            output_tokens: output.output_tokens,
-            ..Usage::default()
-        };
-        let text = local.reply_text(&output.text);
-        let reply = parse_local_output(&text, &request.tools, usage, self.next_call_id());
-        let mut reply = reply;
-        reply.model = self.name.clone();
-        match output.finish {
-            BridgeFinish::Stop => {}
-            BridgeFinish::Length => {
-                if reply.finish == FinishReason::EndTurn {
-                    reply.finish = FinishReason::MaxTokens;
-                }
-            }
-            BridgeFinish::Abort => {
-                return Err(ModelError {
-                    kind: ModelErrorKind::Cancelled,
-                    message: "the local model was stopped".to_string(),
-                })
-            }
+        if output.finish == BridgeFinish::Abort {
+            return Err(ModelError {
+                kind: ModelErrorKind::Cancelled,
+                message: "the local model was stopped".to_string(),
+            });
         }
-        Ok(reply)
+        Ok(output)
     }
 }
 

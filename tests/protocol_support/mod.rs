@@ -81,3 +81,17 @@ pub fn events_before(name: &str, marker: &str) -> Vec<SseEvent> {
         .take_while(|e| !e.data.contains(marker))
         .collect()
 }
+
+/// The five default tools as the playground offers them: the host tools' specs (as the JS
+/// registry gives them; fixture copied from www/tools) plus the core's todo and finish.
+pub fn default_tools() -> Vec<tabloop::protocol::ToolSpec> {
+    let host: Vec<tabloop::protocol::ToolSpec> =
+        serde_json::from_str(include_str!("../fixtures/default_host_tools.json"))
+            .unwrap_or_default();
+    host.into_iter()
+        .chain([
+            tabloop::core::todo_tool().spec,
+            tabloop::core::finish_tool().spec,
+        ])
+        .collect()
+}

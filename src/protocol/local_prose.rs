@@ -1,0 +1,132 @@
+//! Answers a small local model writes as plain text. Under the reply grammar the model chooses
+//! what to do by a tool's name after `{"tool":"`; when it chooses to answer (the answer
+//! pseudo-tool, or a tool whose one argument is marked plain text, such as `finish`'s summary),
+//! the grammar ends at the opening quote of that text, and the text is written in a second
+//! completion of the same prompt without the turn's JSON start and without a grammar: the
+//! model's own way of answering. Why: inside a JSON string SmolLM2-135M wrote "finiSh" for
+//! "Hello, who are you?", "2+2" for "What is 2+2?" and "fini" for a translation; asked the same
+//! prompt with no JSON around it, it wrote "2 + 2 = 4" and "\"Bonjour\" in French." (native
+//! scenarios: 8 of 13 tasks with plain answers against 6 of 13, the answers read as answers).
+//! The second completion starts where the cache already is (the prompt up to the turn), so it
+//! costs only its own tokens.
+
+use serde_json::Value;
+
+use super::local::LocalRequest;
+use super::local_grammar::{answer_offered, grammar_schema, ANSWER_KEY, ANSWER_TOOL};
+use super::message::{ToolCall, ToolSpec};
+use super::model::{FinishReason, ModelReply, Usage};
+
+/// The schema keyword that marks a tool's one string argument as written in plain text by a
+/// local model (`"x-plain-text": true`, in the tool's local schema). An annotation other
+/// validators ignore.
+pub const PLAIN_TEXT_KEYWORD: &str = "x-plain-text";
+
+/// An answer the model chose to write, before its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prose {
+    /// The answer pseudo-tool: the text is the reply's text.
+    Answer,
+    /// A call whose one argument `key` is the text.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// Its argument.
+        key: String,
+    },
+}
+
+/// The argument of `tool` a local model writes in plain text: its local schema's one property,
+/// required, a string marked [`PLAIN_TEXT_KEYWORD`].
+pub fn prose_key(tool: &ToolSpec) -> Option<&str> {
+    let schema = grammar_schema(tool);
+    let properties = schema["properties"].as_object()?;
+    let (key, property) = properties.iter().next().filter(|_| properties.len() == 1)?;
+    let required = schema["required"].as_array()?;
+    let marked = property["type"] == "string" && property[PLAIN_TEXT_KEYWORD] == true;
+    (marked && required.iter().any(|r| r == key.as_str())).then_some(key.as_str())
+}
+
+/// `{"tool":"<tool>","arguments":{"<key>":"`: where the grammar ends a reply that answers.
+pub fn prose_head(tool: &str, key: &str) -> String {
+    format!(
+        "{{\"tool\":{},\"arguments\":{{{}:\"",
+        json_text(tool),
+        json_text(key)
+    )
+}
+
+/// What a whole reply `raw` chose, when it is the head of an answer among `offered`.
+pub fn prose_of(raw: &str, offered: &[ToolSpec]) -> Option<Prose> {
+    if answer_offered(offered) && raw == prose_head(ANSWER_TOOL, ANSWER_KEY) {
+        return Some(Prose::Answer);
+    }
+    offered.iter().find_map(|tool| {
+        let key = prose_key(tool)?;
+        (raw == prose_head(&tool.name, key)).then(|| Prose::Call {
+            tool: tool.name.clone(),
+            key: key.to_string(),
+        })
+    })
+}
+
+/// The request that writes the text: `local` without the turn's JSON start and without a
+/// grammar, up to `max_tokens`.
+pub fn plain_request(local: &LocalRequest, max_tokens: u32) -> LocalRequest {
+    let mut messages = local.messages.clone();
+    if messages.last().is_some_and(|m| m["role"] == "assistant") {
+        messages.pop();
+    }
+    LocalRequest {
+        messages,
+        grammar: None,
+        max_tokens,
+        temperature: local.temperature,
+    }
+}
+
+/// The reply for `prose` written as `text`: an answer's text as written, a call's argument
+/// trimmed; `cut` when the text reached its token limit (an answer is then `MaxTokens`; a call
+/// keeps the text it has).
+pub fn prose_reply(
+    prose: &Prose,
+    text: &str,
+    cut: bool,
+    usage: Usage,
+    call_id: String,
+) -> ModelReply {
+    let (text, tool_calls, finish) = match prose {
+        // As written, so the text streamed is the answer.
+        Prose::Answer => (
+            text.to_string(),
+            Vec::new(),
+            if cut {
+                FinishReason::MaxTokens
+            } else {
+                FinishReason::EndTurn
+            },
+        ),
+        Prose::Call { tool, key } => {
+            let mut arguments = serde_json::Map::new();
+            arguments.insert(key.clone(), Value::String(text.trim().to_string()));
+            let call = ToolCall {
+                id: call_id,
+                name: tool.clone(),
+                arguments: super::json::to_string(&Value::Object(arguments)),
+            };
+            (String::new(), vec![call], FinishReason::ToolUse)
+        }
+    };
+    ModelReply {
+        text,
+        tool_calls,
+        finish,
+        usage,
+        model: String::new(),
+    }
+}
+
+/// `text` as a JSON string.
+fn json_text(text: &str) -> String {
+    super::json::to_string(&Value::String(text.to_string()))
+}
