@@ -187,7 +187,7 @@ impl ModelClient for LocalModel {
                         on_delta(StreamDelta::Text(text))
                     })
                     .await?;
-                usage.input_tokens += written.input_tokens;
+                // The same prompt, read from the cache: only what was written counts again.
                 usage.output_tokens += written.output_tokens;
                 let cut = written.finish == BridgeFinish::Length;
                 prose_reply(&prose, &written.text, cut, usage, self.next_call_id())
