@@ -419,3 +419,19 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
         other => panic!("expected a step marker, got {other:?}"),
     }
 }
+
+#[test]
+fn the_timeline_says_when_the_next_task_is_read_without_the_earlier_ones() {
+    for alone in [true, false] {
+        let mut cfg = config();
+        cfg.context_per_task = alone;
+        let mut h = Harness::new(cfg);
+        assert!(
+            !Timeline::from_records(&h.log).next_task_alone(),
+            "no task yet"
+        );
+        let effects = h.user("What is 2+2?");
+        h.reply(&effects, text("4"));
+        assert_eq!(Timeline::from_records(&h.log).next_task_alone(), alone);
+    }
+}

@@ -37,6 +37,7 @@ pub fn SessionView(
     let on_retry = Callback::new(move |()| retry_storage(app));
     let on_retry_provider = Callback::new(move |()| retry_provider(app));
     let on_run = Callback::new(move |task: String| run_task(app, task));
+    let alone = Signal::derive(move || shown.timeline.with(Timeline::next_task_alone));
     // A follower tab shows the run read-only: its inputs would be refused.
     let read_only = Signal::derive(move || shown.role.get() == Role::Follower);
     let busy = Signal::derive(move || app.busy.get() || read_only.get());
@@ -88,7 +89,7 @@ pub fn SessionView(
                     children=move |call: ToolCallView| view! { <ApprovalCard call on_decide read_only/> }
                 />
             </Show>
-            <TaskForm on_run busy in_flight text=app.draft/>
+            <TaskForm on_run busy in_flight alone text=app.draft/>
         </section>
     }
 }

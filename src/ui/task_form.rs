@@ -14,6 +14,10 @@ pub fn TaskForm(
     /// A run is in progress: the text joins it.
     #[prop(into)]
     in_flight: Signal<bool>,
+    /// The next task is sent to the model without the earlier ones (said beside the button, so
+    /// a follow-up such as "make it shorter" is not expected to work).
+    #[prop(into)]
+    alone: Signal<bool>,
     /// The text being written, shared so a task that could not start can be put back.
     text: RwSignal<String>,
 ) -> impl IntoView {
@@ -54,7 +58,14 @@ pub fn TaskForm(
                 }
             ></textarea>
             <div class="task-actions">
-                <span class="hint">"Ctrl+Enter to run"</span>
+                <span class="hint">
+                    "Ctrl+Enter to run"
+                    <Show when=move || alone.get() && !in_flight.get()>
+                        <span data-testid="task-alone">
+                            " · the model reads this task on its own, not the earlier ones"
+                        </span>
+                    </Show>
+                </span>
                 <button
                     type="submit"
                     class="primary"

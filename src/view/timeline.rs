@@ -35,6 +35,8 @@ pub struct Timeline {
     run: u32,
     /// Seq of the next record expected; earlier ones are duplicates.
     next_seq: u64,
+    /// The model sees each task alone (the session's `context_per_task`).
+    tasks_alone: bool,
 }
 
 impl Timeline {
@@ -85,6 +87,12 @@ impl Timeline {
     /// The current or last run number (0 before the first run).
     pub fn run(&self) -> u32 {
         self.run
+    }
+
+    /// Whether the next task is sent to the model without the earlier ones: the session sends
+    /// each task alone and has had one already.
+    pub fn next_task_alone(&self) -> bool {
+        self.tasks_alone && self.run > 0
     }
 
     /// Seq of the next record this timeline expects.
@@ -303,7 +311,8 @@ impl Timeline {
                 let end = RunEnd::of(outcome, above);
                 self.add(TimelineItem::RunFinished(end));
             }
-            Event::SessionStarted { .. } | Event::Suspended | Event::Resumed => {}
+            Event::SessionStarted { config, .. } => self.tasks_alone = config.context_per_task,
+            Event::Suspended | Event::Resumed => {}
         }
     }
 

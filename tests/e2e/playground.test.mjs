@@ -124,6 +124,7 @@ test('a reply cancelled while it streams stays on screen, the next task builds o
     };
     await kept();
     assert.match(await page.textContent('[data-testid=stop-reason]'), /cancelled/i);
+    assert.equal(await page.locator('[data-testid=task-alone]').count(), 0, 'a remote model reads the earlier tasks');
     await page.fill('[data-testid=task]', 'Go on');
     await page.click('[data-testid=run]');
     await page.waitForFunction(() => document.querySelectorAll('[data-kind=run_finished]').length === 2, null, { timeout: 20_000 });

@@ -336,6 +336,8 @@ test("the newcomer's task on the default model ends with its answer on screen", 
     await page.press('[data-testid=task]', 'Control+Enter');
     await waitText(page, '[data-testid=stop-reason]', /\w/, RUN_MS);
     assert.equal(await page.textContent('[data-testid=stop-reason]'), 'completed');
+    // The in-tab model reads each task alone: the composer says so for the next one.
+    assert.match(await page.textContent('[data-testid=task-alone]'), /reads this task on its own/);
     const kinds = await page.$$eval('[data-testid=timeline] > li', (items) => items.map((li) => li.dataset.kind));
     const finals = await page.locator('[data-kind=run_finished] .final').allTextContents();
     const guardEnded = (await page.locator('[data-kind=guard]').allTextContents()).some((t) => /Repeated success/.test(t));
