@@ -346,19 +346,6 @@ fn cut_json_is_the_raw_text_with_max_tokens() {
 }
 
 #[test]
-fn a_cut_answer_reads_as_the_text_it_had_written() {
-    let output = r#"{"tool":"answer","arguments":{"text":"Tabs \"pile\" up because every link\"#;
-    assert_eq!(
-        parse_local_output(output, &offered(), usage(), "x".to_string()),
-        reply(
-            "Tabs \"pile\" up because every link",
-            vec![],
-            FinishReason::MaxTokens
-        )
-    );
-}
-
-#[test]
 fn without_tools_even_json_is_plain_text() {
     let output = r#"{"final": "hi"}"#;
     assert_eq!(

@@ -7,9 +7,11 @@ mod protocol_support;
 use pretty_assertions::assert_eq;
 use protocol_support::default_tools;
 use serde_json::json;
-use tabloop::protocol::local_prose::{plain_request, prose_key, prose_of, prose_reply, Prose};
+use tabloop::protocol::local_prose::{
+    plain_request, prose_key, prose_of, prose_reply, ChoicePreview, Prose,
+};
 use tabloop::protocol::{
-    build_local_request, FinishReason, Message, ModelRequest, ToolSpec, Usage,
+    build_local_request, FinishReason, Message, ModelRequest, StreamDelta, ToolSpec, Usage,
 };
 
 fn tool(name: &str, parameters: serde_json::Value) -> ToolSpec {
@@ -142,4 +144,52 @@ fn a_tool_s_one_required_string_marked_plain_text_is_written_so() {
         prose_key(&tabloop::core::finish_tool().spec),
         Some("summary")
     );
+}
+
+/// Feeds `raw` to a preview in pieces of `size` bytes (on char boundaries) and gathers the
+/// reasoning-like preview it shows; text it must never show.
+fn previewed(raw: &str, size: usize, offered: &[ToolSpec]) -> String {
+    let mut preview = ChoicePreview::new(offered);
+    let mut thinking = String::new();
+    let mut rest = raw;
+    while !rest.is_empty() {
+        let mut cut = size.min(rest.len());
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        match preview.push(&rest[..cut]) {
+            Some(StreamDelta::Thinking(t)) => thinking.push_str(&t),
+            other => assert_eq!(other, None),
+        }
+        rest = &rest[cut..];
+    }
+    thinking
+}
+
+#[test]
+fn while_the_model_chooses_a_call_is_previewed_whole_and_an_answer_s_head_not_at_all() {
+    let tools = default_tools();
+    let call = r#"{"tool":"vfs","arguments":{"op":"list","path":"/"}}"#;
+    for size in 1..=call.len() {
+        assert_eq!(previewed(call, size, &tools), call, "pieces of {size}");
+    }
+    for head in [
+        r#"{"tool":"answer","arguments":{"text":""#,
+        r#"{"tool":"finish","arguments":{"summary":""#,
+    ] {
+        for size in 1..=head.len() {
+            assert_eq!(
+                previewed(head, size, &tools),
+                "",
+                "{head} in pieces of {size}"
+            );
+        }
+    }
+    // A page's own tool named `answer` (no answer offered then) is a call like any other.
+    let answer_call = r#"{"tool":"answer","arguments":{"text":"x"}}"#;
+    let page_tool = tool(
+        "answer",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    );
+    assert_eq!(previewed(answer_call, 4, &[page_tool]), answer_call);
 }

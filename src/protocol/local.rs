@@ -10,7 +10,6 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::local_answer_preview::cut_answer_text;
 use super::local_grammar::{
     answer_offered, grammar_schema, render_call, render_final, reply_grammar, ANSWER_KEY,
     ANSWER_TOOL, REPLY_PREFIX,
@@ -130,7 +129,6 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
     }
 }
 
-/// `{"role", "content"}`.
 /// The tools offered to the local model: all of the request's, but one that needs a URL (a
 /// required argument of `format: uri`) only once the conversation holds one. Why: with nothing
 /// to fetch, SmolLM2-135M took `http_fetch` for "Hello, who are you?", "What time is it?" and a
@@ -169,6 +167,7 @@ fn needs_url(tool: &ToolSpec) -> bool {
         .any(|key| schema["properties"][key]["format"].as_str() == Some("uri"))
 }
 
+/// `{"role", "content"}`.
 fn text_message(role: &str, content: String) -> Value {
     super::json::json!({ "role": role, "content": content })
 }
@@ -210,8 +209,8 @@ fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> 
 /// "arguments": {..}}` becomes one tool call (arguments re-serialised as JSON text, finish `ToolUse`; a call
 /// whose arguments are not an object keeps them as they are, so the core rejects it against the
 /// tool's schema). A JSON object cut short
-/// (the model hit its token limit) is returned with `MaxTokens`, as the text it had written when
-/// it is an answer, else as raw text; anything else is the
+/// (the model hit its token limit) is returned as raw text with `MaxTokens` (an answer's text is
+/// never cut inside JSON: it is written as plain text, `local_prose`); anything else is the
 /// raw text with `Malformed`. Without tools the text is the answer. This never fails.
 pub fn parse_local_output(
     text: &str,
@@ -272,10 +271,6 @@ pub fn parse_local_output(
         Ok(_) => reply.finish = FinishReason::Malformed,
         Err(error) => {
             reply.finish = if error.is_eof() && candidate.starts_with('{') {
-                // A cut answer reads as the text it had written; a cut call stays raw.
-                if let Some(text) = cut_answer_text(candidate).filter(|_| answer_offered(offered)) {
-                    reply.text = text;
-                }
                 FinishReason::MaxTokens
             } else {
                 FinishReason::Malformed

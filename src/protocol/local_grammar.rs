@@ -441,7 +441,7 @@ fn pointer_escape(key: &str) -> String {
 }
 
 /// `text` as a JSON string.
-fn json_text(text: &str) -> String {
+pub(super) fn json_text(text: &str) -> String {
     super::json::to_string(&Value::String(text.to_string()))
 }
 

@@ -13,9 +13,10 @@
 use serde_json::Value;
 
 use super::local::LocalRequest;
-use super::local_grammar::{answer_offered, grammar_schema, ANSWER_KEY, ANSWER_TOOL};
+use super::local_grammar::{answer_offered, grammar_schema, json_text, ANSWER_KEY, ANSWER_TOOL};
 use super::message::{ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelReply, Usage};
+use super::StreamDelta;
 
 /// The schema keyword that marks a tool's one string argument as written in plain text by a
 /// local model (`"x-plain-text": true`, in the tool's local schema). An annotation other
@@ -56,18 +57,70 @@ pub fn prose_head(tool: &str, key: &str) -> String {
     )
 }
 
-/// What a whole reply `raw` chose, when it is the head of an answer among `offered`.
-pub fn prose_of(raw: &str, offered: &[ToolSpec]) -> Option<Prose> {
-    if answer_offered(offered) && raw == prose_head(ANSWER_TOOL, ANSWER_KEY) {
-        return Some(Prose::Answer);
-    }
-    offered.iter().find_map(|tool| {
+/// Every answer's head among `offered`, with what it chose.
+fn prose_heads(offered: &[ToolSpec]) -> Vec<(String, Prose)> {
+    let answer =
+        answer_offered(offered).then(|| (prose_head(ANSWER_TOOL, ANSWER_KEY), Prose::Answer));
+    let calls = offered.iter().filter_map(|tool| {
         let key = prose_key(tool)?;
-        (raw == prose_head(&tool.name, key)).then(|| Prose::Call {
+        let prose = Prose::Call {
             tool: tool.name.clone(),
             key: key.to_string(),
-        })
-    })
+        };
+        Some((prose_head(&tool.name, key), prose))
+    });
+    answer.into_iter().chain(calls).collect()
+}
+
+/// What a whole reply `raw` chose, when it is the head of an answer among `offered`.
+pub fn prose_of(raw: &str, offered: &[ToolSpec]) -> Option<Prose> {
+    prose_heads(offered)
+        .into_iter()
+        .find_map(|(head, prose)| (raw == head).then_some(prose))
+}
+
+/// What a person sees while the model chooses, with tools offered: a call's raw JSON as a
+/// reasoning-like preview; nothing of an answer's head (its text comes as plain text after it).
+/// A reply that may still become a head is held back until it is told apart.
+#[derive(Debug)]
+pub struct ChoicePreview {
+    /// The heads of the answers offered.
+    heads: Vec<String>,
+    /// The raw reply so far.
+    raw: String,
+    /// Whether the reply is a call, once its start says so.
+    call: Option<bool>,
+}
+
+impl ChoicePreview {
+    /// A preview of a reply to a request offering `offered`.
+    pub fn new(offered: &[ToolSpec]) -> Self {
+        Self {
+            heads: prose_heads(offered)
+                .into_iter()
+                .map(|(head, _)| head)
+                .collect(),
+            raw: String::new(),
+            call: None,
+        }
+    }
+
+    /// The delta to show for the next piece of the raw reply, if any.
+    pub fn push(&mut self, piece: &str) -> Option<StreamDelta> {
+        if self.call == Some(true) {
+            return Some(StreamDelta::Thinking(piece.to_string()));
+        }
+        self.raw.push_str(piece);
+        if self.call.is_some() || self.heads.iter().any(|head| head.starts_with(&self.raw)) {
+            // An answer's head, or still possibly one: nothing to show.
+            if self.heads.iter().any(|head| head == &self.raw) {
+                self.call = Some(false);
+            }
+            return None;
+        }
+        self.call = Some(true);
+        Some(StreamDelta::Thinking(std::mem::take(&mut self.raw)))
+    }
 }
 
 /// The request that writes the text: `local` without the turn's JSON start and without a
@@ -124,9 +177,4 @@ pub fn prose_reply(
         usage,
         model: String::new(),
     }
-}
-
-/// `text` as a JSON string.
-fn json_text(text: &str) -> String {
-    super::json::to_string(&Value::String(text.to_string()))
 }

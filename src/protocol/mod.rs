@@ -10,7 +10,6 @@ pub mod http_error;
 pub mod json;
 mod json_scan;
 pub mod local;
-pub mod local_answer_preview;
 pub mod local_grammar;
 pub mod local_prompt;
 pub mod local_prose;

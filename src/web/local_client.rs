@@ -12,9 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
-use crate::protocol::local_answer_preview::AnswerPreview;
-use crate::protocol::local_grammar::answer_offered;
-use crate::protocol::local_prose::{plain_request, prose_of, prose_reply};
+use crate::protocol::local_prose::{plain_request, prose_of, prose_reply, ChoicePreview};
 use crate::protocol::{
     build_local_request, parse_local_output, FinishReason, LocalRequest, ModelError,
     ModelErrorKind, ModelReply, ModelRequest, StreamDelta, Usage,
@@ -142,10 +140,9 @@ impl LocalModel {
 
 impl ModelClient for LocalModel {
     /// Streams the generated text: as `Text` when no tools are offered; when they are, the output
-    /// is a JSON object: an answer's text streams as `Text` as it is written, a call's raw JSON
-    /// as `Thinking` (`AnswerPreview`; the reply is authoritative either way). When the model
-    /// chooses to answer, its text is a second completion in plain text (`local_prose`),
-    /// streamed as `Text`.
+    /// is a JSON object, a call's raw JSON shown as `Thinking` (`ChoicePreview`; the reply is
+    /// authoritative either way), and when the model chooses to answer, its text is a second
+    /// completion in plain text (`local_prose`), streamed as `Text`.
     async fn complete(
         &self,
         request: &ModelRequest,
@@ -153,13 +150,13 @@ impl ModelClient for LocalModel {
     ) -> Result<ModelReply, ModelError> {
         let local = build_local_request(request);
         let tools_offered = local.grammar.is_some();
-        // With tools offered the reply is JSON: an answer's text is shown as it is written, a
-        // call's raw text as a preview. The start of the turn the request wrote for the model
-        // comes first, so a call is shown whole and an answer is recognised by its head.
-        let mut answer = AnswerPreview::new(answer_offered(&request.tools));
+        // With tools offered the reply is JSON: a call's raw text is a preview, an answer's
+        // head shows nothing. The start of the turn the request wrote for the model comes
+        // first, so a call is shown whole and an answer is recognised by its head.
+        let mut choice = ChoicePreview::new(&request.tools);
         let mut as_delta = |text: String| {
             if tools_offered {
-                answer.push(&text)
+                choice.push(&text)
             } else {
                 Some(StreamDelta::Text(text))
             }
