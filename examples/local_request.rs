@@ -7,7 +7,10 @@
 //! - `{"op":"tools"}` → `{"system": <default system text>, "tools": [<the five default tools>]}`
 //! - `{"op":"build","request":<ModelRequest>}` → the `LocalRequest` (messages, grammar, …)
 //! - `{"op":"parse","request":<ModelRequest>,"generated":".."}` → the `ModelReply` the loop
-//!   gets for what the model generated (after the turn's start the request wrote for it)
+//!   gets for what the model generated (after the turn's start the request wrote for it); or,
+//!   when that chose to answer, `{"write": <LocalRequest>}`: the plain-text completion to run
+//!   next (`local_prose`), whose text is then given back as `"written":"..", "cut": bool` in
+//!   the same `parse` for the reply
 //!
 //! ```text
 //! echo '{"op":"tools"}' | cargo run -q --example local_request
@@ -17,6 +20,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::{json, Value};
 use tabloop::core::repeat_success::repeated_success;
+use tabloop::protocol::local_prose::{plain_request, prose_of, prose_reply};
 use tabloop::protocol::{
     build_local_request, parse_local_output, FinishReason, Message, ModelRequest, Usage,
 };
@@ -46,9 +50,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some("parse") => {
                 let request: ModelRequest = serde_json::from_value(input["request"].clone())?;
                 let generated = input["generated"].as_str().unwrap_or_default();
-                let text = build_local_request(&request).reply_text(generated);
-                let mut reply =
-                    parse_local_output(&text, &request.tools, Usage::default(), "c".into());
+                let local = build_local_request(&request);
+                let text = local.reply_text(generated);
+                let mut reply = match (prose_of(&text, &request.tools), input["written"].as_str()) {
+                    (Some(_), None) => {
+                        let plain = plain_request(&local, request.max_output_tokens);
+                        writeln!(out, "{}", json!({ "write": plain }))?;
+                        out.flush()?;
+                        continue;
+                    }
+                    (Some(prose), Some(written)) => {
+                        let cut = input["cut"].as_bool().unwrap_or(false);
+                        prose_reply(&prose, written, cut, Usage::default(), "c".into())
+                    }
+                    (None, _) => {
+                        parse_local_output(&text, &request.tools, Usage::default(), "c".into())
+                    }
+                };
                 // What the run does with it: a repeat of the call that just succeeded ends it
                 // with that call's result as the answer (as the core does for the local model).
                 let mut conversation = request.messages.to_vec();

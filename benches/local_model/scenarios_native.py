@@ -190,6 +190,16 @@ def run_task(llm, requests, name, transform, show):
                 print(f"--- system ({len(prompt)} prompt tokens) ---\n{local['messages'][0]['content']}\n---")
             print(f"  step {step + 1}: {prefill}{generated}")
         reply = requests.ask({"op": "parse", "request": request, "generated": generated})
+        if "write" in reply:
+            # The model chose to answer: its text is a second completion in plain text.
+            plain = reply["write"]
+            plain_prompt, _ = render(plain["messages"])
+            written = llm.create_completion(llm.tokenize(plain_prompt.encode(), add_bos=False, special=True),
+                                            max_tokens=plain["max_tokens"], temperature=0.0, top_k=1)["choices"][0]
+            if show:
+                print(f"  plain: {written['text']}")
+            reply = requests.ask({"op": "parse", "request": request, "generated": generated,
+                                  "written": written["text"], "cut": written["finish_reason"] == "length"})
         if reply["finish"] == "MaxTokens" or out["choices"][0]["finish_reason"] == "length":
             stop = "cut"
             break
