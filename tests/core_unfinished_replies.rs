@@ -9,78 +9,64 @@ use pretty_assertions::assert_eq;
 use tabloop::core::BudgetKind;
 
 #[test]
-fn cancelling_while_the_model_writes_keeps_what_it_wrote_for_the_next_run() {
-    let mut h = Harness::new(config());
-    let effects = h.user("write a long story");
-    Harness::model_call(&effects);
-    // (The abort itself: `cancelling_while_the_model_thinks_aborts_the_request`.)
-    let effects = h
-        .send(Input::Cancel {
-            partial_reply: "Once upon a".into(),
-        })
-        .unwrap();
-    assert_eq!(
-        Harness::finished(&effects).unwrap().stop,
-        StopReason::Cancelled
-    );
-    assert_eq!(
-        h.events().find_map(|e| {
-            if let Event::ModelCallAbandoned { partial_reply, .. } = e {
-                Some(partial_reply.as_str())
-            } else {
-                None
-            }
-        }),
-        Some("Once upon a")
-    );
-    // The next run's model call reads it as the model's own message, before the new task.
-    h.user("go on");
-    let messages = h.request().messages.to_vec();
-    assert_eq!(
-        messages[messages.len() - 3..],
-        [
-            Message::User {
-                text: "write a long story".into()
+fn a_run_stopped_while_the_model_writes_keeps_what_it_wrote_for_the_next_run() {
+    // By the user, and by the time budget (a minute past it); the abort itself:
+    // `cancelling_while_the_model_thinks_aborts_the_request`.
+    let stops = [
+        (
+            Input::Cancel {
+                partial_reply: "Once upon a".into(),
             },
-            Message::Assistant {
-                text: "Once upon a".into(),
-                tool_calls: vec![]
+            StopReason::Cancelled,
+        ),
+        (
+            Input::Tick {
+                partial_reply: "Once upon a".into(),
             },
-            Message::User {
-                text: "go on".into()
+            StopReason::BudgetExhausted {
+                budget: BudgetKind::WallClock,
             },
-        ]
-    );
-}
-
-#[test]
-fn a_time_budget_stop_while_the_model_writes_keeps_what_it_wrote() {
-    let mut cfg = config();
-    cfg.budget.max_wall_ms = Some(60_000);
-    let mut h = Harness::new(cfg);
-    let effects = h.user("write a long story");
-    Harness::model_call(&effects);
-    h.tick(61_000);
-    let effects = h
-        .send(Input::Tick {
-            partial_reply: "Once upon a".into(),
-        })
-        .unwrap();
-    assert_eq!(
-        Harness::finished(&effects).unwrap().stop,
-        StopReason::BudgetExhausted {
-            budget: BudgetKind::WallClock
-        }
-    );
-    h.user("go on");
-    let messages = h.request().messages.to_vec();
-    assert_eq!(
-        messages[messages.len() - 2],
-        Message::Assistant {
-            text: "Once upon a".into(),
-            tool_calls: vec![]
-        }
-    );
+        ),
+    ];
+    for (stop, reason) in stops {
+        let mut cfg = config();
+        cfg.budget.max_wall_ms = Some(60_000);
+        let mut h = Harness::new(cfg);
+        let effects = h.user("write a long story");
+        Harness::model_call(&effects);
+        h.tick(61_000);
+        let effects = h.send(stop).unwrap();
+        assert_eq!(Harness::finished(&effects).unwrap().stop, reason);
+        assert_eq!(
+            h.events().find_map(|e| {
+                if let Event::ModelCallAbandoned { partial_reply, .. } = e {
+                    Some(partial_reply.as_str())
+                } else {
+                    None
+                }
+            }),
+            Some("Once upon a")
+        );
+        // The next run's model call reads it as the model's own message, before the new task.
+        h.user("go on");
+        let messages = h.request().messages.to_vec();
+        assert_eq!(
+            messages[messages.len() - 3..],
+            [
+                Message::User {
+                    text: "write a long story".into()
+                },
+                Message::Assistant {
+                    text: "Once upon a".into(),
+                    tool_calls: vec![]
+                },
+                Message::User {
+                    text: "go on".into()
+                },
+            ],
+            "{reason:?}"
+        );
+    }
 }
 
 #[test]
