@@ -98,3 +98,29 @@ fn earlier_runs_left_out_of_the_context_never_make_a_compaction() {
         assert!(Harness::finished(&effects).is_some());
     }
 }
+
+#[test]
+fn a_task_s_requests_share_its_messages_step_to_step_and_a_new_task_starts_afresh() {
+    // So a client that remembers what it sent (the custom provider's deltas) sees only what is
+    // new, and nothing is copied per step.
+    let (mut h, effects) = second_task(true);
+    let first = h.request().messages;
+    let effects = h.reply(
+        &effects,
+        calls(vec![call("b", "read_file", json!({"path": "/"}))]),
+    );
+    Harness::tool_calls(&effects);
+    let effects = h.tool_result("b", "story.txt", false);
+    let next = h.request().messages;
+    assert!(next.extends(first.lineage(), first.len()));
+    assert_eq!(next[..first.len()], first[..]);
+    let effects = h.reply(&effects, text("You have story.txt."));
+    assert!(Harness::finished(&effects).is_some());
+    h.user("And now?");
+    let third = h.request().messages;
+    assert!(
+        !third.extends(next.lineage(), next.len()),
+        "another task's messages"
+    );
+    assert_eq!(third.len(), 1);
+}

@@ -142,9 +142,7 @@ impl Transcript {
         if start <= self.first_live {
             return self.projected();
         }
-        self.messages[start.min(self.messages.len())..]
-            .to_vec()
-            .into()
+        RequestMessages::shared_from(self.messages.clone(), start, self.lineage)
     }
 
     /// The messages the model sees: the summary (if any) then the live turns. Before any
