@@ -199,6 +199,42 @@ fn cancel_drops_the_running_tool_call() {
     assert_eq!(rig.outcome(), Some(StopReason::Cancelled));
 }
 
+/// The run's end reaches the page only once the cancelled work was dropped (which aborts the
+/// fetch or the page's `signal`): the driver may take the end's commit before it polls its work
+/// again, so an abort that waited for that poll came after the end, or never.
+#[test]
+fn a_cancelled_call_is_dropped_before_the_run_end_is_announced() {
+    for hanging in ["model", "tool"] {
+        let tools = Rc::new(FakeTools::default());
+        tools.hang.set(hanging == "tool");
+        let model = ScriptedModel::new(match hanging {
+            "tool" => vec![reply_calls(vec![("c1", "read_file", "a.txt")])],
+            _ => vec![],
+        });
+        let dropped = match hanging {
+            "tool" => tools.dropped.clone(),
+            _ => model.dropped.clone(),
+        };
+        let dropped_at_end = Rc::new(Cell::new(None));
+        let seen = dropped_at_end.clone();
+        let observe = move |notice: &Notice| {
+            if matches!(notice, Notice::Finished(_)) {
+                seen.set(Some(dropped.get()));
+            }
+        };
+        let clock = Rc::new(ManualClock::default());
+        let store = Rc::new(MemoryStore::default());
+        let mut rig = start_observed(store, model, tools, clock, observe);
+        rig.send(Input::UserMessage {
+            text: "go".into(),
+            budget: None,
+        });
+        rig.send(Input::cancel());
+        assert_eq!(rig.outcome(), Some(StopReason::Cancelled), "{hanging}");
+        assert_eq!(dropped_at_end.get(), Some(true), "{hanging}");
+    }
+}
+
 #[test]
 fn cancel_while_the_model_writes_records_what_it_had_written() {
     let store = Rc::new(MemoryStore::default());

@@ -1,9 +1,18 @@
-//! In-flight work: model and tool calls as abortable futures, keyed so an `Abort` effect can
-//! cancel exactly the calls it names.
+//! In-flight work: model and tool calls as futures, keyed so an `Abort` effect can cancel
+//! exactly the calls it names.
+//!
+//! An aborted call's future is dropped at once, inside `abort`, not when the set is next polled:
+//! dropping it is what aborts the browser work behind it (the fetch, the page's `signal`), and
+//! the driver may settle the run (a cancel's records committed) before it polls the work again.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
-use futures::future::{self, AbortHandle, Abortable, LocalBoxFuture};
+use futures::future::{self, LocalBoxFuture};
 use futures::stream::FuturesUnordered;
 
 use crate::core::Input;
@@ -17,51 +26,95 @@ pub enum WorkKey {
     Tool(String),
 }
 
+/// One call's future, shared between the set that polls it and the key that can drop it.
+#[derive(Default)]
+struct Slot {
+    /// The call; `None` once it finished or was aborted.
+    future: Option<LocalBoxFuture<'static, Input>>,
+    /// Who polled it last, woken by an abort so the set forgets the call.
+    waker: Option<Waker>,
+}
+
+type SharedSlot = Rc<RefCell<Slot>>;
+
+/// Polls a slot's call; resolves to `None` once the call was aborted.
+struct Tracked {
+    key: Option<WorkKey>,
+    slot: SharedSlot,
+}
+
+impl Future for Tracked {
+    type Output = Option<(WorkKey, Input)>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut slot = self.slot.borrow_mut();
+        let Some(future) = slot.future.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match future.as_mut().poll(cx) {
+            Poll::Ready(input) => {
+                let finished = slot.future.take();
+                drop(slot);
+                drop(finished);
+                Poll::Ready(self.key.take().map(|key| (key, input)))
+            }
+            Poll::Pending => {
+                slot.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
 /// The calls in flight. Each resolves to the input that reports its result.
 #[derive(Default)]
 pub struct InFlight {
     futures: FuturesUnordered<LocalBoxFuture<'static, Option<(WorkKey, Input)>>>,
-    handles: HashMap<WorkKey, AbortHandle>,
+    slots: HashMap<WorkKey, SharedSlot>,
 }
 
 impl InFlight {
     /// Starts tracking `future` under `key`.
     pub fn spawn(&mut self, key: WorkKey, future: LocalBoxFuture<'static, Input>) {
-        let call = self.abortable(&key, future);
-        self.futures.push(Box::pin(async move {
-            call.await.ok().map(|input| (key, input))
-        }));
+        let tracked = self.track(key, future);
+        self.futures.push(Box::pin(tracked));
     }
 
     /// `spawn`, and polls the call once now: a call that begins with a host call (and then
     /// waits) has begun when this returns.
     pub async fn start(&mut self, key: WorkKey, future: LocalBoxFuture<'static, Input>) {
-        let mut call = Box::pin(future::maybe_done(self.abortable(&key, future)));
-        let _ = futures::poll!(call.as_mut());
-        self.futures.push(Box::pin(async move {
-            call.as_mut().await;
-            call.as_mut()
-                .take_output()
-                .and_then(Result::ok)
-                .map(|input| (key, input))
+        let mut tracked = self.track(key, future);
+        match futures::poll!(&mut tracked) {
+            Poll::Ready(done) => self.futures.push(Box::pin(future::ready(done))),
+            Poll::Pending => self.futures.push(Box::pin(tracked)),
+        }
+    }
+
+    fn track(&mut self, key: WorkKey, future: LocalBoxFuture<'static, Input>) -> Tracked {
+        let slot = Rc::new(RefCell::new(Slot {
+            future: Some(future),
+            waker: None,
         }));
+        self.slots.insert(key.clone(), Rc::clone(&slot));
+        Tracked {
+            key: Some(key),
+            slot,
+        }
     }
 
-    /// `future`, aborted by `abort(key)`.
-    fn abortable(
-        &mut self,
-        key: &WorkKey,
-        future: LocalBoxFuture<'static, Input>,
-    ) -> Abortable<LocalBoxFuture<'static, Input>> {
-        let (handle, registration) = AbortHandle::new_pair();
-        self.handles.insert(key.clone(), handle);
-        Abortable::new(future, registration)
-    }
-
-    /// Aborts the call under `key` (dropping its future aborts the request).
+    /// Aborts the call under `key`: its future is dropped now, which aborts the request.
     pub fn abort(&mut self, key: &WorkKey) {
-        if let Some(handle) = self.handles.remove(key) {
-            handle.abort();
+        let Some(slot) = self.slots.remove(key) else {
+            return;
+        };
+        // Taken out first, dropped with no borrow held: dropping may call into the page.
+        let (future, waker) = {
+            let mut slot = slot.borrow_mut();
+            (slot.future.take(), slot.waker.take())
+        };
+        drop(future);
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
 
@@ -74,7 +127,7 @@ impl InFlight {
     pub async fn next(&mut self) -> Option<Input> {
         use futures::StreamExt;
         let (key, input) = self.futures.next().await.flatten()?;
-        self.handles.remove(&key);
+        self.slots.remove(&key);
         Some(input)
     }
 }

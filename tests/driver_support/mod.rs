@@ -40,6 +40,8 @@ pub struct ScriptedModel {
     pub calls: Cell<u32>,
     /// The keys the driver handed over (`set_api_key`), in order.
     pub keys: RefCell<Vec<String>>,
+    /// Set once a call that never replies (still writing) was dropped, as an abort drops it.
+    pub dropped: Rc<Cell<bool>>,
 }
 
 impl ScriptedModel {
@@ -48,6 +50,7 @@ impl ScriptedModel {
             script: RefCell::new(script.into()),
             calls: Cell::new(0),
             keys: RefCell::default(),
+            dropped: Rc::default(),
         })
     }
 }
@@ -67,9 +70,13 @@ impl ModelClient for ScriptedModel {
             }
             Some(Scripted::Writing(deltas)) => {
                 deltas.into_iter().for_each(&mut *on_delta);
+                let _flag = DropFlag(self.dropped.clone());
                 futures::future::pending().await
             }
-            None => futures::future::pending().await,
+            None => {
+                let _flag = DropFlag(self.dropped.clone());
+                futures::future::pending().await
+            }
         }
     }
 
@@ -281,10 +288,24 @@ pub fn start_with_clock<S: EventStore + 'static, C: Clock + 'static>(
     tools: Rc<FakeTools>,
     clock: Rc<C>,
 ) -> Rig {
+    start_observed(store, model, tools, clock, |_| {})
+}
+
+/// `start_with_clock`, also showing each notice to `observe` as the driver announces it.
+pub fn start_observed<S: EventStore + 'static, C: Clock + 'static>(
+    store: Rc<S>,
+    model: Rc<ScriptedModel>,
+    tools: Rc<FakeTools>,
+    clock: Rc<C>,
+    observe: impl Fn(&Notice) + 'static,
+) -> Rig {
     let mut pool = LocalPool::new();
     let notices = Rc::new(RefCell::new(Vec::new()));
     let sink = notices.clone();
-    let observer = Box::new(move |n: Notice| sink.borrow_mut().push(n));
+    let observer = Box::new(move |n: Notice| {
+        observe(&n);
+        sink.borrow_mut().push(n);
+    });
     let driver = pool
         .run_until(Driver::open(
             "s",
