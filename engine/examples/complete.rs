@@ -6,9 +6,10 @@
 //!
 //! REQUEST.json: `{"prompt": "<|im_start|>…", "grammar": "root ::= …" | null, "max_tokens": 64}`.
 //! Only the three fields are read, with a minimal reader (the engine has no JSON dependency).
-//! `BATCH=n` reads the prompt n tokens at a time (default 512); `SHOW_TOP=1` prints the five
-//! highest logits before each token (where a choice is a near-tie, a slightly different
-//! computation may go the other way).
+//! `BATCH=n` reads the prompt n tokens at a time (default 512); `SHOW_TOP=k` prints the k (five
+//! if not a number) highest logits before each token (where a choice is a near-tie, a slightly different
+//! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read signed)`)
+//! computes with the activations a browser on another CPU uses.
 
 use tabloop_engine::sampling::Sampling;
 use tabloop_engine::session::{Session, Step};
@@ -31,10 +32,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(512);
     while session.feed(batch)? > 0 {}
     let mut text = Vec::new();
-    let show = std::env::var("SHOW_TOP").is_ok();
+    let show = std::env::var("SHOW_TOP")
+        .ok()
+        .map(|n| n.parse().unwrap_or(5));
     let finish = loop {
-        if show {
-            eprintln!("{}", session.top_logits(5));
+        if let Some(top) = show {
+            eprintln!("{}", session.top_logits(top));
         }
         match session.next(0.0)? {
             Step::Token(bytes) => text.extend_from_slice(&bytes),

@@ -281,3 +281,24 @@ pub extern "C" fn tl_cancel() {
         session.cancel();
     }
 }
+
+/// Compares this build's matrix product with the portable one on the same inputs (see
+/// [`crate::kernels::check`]) and writes `{"kernels", "activations", "products", "worst",
+/// "agrees"}` as JSON. Needs no model.
+#[no_mangle]
+pub extern "C" fn tl_check_kernels() -> i32 {
+    use crate::kernels::{check, encoding::encoding, kernel_name, matmul};
+    let outcome = check::compare(matmul, check::portable);
+    set_output(
+        format!(
+            "{{\"kernels\":\"{}\",\"activations\":\"{}\",\"products\":{},\"worst\":{},\"agrees\":{}}}",
+            kernel_name(),
+            encoding().name(),
+            outcome.products,
+            if outcome.worst.is_finite() { outcome.worst } else { f32::MAX },
+            outcome.agrees()
+        )
+        .as_bytes(),
+    );
+    0
+}

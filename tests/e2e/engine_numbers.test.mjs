@@ -1,7 +1,8 @@
 // The engine's arithmetic as it runs in the browser (the relaxed-SIMD kernels, which the native
-// tests do not reach): the logits of the prompts in engine/tests/fixtures/logits_smollm2.json
-// against native llama.cpp's, and the threaded build writing exactly what the one-thread build
-// writes. Needs the model assets and the built engine (scripts/setup.sh).
+// tests do not reach): its matrix product against the portable one on the same inputs, the
+// logits of the prompts in engine/tests/fixtures/logits_smollm2.json against native llama.cpp's,
+// and the threaded build writing exactly what the one-thread build writes. Needs the model
+// assets and the built engine (scripts/setup.sh).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -39,6 +40,13 @@ window.topLogits = async (texts) => {
     out.push(JSON.parse(output()));
   }
   return { info, out };
+};
+// This build's product against the portable one (engine/src/kernels/check.rs); no model needed.
+window.checkKernels = async () => {
+  const { instance } = await WebAssembly.instantiateStreaming(fetch('/local/engine/engine.wasm'), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
+  const e = instance.exports;
+  e.tl_check_kernels();
+  return JSON.parse(new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tl_output_ptr(), e.tl_output_len())));
 };
 // Either build in its worker: a greedy completion's text.
 window.complete = async (threads, prompt, maxTokens) => {
@@ -83,17 +91,32 @@ after(async () => {
   await server?.close();
 });
 
+test('the browser\'s relaxed-SIMD product computes the portable product, on this CPU', async () => {
+  const check = await page.evaluate(() => window.checkKernels());
+  console.log(JSON.stringify({ kernel_check: check }));
+  assert.equal(check.kernels, 'wasm relaxed-simd');
+  assert.equal(check.products, 3);
+  // The same integer sums, floats added in another order: ~1e-7 of the output; a 0.1% error
+  // in the blocks' corrections is 7e-3 (engine/tests/kernels.rs).
+  assert.equal(check.agrees, true, JSON.stringify(check));
+});
+
 test('the browser engine\'s logits are native llama.cpp\'s, to within rounding', { timeout: 120_000 }, async () => {
   const { info, out } = await page.evaluate((texts) => window.topLogits(texts), FIXTURE.cases.map((c) => c.text));
   const gaps = FIXTURE.cases.map((c, i) => {
     const ours = new Map(out[i]);
-    return Math.max(...c.top.map(([id, value]) => Math.abs(ours.get(id) - value)));
+    return c.top.map(([id, value]) => Math.abs(ours.get(id) - value));
   });
-  console.log(JSON.stringify({ activations: info.activations, kernels: info.kernels, top32_gaps: gaps }));
+  const worst = gaps.map((g) => Math.max(...g));
+  const mean = gaps.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+  console.log(JSON.stringify({ activations: info.activations, kernels: info.kernels, top32_worst: worst, top32_mean: mean }));
   assert.equal(info.kernels, 'wasm relaxed-simd');
-  // 8-bit activations measured 0.24-0.36 from llama.cpp's; 7-bit ones 0.55-0.86
-  const limit = info.activations === '7-bit' ? 1.0 : 0.5;
-  assert.ok(gaps.every((gap) => gap < limit), JSON.stringify(gaps));
+  // Rounding, not a wrong product (which the test above catches): the mean gap over llama.cpp's
+  // top 32 measured 0.07-0.50 in every encoding with and without a fused multiply-add (natively,
+  // TABLOOP_ENGINE_ACTIVATIONS), and a single prompt's worst gap moves by as much as 0.4 with
+  // the fused multiply-add alone (8-bit 0.32 -> 0.50, 7-bit 0.86 -> 1.24), so it is reported,
+  // not bounded per CPU.
+  assert.ok(mean.every((gap) => gap < 1.0), JSON.stringify(mean));
   // and each prompt's clear first choice (a margin over the runner-up of 1 or more) is llama.cpp's
   FIXTURE.cases.forEach((c, i) => {
     if (c.margins[0] >= 1) assert.equal(out[i][0][0], c.greedy[0], c.text.slice(0, 40));

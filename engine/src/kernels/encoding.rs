@@ -71,10 +71,17 @@ pub fn encoding() -> Encoding {
     *CHOSEN.get_or_init(probe)
 }
 
-/// The portable kernel sums exact 32-bit products: 8 bits, as llama.cpp.
+/// The portable kernel sums exact 32-bit products: 8 bits, as llama.cpp, unless
+/// `TABLOOP_ENGINE_ACTIVATIONS` names another encoding (as [`Encoding::name`] reports it). The
+/// portable sums are exact in every encoding, so natively this computes what a browser on a CPU
+/// that needs that encoding computes (its test compares the two).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
 fn probe() -> Encoding {
-    Encoding::Unsigned8
+    let wanted = std::env::var("TABLOOP_ENGINE_ACTIVATIONS").unwrap_or_default();
+    [Encoding::Signed8, Encoding::Unsigned7]
+        .into_iter()
+        .find(|encoding| encoding.name() == wanted)
+        .unwrap_or(Encoding::Unsigned8)
 }
 
 /// Reads the relaxed dot product of known vectors: exact unsigned products of bytes above 127

@@ -4,6 +4,7 @@
 //! computes the same integer sums; everything else is plain Rust written so that the compiler
 //! vectorizes it (independent lanes, no reductions across one accumulator).
 
+pub mod check;
 pub mod encoding;
 pub mod math;
 pub mod portable;
