@@ -14,7 +14,7 @@ mod view_support;
 use core_support::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tabloop::core::{Event, Record};
+use tabloop::core::{Event, Record, RunPhase, StopReason};
 use tabloop::protocol::StreamDelta;
 use tabloop::runtime::Notice;
 use tabloop::view::*;
@@ -45,6 +45,23 @@ fn the_summary_follows_a_run_in_flight() {
         summary.spent,
         spent(2, 1, 110),
         "step 1's spend, with step 2 under way"
+    );
+}
+
+/// The status bar: a completion reads as one, an unchecked finish says so, the rest as stops.
+#[test]
+fn a_finished_run_reads_as_completed_unverified_or_stopped() {
+    let label = |stop| RunPhase::Finished { stop }.label();
+    assert_eq!(label(StopReason::Completed), "completed");
+    assert_eq!(label(StopReason::VerifiedFinish), "completed: verified");
+    assert_eq!(
+        label(StopReason::UnverifiedFinish),
+        "finished: not verified"
+    );
+    assert_eq!(label(StopReason::Cancelled), "stopped: cancelled");
+    assert_eq!(
+        label(StopReason::ConsecutiveErrors { count: 3 }),
+        "stopped: consecutive errors"
     );
 }
 

@@ -15,6 +15,16 @@ impl RunPhase {
             RunPhase::CallingModel => "calling the model".to_string(),
             RunPhase::RunningTools => "running tools".to_string(),
             RunPhase::AwaitingApproval => "awaiting approval".to_string(),
+            // A completion is not a stop; an unchecked finish says so.
+            RunPhase::Finished {
+                stop: StopReason::Completed,
+            } => "completed".to_string(),
+            RunPhase::Finished {
+                stop: StopReason::VerifiedFinish,
+            } => "completed: verified".to_string(),
+            RunPhase::Finished {
+                stop: StopReason::UnverifiedFinish,
+            } => "finished: not verified".to_string(),
             RunPhase::Finished { stop } => format!("stopped: {}", stop.code().replace('_', " ")),
         }
     }
