@@ -167,6 +167,10 @@ describe('vfs in IndexedDB (chromium)', () => {
     assert.deepEqual((await call({ op: 'glob', pattern: 'g/sub/?.txt' })).value.matches, ['/g/sub/c.txt']);
     assert.deepEqual((await call({ op: 'list', path: '/g' })).value.entries.map((e) => e.name), ['a.md', 'sub/']);
     assert.match((await call({ op: 'list', path: '/g/a.md' })).error, /is a file/);
+    // A miss names the closest directory that exists and what it holds.
+    assert.equal((await call({ op: 'list', path: '/g/nope/deeper' })).error, 'VfsError: no such directory: /g/nope/deeper; /g holds a.md, sub/');
+    assert.equal((await call({ op: 'read', path: '/g/sub/a.md' })).error, 'VfsError: not found: /g/sub/a.md; /g/sub holds b.md, c.txt');
+    assert.match((await call({ op: 'list', path: 'vfs' })).error, /^VfsError: no such directory: \/vfs; \/ holds (.+, )?g\//);
     assert.match((await call({ op: 'move', path: '/g/sub/b.md', to: '/g/a.md' })).error, /destination exists/);
     assert.equal((await call({ op: 'move', path: '/g/sub/b.md', to: '/g/moved.md' })).value.files, 1);
     assert.equal((await call({ op: 'move', path: '/g/sub', to: '/h/sub2' })).value.files, 1);
@@ -198,6 +202,7 @@ describe('vfs in IndexedDB (chromium)', () => {
     assert.equal((await small({ op: 'write', path: '/a', content: 'c'.repeat(900) })).ok, true, 'replacing frees the old size first');
     assert.equal((await small({ op: 'edit', path: '/a', old_string: 'c', new_string: 'dd', replace_all: true })).code, 'quota_exceeded');
     assert.equal((await small({ op: 'delete', path: '/a' })).ok, true);
+    assert.equal((await small({ op: 'read', path: '/a' })).error, 'VfsError: not found: /a; / exists and is empty');
     assert.equal((await small({ op: 'write', path: '/b', content: 'b'.repeat(600) })).ok, true, 'deleting frees quota');
     assert.equal((await small({ op: 'write', path: '/b', content: 'é'.repeat(501) })).code, 'quota_exceeded', 'quota counts UTF-8 bytes');
   });

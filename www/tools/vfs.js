@@ -17,6 +17,8 @@ const GREP_CAP = 50;
 const GREP_LINE_CHARS = 300;
 const GREP_BUDGET_MS = 3000;
 const LIST_CAP = 500;
+/** Names a not-found error shows of the closest directory that exists. */
+const HINT_NAMES = 20;
 const MAX_WRITE_CHARS = 10 * 1024 * 1024;
 const MAX_PATTERN_CHARS = 1000;
 const OPS = ['read', 'write', 'edit', 'list', 'glob', 'grep', 'delete', 'move', 'stat'];
@@ -156,6 +158,37 @@ export function createVfs(options = {}) {
     return below.length ? { type: 'dir', below } : { type: 'none' };
   }
 
+  /** The names directly under `segments` (files, then `dir/` names), from the keys `below` it. */
+  function childrenOf(segments, below) {
+    const children = new Map();
+    for (const { path, size } of below) {
+      const rest = path.split('/').slice(segments.length);
+      const name = rest[0];
+      if (rest.length === 1) children.set(name, { name, type: 'file', size });
+      else if (!children.has(name)) children.set(name, { name: `${name}/`, type: 'dir' });
+    }
+    return [...children.values()];
+  }
+
+  /**
+   * For a path that is not there: the closest directory above it that is, and what it holds, so
+   * a caller that guessed a path sees what it can ask for instead of the same miss again.
+   */
+  async function closestExisting(volume, segments) {
+    for (let end = segments.length - 1; end >= 0; end -= 1) {
+      const above = segments.slice(0, end);
+      const kind = await whatIs(volume, above);
+      if (kind.type !== 'dir') continue;
+      const names = childrenOf(above, kind.below ?? (await store.keys(volume, ''))).map((e) => e.name);
+      const shown = names.slice(0, HINT_NAMES).join(', ');
+      const more = names.length > HINT_NAMES ? ` and ${names.length - HINT_NAMES} more` : '';
+      return names.length === 0
+        ? `${displayPath(above)} exists and is empty`
+        : `${displayPath(above)} holds ${shown}${more}`;
+    }
+    return '';
+  }
+
   const ops = {
     async read(volume, args) {
       const segments = filePath(args);
@@ -165,7 +198,7 @@ export function createVfs(options = {}) {
       if (!file) {
         const kind = await whatIs(volume, segments);
         if (kind.type === 'dir') throw new VfsError(`${displayPath(segments)} is a directory; use op 'list'`, 'is_dir');
-        throw new VfsError(`not found: ${displayPath(segments)}`, 'not_found');
+        throw new VfsError(`not found: ${displayPath(segments)}; ${await closestExisting(volume, segments)}`, 'not_found');
       }
       const total = countLines(file.content);
       if (total === 0) return { path: displayPath(segments), total_lines: 0, text: '', note: 'the file is empty' };
@@ -220,16 +253,8 @@ export function createVfs(options = {}) {
       const segments = dirPath(args);
       const kind = await whatIs(volume, segments);
       if (kind.type === 'file') throw new VfsError(`${displayPath(segments)} is a file; use op 'read' or 'stat'`, 'is_file');
-      if (kind.type === 'none') throw new VfsError(`no such directory: ${displayPath(segments)}`, 'not_found');
-      const below = kind.below ?? (await store.keys(volume, ''));
-      const children = new Map();
-      for (const { path, size } of below) {
-        const rest = path.split('/').slice(segments.length);
-        const name = rest[0];
-        if (rest.length === 1) children.set(name, { name, type: 'file', size });
-        else if (!children.has(name)) children.set(name, { name: `${name}/`, type: 'dir' });
-      }
-      const entries = [...children.values()];
+      if (kind.type === 'none') throw new VfsError(`no such directory: ${displayPath(segments)}; ${await closestExisting(volume, segments)}`, 'not_found');
+      const entries = childrenOf(segments, kind.below ?? (await store.keys(volume, '')));
       const result = { path: displayPath(segments), entries: entries.slice(0, LIST_CAP) };
       if (entries.length > LIST_CAP) result.note = `${entries.length - LIST_CAP} more entries not shown; use glob to narrow`;
       if (entries.length === 0) result.note = 'empty';
