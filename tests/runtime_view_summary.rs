@@ -189,6 +189,16 @@ fn numbers_read_well() {
         note: None,
     };
     assert_eq!(writing.text(), "Writing: 24 pieces (9.8/s)");
+    let ready = DownloadProgress {
+        phase: "ready".into(),
+        loaded: 310,
+        total: Some(310),
+        from_cache: true,
+        per_second: None,
+        note: None,
+    };
+    assert_eq!(ready.text(), "Ready: 310 tokens of the prompt read ahead");
+    assert!(ready.done());
     let starting = DownloadProgress {
         phase: "init".into(),
         loaded: 10,

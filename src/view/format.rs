@@ -84,8 +84,8 @@ pub fn step_spend_text(before: &LedgerSummary, after: Option<&LedgerSummary>) ->
 /// generated and their rate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DownloadProgress {
-    /// `download`, `cache`, `init`, `prompt` or `writing`; `stopped` or `failed` when a load
-    /// ended without a model.
+    /// `download`, `cache`, `init`, `prompt` or `writing`; `ready` once the page's warm-up has
+    /// read the prompt's start; `stopped` or `failed` when a load ended without a model.
     pub phase: String,
     /// Bytes loaded, prompt tokens read, or pieces written so far.
     pub loaded: u64,
@@ -140,6 +140,12 @@ impl DownloadProgress {
                 }
             }
             ("failed", _) => return "The model could not be loaded (see the error)".to_string(),
+            ("ready", _) => {
+                return format!(
+                    "Ready: {} of the prompt read ahead",
+                    plural(self.loaded, "token", "tokens")
+                )
+            }
             ("writing", _) => {
                 let written = plural(self.loaded, "piece", "pieces");
                 return match self.per_second {

@@ -52,6 +52,19 @@ fn broadcast(report: &LoadProgress) {
     }
 }
 
+/// Tells the listeners the model is ready with `tokens` of the prompt read ahead (the warm-up
+/// on page load), so the header does not keep showing the warm-up's one written piece.
+pub fn broadcast_ready(tokens: u64) {
+    broadcast(&LoadProgress {
+        phase: "ready".to_string(),
+        loaded: tokens,
+        total: Some(tokens),
+        from_cache: true,
+        per_second: None,
+        note: None,
+    });
+}
+
 /// Tells the listeners the load ended without a model (`stopped` or `failed`), where it was.
 fn broadcast_end(phase: &str) {
     let last = LAST.with(|l| l.borrow().clone());

@@ -7,7 +7,7 @@
 use wasm_bindgen_futures::JsFuture;
 
 use super::local_bridge::bridge_is_cached;
-use super::local_shared::local_model;
+use super::local_shared::{broadcast_ready, local_model};
 use super::tool_host::registered_tools;
 use crate::ports::ModelClient;
 use crate::protocol::local_prompt::warm_up_request;
@@ -38,5 +38,11 @@ pub async fn warm_cached_model(url: Option<String>) -> bool {
     let Ok(model) = local_model(url).await else {
         return false;
     };
-    model.complete(&request, &mut |_| {}).await.is_ok()
+    match model.complete(&request, &mut |_| {}).await {
+        Ok(reply) => {
+            broadcast_ready(reply.usage.input_tokens + reply.usage.cached_input_tokens);
+            true
+        }
+        Err(_) => false,
+    }
 }

@@ -353,3 +353,24 @@ test("the newcomer's task on the default model ends with its answer on screen", 
     await context.close();
   }
 });
+
+// A returning user (the model in browser storage): the page loads it and reads the prompt's
+// start while the task is typed, then says it is ready, instead of leaving the warm-up's one
+// written piece ("Writing: 1 piece") in the header as if the model were writing.
+test('with the model stored, the page reads the prompt ahead and says it is ready', { timeout: RUN_MS }, async () => {
+  const context = await suite.browser.newContext();
+  try {
+    const page = await openPlayground(context, suite.site);
+    await page.evaluate(async () => {
+      const store = await import(new URL('www/local/model_store.js', document.baseURI).href);
+      await store.fetchModel(store.DEFAULT_MODEL_URL);
+    });
+    await page.reload();
+    await page.waitForSelector('[data-testid=task]');
+    const text = await waitText(page, '[data-testid=model-progress-text]', /^Ready/, RUN_MS);
+    assert.match(text, /^Ready: \d{3} tokens of the prompt read ahead$/);
+    assert.equal(await page.getAttribute('[data-testid=model-progress]', 'value'), '1');
+  } finally {
+    await context.close();
+  }
+});
