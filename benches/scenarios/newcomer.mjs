@@ -30,24 +30,34 @@ try {
   await page.fill('[data-testid=task]', TASK);
   await page.waitForTimeout(typingSeconds * 1000);
   const progressAtRun = await page.locator('[data-testid=model-progress-text]').textContent().catch(() => null);
+  // Times are taken in the page: from the key press to the first change to the DOM that shows
+  // the model's own output (the streamed call, shown as its reasoning, or text), and to the
+  // run's end. (Playwright's waitForSelector polls, at up to 500 ms apart: it read ~400 ms as
+  // ~900 about half the time.)
+  await page.evaluate(() => {
+    const seen = (window.newcomerTimes = {});
+    document.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.ctrlKey) seen.pressed ??= performance.now(); }, true);
+    new MutationObserver(() => {
+      if (seen.pressed === undefined) return;
+      if (seen.output === undefined && document.querySelector('[data-testid=streaming] .thinking, [data-testid=streaming] p.text')) seen.output = performance.now();
+      if (seen.ended === undefined && document.querySelector('[data-testid=stop-reason]')) seen.ended = performance.now();
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
   const pressed = Date.now();
   await page.press('[data-testid=task]', 'Control+Enter');
-  // The model's own output: the streamed call (shown as its reasoning) or text. A run that
-  // takes longer than the limit still reports what it did so far.
+  // A run that takes longer than the limit still reports what it did so far.
   const limit = Number(process.env.NEWCOMER_LIMIT_MS ?? 300_000);
-  const firstOutput = await page
-    .waitForSelector('[data-testid=streaming] .thinking, [data-testid=streaming] p.text', { timeout: limit })
-    .then(() => Date.now(), () => null);
-  const ended = await page
-    .waitForSelector('[data-testid=stop-reason]', { timeout: Math.max(1, limit - (Date.now() - pressed)) })
-    .then(() => Date.now(), () => null);
+  await page.waitForSelector('[data-testid=stop-reason]', { timeout: limit }).catch(() => null);
+  const times = await page.evaluate(() => window.newcomerTimes);
+  const since = (at) => (at === undefined || times.pressed === undefined ? null : Math.round(at - times.pressed));
+  const ended = times.ended === undefined ? null : pressed + since(times.ended);
   const statuses = await page.locator('[data-testid=tool-status]').allTextContents();
   const results = await page.locator('[data-testid=tool-result]').allTextContents();
   console.log(JSON.stringify({
     typing_s: typingSeconds,
     progress_when_run_pressed: progressAtRun,
-    first_visible_output_ms: firstOutput && firstOutput - pressed,
-    run_ended_ms: ended && ended - pressed,
+    first_visible_output_ms: since(times.output),
+    run_ended_ms: since(times.ended),
     stop: ended ? await page.textContent('[data-testid=stop-reason]') : `still running after ${limit} ms`,
     tool_statuses: statuses,
     tool_results: results.map((r) => r.slice(0, 120)),
