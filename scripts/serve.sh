@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, then serves the playground at http://127.0.0.1:8080 with trunk.
+# Installs what is missing, then serves the playground at http://127.0.0.1:8080 with trunk: the
+# release build, as deployed (the dev build's wasm is 11 MB against 1.4 MB, and the newcomer's
+# first task took ~100 ms longer to show output and ~0.7 s longer to end on it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --serve
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-exec trunk serve "$@"
+exec trunk serve --release "$@"

@@ -27,7 +27,6 @@ pub enum WorkKey {
 }
 
 /// One call's future, shared between the set that polls it and the key that can drop it.
-#[derive(Default)]
 struct Slot {
     /// The call; `None` once it finished or was aborted.
     future: Option<LocalBoxFuture<'static, Input>>,
