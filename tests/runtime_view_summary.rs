@@ -199,6 +199,22 @@ fn numbers_read_well() {
     };
     assert_eq!(ready.text(), "Ready: 310 tokens of the prompt read ahead");
     assert!(ready.done());
+    // A reply ended: the header no longer says the model is writing.
+    let idle = |loaded, per_second| DownloadProgress {
+        phase: "idle".into(),
+        loaded,
+        total: Some(loaded),
+        from_cache: true,
+        per_second,
+        note: None,
+    };
+    assert_eq!(
+        idle(18, Some(34.8)).text(),
+        "Ready: the last reply was 18 pieces (34.8/s)"
+    );
+    assert_eq!(idle(1, None).text(), "Ready: the last reply was 1 piece");
+    assert_eq!(idle(0, None).text(), "Ready");
+    assert!(idle(18, Some(34.8)).done() && idle(0, None).done());
     let starting = DownloadProgress {
         phase: "init".into(),
         loaded: 10,

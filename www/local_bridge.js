@@ -32,7 +32,8 @@ function count(value) {
  * @param {string} moduleUrl module to import, relative to the page ('' for the default)
  * @param {string} modelUrl GGUF URL ('' for the module's default)
  * @param {(p: {phase: string, loaded: number, total: number|null, from_cache: boolean, per_second: number|null, note: string|null}) => void} onProgress
- *   download / start progress, and later each completion's ('prompt', 'writing')
+ *   download / start progress, and later each completion's ('prompt', 'writing', then 'idle'
+ *   once it has ended: see completionProgress)
  * @param {AbortSignal} signal aborts the download / start
  * @returns {Promise<object>} an opaque model handle for bridgeComplete / bridgeUnload
  */
@@ -79,18 +80,62 @@ function rate(value) {
  */
 export async function bridgeComplete(model, requestJson, onDelta, signal) {
   const request = JSON.parse(requestJson);
-  const out = await model.complete(request, {
-    onDelta: (text) => onDelta(String(text)),
-    onProgress: progressOf.get(model),
-    signal,
-  });
-  const finish = out?.finish === 'length' || out?.finish === 'abort' ? out.finish : 'stop';
-  return {
-    text: typeof out?.text === 'string' ? out.text : '',
-    finish,
-    input_tokens: count(out?.usage?.input_tokens),
-    output_tokens: count(out?.usage?.output_tokens),
+  const progress = completionProgress(model, signal);
+  try {
+    const out = await model.complete(request, {
+      onDelta: (text) => onDelta(String(text)),
+      onProgress: progress.report,
+      signal,
+    });
+    const finish = out?.finish === 'length' || out?.finish === 'abort' ? out.finish : 'stop';
+    return {
+      text: typeof out?.text === 'string' ? out.text : '',
+      finish,
+      input_tokens: count(out?.usage?.input_tokens),
+      output_tokens: count(out?.usage?.output_tokens),
+    };
+  } finally {
+    progress.end();
+  }
+}
+
+/** A model's 'idle' report not sent yet: model handle -> timer (see completionProgress). */
+const idleOf = new WeakMap();
+
+/**
+ * One completion's progress reports, passed on to the model's `listener` until the completion
+ * ends (returns, fails, or `signal` stops it), then one last report, phase 'idle' with what the
+ * completion wrote (`loaded` pieces at `per_second`): without it the page kept showing
+ * "Writing: 18 pieces" once the reply was done. A report the model sends after that (a worker's
+ * message already on its way) is dropped, so it cannot put "Writing" back. The idle report
+ * waits for the next task and is dropped if another completion starts first (an answer's text
+ * is a second completion right after the first): the header does not flash "Ready" between.
+ */
+function completionProgress(model, signal) {
+  const listener = progressOf.get(model);
+  clearTimeout(idleOf.get(model));
+  idleOf.delete(model);
+  let ended = false;
+  let written = null;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    signal?.removeEventListener('abort', end);
+    if (!listener) return;
+    const loaded = written?.loaded ?? 0;
+    const idle = { phase: 'idle', loaded, total: loaded, per_second: written?.per_second ?? null };
+    idleOf.set(model, setTimeout(() => {
+      idleOf.delete(model);
+      listener(idle);
+    }, 0));
   };
+  signal?.addEventListener('abort', end, { once: true });
+  const report = (p) => {
+    if (ended) return;
+    if (p?.phase === 'writing') written = p;
+    listener(p);
+  };
+  return { report: listener ? report : undefined, end };
 }
 
 /**

@@ -81,11 +81,12 @@ pub fn step_spend_text(before: &LedgerSummary, after: Option<&LedgerSummary>) ->
 
 /// Progress of the in-tab model, copied from its report: loading it (`download`, `cache`,
 /// `init`; bytes), then each call (`prompt`: tokens of the prompt read; `writing`: pieces
-/// generated and their rate).
+/// generated and their rate; `idle` once it ended, with what it wrote).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DownloadProgress {
-    /// `download`, `cache`, `init`, `prompt` or `writing`; `ready` once the page's warm-up has
-    /// read the prompt's start; `stopped` or `failed` when a load ended without a model.
+    /// `download`, `cache`, `init`, `prompt`, `writing` or `idle`; `ready` once the page's
+    /// warm-up has read the prompt's start; `stopped` or `failed` when a load ended without a
+    /// model.
     pub phase: String,
     /// Bytes loaded, prompt tokens read, or pieces written so far.
     pub loaded: u64,
@@ -145,6 +146,17 @@ impl DownloadProgress {
                     "Ready: {} of the prompt read ahead",
                     plural(self.loaded, "token", "tokens")
                 )
+            }
+            // A completion ended (done, failed or stopped): the model waits for the next.
+            ("idle", _) => {
+                let written = plural(self.loaded, "piece", "pieces");
+                return match (self.loaded, self.per_second) {
+                    (0, _) => "Ready".to_string(),
+                    (_, Some(rate)) if rate > 0.0 => {
+                        format!("Ready: the last reply was {written} ({rate:.1}/s)")
+                    }
+                    (_, Some(_) | None) => format!("Ready: the last reply was {written}"),
+                };
             }
             ("writing", _) => {
                 let written = plural(self.loaded, "piece", "pieces");

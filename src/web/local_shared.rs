@@ -45,6 +45,18 @@ pub fn on_progress(listener: ProgressListener) {
 }
 
 fn broadcast(report: &LoadProgress) {
+    // `idle` ends a call's progress (reading the prompt, writing); after anything else (the
+    // warm-up's `ready`, a load that stopped) it has nothing to say and would hide that.
+    let in_call = || {
+        LAST.with(|l| {
+            l.borrow()
+                .as_ref()
+                .is_some_and(|last| last.phase == "prompt" || last.phase == "writing")
+        })
+    };
+    if report.phase == "idle" && !in_call() {
+        return;
+    }
     LAST.with(|l| *l.borrow_mut() = Some(report.clone()));
     let listeners = LISTENERS.with(|l| l.borrow().clone());
     for listener in listeners {

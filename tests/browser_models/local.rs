@@ -18,8 +18,9 @@ use wasm_bindgen_test::wasm_bindgen_test;
 use crate::support::{call, request};
 
 /// A stand-in for `www/local/local_model.js` with the same API. The last user message selects
-/// the behaviour: `slow` streams until aborted; otherwise it answers at once (a tool call when
-/// a response format is given, else text).
+/// the behaviour: `slow` streams until aborted (and reports one more piece after, as a worker's
+/// message on its way would); otherwise it answers at once (a tool call when a response format
+/// is given, else text). Each written piece is reported as progress.
 const FAKE_MODULE: &str = r#"
 export async function loadLocalModel({ url, onProgress, signal }) {
   globalThis.__fakeModelUrl = url ?? null;
@@ -27,7 +28,7 @@ export async function loadLocalModel({ url, onProgress, signal }) {
   onProgress({ phase: 'download', loaded: 100, total: 100, from_cache: false });
   onProgress({ phase: 'init', loaded: 100, total: 100, from_cache: false });
   return {
-    async complete(request, { onDelta, signal }) {
+    async complete(request, { onDelta, onProgress, signal }) {
       globalThis.__fakeRequest = JSON.stringify(request);
       // the last message before the start of the model's turn (which a grammar request ends with)
       const last = request.messages.filter((m) => m.role !== 'assistant').at(-1).content;
@@ -43,8 +44,10 @@ export async function loadLocalModel({ url, onProgress, signal }) {
         for (let i = 0; i < 400; i += 1) {
           if (signal.aborted) {
             globalThis.__fakeStoppedAt = Date.now();
+            setTimeout(() => onProgress?.({ phase: 'writing', loaded: i + 1, total: null, per_second: 50 }), 10);
             return { text, finish: 'abort', usage: { input_tokens: 3, output_tokens: i } };
           }
+          onProgress?.({ phase: 'writing', loaded: i + 1, total: null, per_second: 50 });
           onDelta('tok ');
           text += 'tok ';
           await new Promise((resolve) => setTimeout(resolve, 20));
@@ -54,7 +57,10 @@ export async function loadLocalModel({ url, onProgress, signal }) {
       const pieces = request.grammar
         ? ['read_file",', '"arguments":{"path":"notes.txt"}}']
         : ['Hi ', 'there.'];
-      for (const piece of pieces) onDelta(piece);
+      pieces.forEach((piece, i) => {
+        onProgress?.({ phase: 'writing', loaded: i + 1, total: null, per_second: 12.5 });
+        onDelta(piece);
+      });
       const finish = last === 'long' ? 'length' : 'stop';
       return { text: pieces.join(''), finish, usage: { input_tokens: 21, output_tokens: 7 }, timings: {} };
     },
@@ -75,6 +81,13 @@ fn global(name: &str) -> JsValue {
 }
 
 async fn load_fake() -> (LocalModel, Vec<LoadProgress>) {
+    let (model, progress) = load_fake_watched().await;
+    let reports = progress.borrow().clone();
+    (model, reports)
+}
+
+/// The fake model, and every progress report it makes from its load on.
+async fn load_fake_watched() -> (LocalModel, Rc<RefCell<Vec<LoadProgress>>>) {
     let progress = Rc::new(RefCell::new(Vec::new()));
     let sink = progress.clone();
     let options = LocalLoadOptions {
@@ -84,8 +97,63 @@ async fn load_fake() -> (LocalModel, Vec<LoadProgress>) {
     let model = LocalModel::load(&options, move |p| sink.borrow_mut().push(p))
         .await
         .unwrap();
-    let reports = progress.borrow().clone();
-    (model, reports)
+    (model, progress)
+}
+
+fn phases_after(progress: &RefCell<Vec<LoadProgress>>, from: usize) -> Vec<(String, u64)> {
+    progress.borrow()[from..]
+        .iter()
+        .map(|p| (p.phase.clone(), p.loaded))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_completion_ends_its_progress_idle_whether_done_or_stopped() {
+    let (model, progress) = load_fake_watched().await;
+    // Done: each piece, then idle with what was written (the header's "Ready: the last reply
+    // was 2 pieces", not "Writing: 2 pieces" for good), a task later. A completion that
+    // follows at once (an answer's text after its head) drops the first one's idle: the header
+    // does not flash "Ready" between the two.
+    let from = progress.borrow().len();
+    call(&model, &request(false)).await.result.unwrap();
+    call(&model, &request(false)).await.result.unwrap();
+    sleep(50).await;
+    assert_eq!(
+        phases_after(&progress, from),
+        vec![
+            ("writing".into(), 1),
+            ("writing".into(), 2),
+            ("writing".into(), 1),
+            ("writing".into(), 2),
+            ("idle".into(), 2)
+        ]
+    );
+    let idle = progress.borrow().last().cloned().unwrap();
+    assert_eq!((idle.total, idle.per_second), (Some(2), Some(12.5)));
+
+    // Stopped (the call dropped): idle at once, and the piece the model reports after that is
+    // dropped instead of putting "Writing" back.
+    let mut req = request(false);
+    req.messages = vec![Message::User {
+        text: "slow".into(),
+    }]
+    .into();
+    let from = progress.borrow().len();
+    let mut on_delta = |_| {};
+    let future = Box::pin(model.complete(&req, &mut on_delta));
+    match select(future, sleep(200)).await {
+        Either::Left((result, _)) => panic!("the slow generation ended early: {result:?}"),
+        Either::Right(((), future)) => drop(future),
+    }
+    sleep(100).await;
+    assert!(
+        global("__fakeStoppedAt").as_f64().is_some(),
+        "the fake saw the abort"
+    );
+    let phases = phases_after(&progress, from);
+    let (last, written) = phases.split_last().unwrap();
+    assert!(!written.is_empty() && written.iter().all(|(phase, _)| phase == "writing"));
+    assert_eq!(last, &("idle".to_string(), written.last().unwrap().1));
 }
 
 #[wasm_bindgen_test]

@@ -246,6 +246,9 @@ test('a picked file is checked, stored and used by a run; choosing another model
     assert.ok(seen.some((t) => /^Starting the model \(on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?\)…$/.test(t)), seen.join(' | '));
     assert.ok(seen.some((t) => /^Reading the prompt: \d+ of \d+ tokens$/.test(t)));
     assert.ok(seen.some((t) => /^Writing: \d+ pieces? /.test(t)));
+    // The reply done, the header says the model waits, not "Writing: …" for good.
+    assert.match(await waitText(page, '[data-testid=model-progress-text]', /^Ready/, 10_000), /^Ready: the last reply was \d+ pieces? \([\d.]+\/s\)$/);
+    assert.equal(await page.getAttribute('[data-testid=model-progress]', 'value'), '1');
     assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?$/);
     // The header holds all of it: the bar and both lines inside its box, none cut off.
     const spilled = await page.evaluate(() => {
@@ -316,6 +319,10 @@ test('Stop ends a run while the model downloads, starts, and writes', { timeout:
     // Writing: Stop ends the run.
     await startRun(page);
     const writeStop = await stopDuring(page, /^Writing: /);
+    // Stopped while writing: the header says so at once, and no late piece brings "Writing" back.
+    assert.match(await waitText(page, '[data-testid=model-progress-text]', /^Ready/, 10_000), /^Ready(: the last reply was \d+ pieces?( \([\d.]+\/s\))?)?$/);
+    await page.waitForTimeout(1_000);
+    assert.match(await page.textContent('[data-testid=model-progress-text]'), /^Ready/);
     console.log(JSON.stringify({ stop_ms: { downloading: downloadStop, starting: startStop, writing: writeStop } }));
     for (const ms of [downloadStop, startStop, writeStop]) assert.ok(ms < 15_000, `stopped ${ms} ms after Stop`);
     assert.ok(await liveModels(page) <= 1);
