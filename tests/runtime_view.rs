@@ -101,6 +101,17 @@ fn an_answer_the_runtime_ended_the_run_with_is_shown_with_the_run_s_end() {
         !end.shown_above,
         "no model message above holds it: it is shown with the end"
     );
+    // The repeat shows the runtime's own sentence, once (not a label saying it again).
+    let repeat = timeline.items().iter().find_map(|item| match item {
+        TimelineItem::ToolCall(c) if c.call == "b" => Some(c.status.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        repeat,
+        Some(ToolStatus::Rejected {
+            reason: "Not run again: the same call had just succeeded.".into()
+        })
+    );
 }
 
 #[test]

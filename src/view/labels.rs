@@ -60,9 +60,20 @@ pub fn interrupt_label(cause: InterruptCause) -> &'static str {
 
 /// The status of a call refused without running.
 pub(super) fn rejected(rejection: Rejection, message: &str) -> ToolStatus {
-    ToolStatus::Rejected {
-        reason: format!("{}: {message}", rejection_label(rejection)),
-    }
+    let reason = match rejection {
+        // The runtime's own sentence, whole: a label before it would say it twice ("it repeats
+        // the call that just succeeded: Not run again: the same call had just succeeded.").
+        Rejection::RepeatsSuccess => message.to_string(),
+        Rejection::UnknownTool
+        | Rejection::InvalidJson
+        | Rejection::SchemaViolation
+        | Rejection::DeniedByPolicy
+        | Rejection::CutAtOutputLimit
+        | Rejection::OverBudget
+        | Rejection::CompletionBlocked
+        | Rejection::MalformedReply => format!("{}: {message}", rejection_label(rejection)),
+    };
+    ToolStatus::Rejected { reason }
 }
 
 /// The item of a loop-detector note.
