@@ -4,9 +4,11 @@
 //! loops ("She is a cat who loves to learn new things." until the output limit) and the reply
 //! is cut. Only the reply's own tokens count, never the prompt's, so copying a path or a name
 //! from the task is not penalised (a plain repeat penalty over the context made SmolLM2-135M
-//! write "notes.txt" for "/notes.txt"). A run stops at a token holding a quote, a backslash, a
-//! brace or a line break, so the repeated shape of JSON (`","status":"`) is never a run, and
-//! such a token is never penalised: closing a looping string is how a reply gets out of it.
+//! write "notes.txt" for "/notes.txt"). Under a grammar (a tool call's JSON) a run stops at a
+//! token holding a quote, a backslash, a brace or a line break, so the repeated shape of JSON
+//! (`","status":"`) is never a run, and such a token is never penalised: closing a looping
+//! string is how a reply gets out of it. In free text nothing ends a run: a loop of whole lines
+//! ("- todo:" until the limit) is held back like any other.
 
 /// How strongly runs are held back.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -336,8 +336,11 @@ impl Session {
             }
         }
         let tokenizer = &self.tokenizer;
+        // JSON's punctuation ends a run only under a grammar (a tool call's JSON); in free text
+        // a loop of whole lines is a run like any other.
+        let json = completion.grammar.is_some();
         RepeatGuard::DEFAULT.penalize(&mut self.logits, &completion.output, |token| {
-            breaks_run(tokenizer.token_bytes(token))
+            json && breaks_run(tokenizer.token_bytes(token))
         });
         let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
         let Some(token) = choose(

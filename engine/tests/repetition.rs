@@ -1,6 +1,7 @@
 //! The repeat guard: a run the reply has already written is held back, the more the longer it
-//! is; JSON's punctuation is never a run; on the bundled model, a story that looped until its
-//! token limit now ends.
+//! is; JSON's punctuation is never a run under a grammar; on the bundled model, a story that
+//! looped until its token limit now ends, and so does a free-text answer that looped over its
+//! lines.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -92,4 +93,35 @@ fn a_story_that_looped_until_its_limit_ends() {
         text.starts_with(r#"finish","arguments":{"summary":""#),
         "{text}"
     );
+}
+
+/// A free-text completion of `prompt` (no grammar) on the bundled model, greedy: its text and
+/// how it ended.
+fn write_freely(prompt: &str, max_tokens: usize) -> (String, Step) {
+    let mut session = Session::load(support::model_bytes(), 1024, 1).unwrap();
+    session
+        .begin(prompt, None, Sampling::Greedy, max_tokens)
+        .unwrap();
+    while session.feed(64).unwrap() > 0 {}
+    let mut text = Vec::new();
+    let end = loop {
+        match session.next(0.0).unwrap() {
+            Step::Token(bytes) => text.extend(bytes),
+            end @ (Step::Stop | Step::Length) => break end,
+        }
+    };
+    (String::from_utf8(text).unwrap(), end)
+}
+
+#[test]
+fn a_free_text_answer_that_looped_over_its_lines_ends() {
+    // "List the files", answered in words (the model chose to answer instead of calling vfs):
+    // the answer's plain-text prompt as the tab sends it. With line breaks ending runs, greedy
+    // decoding wrote "The list of files that …" line after line until the limit (in the tab on
+    // a CPU with 7-bit activations: "- todo:" 256 pieces long). In free text a loop of lines is
+    // a run like any other.
+    let prompt = include_str!("fixtures/list_prompt.txt");
+    let (text, end) = write_freely(prompt, 256);
+    assert_eq!(end, Step::Stop, "{text}");
+    assert!(text.starts_with("The list of files"), "{text}");
 }
