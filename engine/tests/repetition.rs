@@ -75,19 +75,7 @@ fn a_story_that_looped_until_its_limit_ends() {
     // again and again until the limit.
     let prompt = include_str!("fixtures/story_prompt.txt");
     let grammar = include_str!("fixtures/story_grammar.gbnf");
-    let mut session = Session::load(support::model_bytes(), 1024, 1).unwrap();
-    session
-        .begin(prompt, Some(grammar), Sampling::Greedy, 256)
-        .unwrap();
-    while session.feed(64).unwrap() > 0 {}
-    let mut text = Vec::new();
-    let end = loop {
-        match session.next(0.0).unwrap() {
-            Step::Token(bytes) => text.extend(bytes),
-            end @ (Step::Stop | Step::Length) => break end,
-        }
-    };
-    let text = String::from_utf8(text).unwrap();
+    let (text, end) = write(prompt, Some(grammar), 256);
     assert_eq!(end, Step::Stop, "{text}");
     assert!(
         text.starts_with(r#"finish","arguments":{"summary":""#),
@@ -95,12 +83,12 @@ fn a_story_that_looped_until_its_limit_ends() {
     );
 }
 
-/// A free-text completion of `prompt` (no grammar) on the bundled model, greedy: its text and
-/// how it ended.
-fn write_freely(prompt: &str, max_tokens: usize) -> (String, Step) {
+/// A completion of `prompt` on the bundled model, greedy, under `grammar` if given: its text
+/// and how it ended.
+fn write(prompt: &str, grammar: Option<&str>, max_tokens: usize) -> (String, Step) {
     let mut session = Session::load(support::model_bytes(), 1024, 1).unwrap();
     session
-        .begin(prompt, None, Sampling::Greedy, max_tokens)
+        .begin(prompt, grammar, Sampling::Greedy, max_tokens)
         .unwrap();
     while session.feed(64).unwrap() > 0 {}
     let mut text = Vec::new();
@@ -121,7 +109,7 @@ fn a_free_text_answer_that_looped_over_its_lines_ends() {
     // a CPU with 7-bit activations: "- todo:" 256 pieces long). In free text a loop of lines is
     // a run like any other.
     let prompt = include_str!("fixtures/list_prompt.txt");
-    let (text, end) = write_freely(prompt, 256);
+    let (text, end) = write(prompt, None, 256);
     assert_eq!(end, Step::Stop, "{text}");
     assert!(text.starts_with("The list of files"), "{text}");
 }
