@@ -149,22 +149,12 @@ impl DownloadProgress {
             }
             // A completion ended (done, failed or stopped): the model waits for the next.
             ("idle", _) => {
-                let written = plural(self.loaded, "piece", "pieces");
-                return match (self.loaded, self.per_second) {
-                    (0, _) => "Ready".to_string(),
-                    (_, Some(rate)) if rate > 0.0 => {
-                        format!("Ready: the last reply was {written} ({rate:.1}/s)")
-                    }
-                    (_, Some(_) | None) => format!("Ready: the last reply was {written}"),
+                return match self.loaded {
+                    0 => "Ready".to_string(),
+                    _ => format!("Ready: the last reply was {}", self.pieces_written()),
                 };
             }
-            ("writing", _) => {
-                let written = plural(self.loaded, "piece", "pieces");
-                return match self.per_second {
-                    Some(rate) if rate > 0.0 => format!("Writing: {written} ({rate:.1}/s)"),
-                    Some(_) | None => format!("Writing: {written}"),
-                };
-            }
+            ("writing", _) => return format!("Writing: {}", self.pieces_written()),
             (_, true) | ("cache", false) => "Loading model from browser storage",
             (_, false) => "Downloading model",
         };
@@ -176,6 +166,15 @@ impl DownloadProgress {
                 fraction * 100.0
             ),
             (Some(_), None) | (None, _) => format!("{what}: {}", format_bytes(self.loaded)),
+        }
+    }
+
+    /// `18 pieces (34.8/s)`: what a call wrote, with its rate when known.
+    fn pieces_written(&self) -> String {
+        let written = plural(self.loaded, "piece", "pieces");
+        match self.per_second {
+            Some(rate) if rate > 0.0 => format!("{written} ({rate:.1}/s)"),
+            Some(_) | None => written,
         }
     }
 

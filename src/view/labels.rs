@@ -34,18 +34,20 @@ pub fn detector_label(detector: Detector) -> &'static str {
     }
 }
 
-/// Why a tool call was refused, in words.
-pub fn rejection_label(rejection: Rejection) -> &'static str {
+/// Why a tool call was refused, in words: the label a card shows before the refusal's own
+/// message. None where that message is the runtime's own sentence and says it whole (a label
+/// would say it twice: "it repeats the call that just succeeded: Not run again: …").
+pub fn rejection_label(rejection: Rejection) -> Option<&'static str> {
     match rejection {
-        Rejection::UnknownTool => "unknown tool",
-        Rejection::InvalidJson => "invalid JSON arguments",
-        Rejection::SchemaViolation => "arguments do not match the schema",
-        Rejection::DeniedByPolicy => "denied by policy",
-        Rejection::CutAtOutputLimit => "cut at the output limit",
-        Rejection::OverBudget => "over the tool-call budget",
-        Rejection::CompletionBlocked => "completion is still blocked",
-        Rejection::MalformedReply => "the reply was malformed",
-        Rejection::RepeatsSuccess => "it repeats the call that just succeeded",
+        Rejection::UnknownTool => Some("unknown tool"),
+        Rejection::InvalidJson => Some("invalid JSON arguments"),
+        Rejection::SchemaViolation => Some("arguments do not match the schema"),
+        Rejection::DeniedByPolicy => Some("denied by policy"),
+        Rejection::CutAtOutputLimit => Some("cut at the output limit"),
+        Rejection::OverBudget => Some("over the tool-call budget"),
+        Rejection::CompletionBlocked => Some("completion is still blocked"),
+        Rejection::MalformedReply => Some("the reply was malformed"),
+        Rejection::RepeatsSuccess => None,
     }
 }
 
@@ -60,18 +62,9 @@ pub fn interrupt_label(cause: InterruptCause) -> &'static str {
 
 /// The status of a call refused without running.
 pub(super) fn rejected(rejection: Rejection, message: &str) -> ToolStatus {
-    let reason = match rejection {
-        // The runtime's own sentence, whole: a label before it would say it twice ("it repeats
-        // the call that just succeeded: Not run again: the same call had just succeeded.").
-        Rejection::RepeatsSuccess => message.to_string(),
-        Rejection::UnknownTool
-        | Rejection::InvalidJson
-        | Rejection::SchemaViolation
-        | Rejection::DeniedByPolicy
-        | Rejection::CutAtOutputLimit
-        | Rejection::OverBudget
-        | Rejection::CompletionBlocked
-        | Rejection::MalformedReply => format!("{}: {message}", rejection_label(rejection)),
+    let reason = match rejection_label(rejection) {
+        Some(label) => format!("{label}: {message}"),
+        None => message.to_string(),
     };
     ToolStatus::Rejected { reason }
 }

@@ -37,8 +37,8 @@ pub struct LocalLoadOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadProgress {
     /// `download`, `cache` or `init` while loading; `prompt` (tokens read) and `writing`
-    /// (pieces generated) during a completion; `ready` once the page's warm-up has read the
-    /// prompt's start (tokens).
+    /// (pieces generated) during a completion, `idle` (what it wrote) once it ended; `ready`
+    /// once the page's warm-up has read the prompt's start (tokens).
     pub phase: String,
     /// Bytes loaded so far.
     pub loaded: u64,

@@ -158,8 +158,12 @@ export function createVfs(options = {}) {
     return below.length ? { type: 'dir', below } : { type: 'none' };
   }
 
-  /** The names directly under `segments` (files, then `dir/` names), from the keys `below` it. */
-  function childrenOf(segments, below) {
+  /**
+   * The entries directly under directory `segments` (files, then `dir/` names); `kind` is what
+   * `whatIs` said of it (the root comes without its keys).
+   */
+  async function childrenOf(volume, segments, kind) {
+    const below = kind.below ?? (await store.keys(volume, ''));
     const children = new Map();
     for (const { path, size } of below) {
       const rest = path.split('/').slice(segments.length);
@@ -179,7 +183,7 @@ export function createVfs(options = {}) {
       const above = segments.slice(0, end);
       const kind = await whatIs(volume, above);
       if (kind.type !== 'dir') continue;
-      const names = childrenOf(above, kind.below ?? (await store.keys(volume, ''))).map((e) => e.name);
+      const names = (await childrenOf(volume, above, kind)).map((e) => e.name);
       const shown = names.slice(0, HINT_NAMES).join(', ');
       const more = names.length > HINT_NAMES ? ` and ${names.length - HINT_NAMES} more` : '';
       return names.length === 0
@@ -254,7 +258,7 @@ export function createVfs(options = {}) {
       const kind = await whatIs(volume, segments);
       if (kind.type === 'file') throw new VfsError(`${displayPath(segments)} is a file; use op 'read' or 'stat'`, 'is_file');
       if (kind.type === 'none') throw new VfsError(`no such directory: ${displayPath(segments)}; ${await closestExisting(volume, segments)}`, 'not_found');
-      const entries = childrenOf(segments, kind.below ?? (await store.keys(volume, '')));
+      const entries = await childrenOf(volume, segments, kind);
       const result = { path: displayPath(segments), entries: entries.slice(0, LIST_CAP) };
       if (entries.length > LIST_CAP) result.note = `${entries.length - LIST_CAP} more entries not shown; use glob to narrow`;
       if (entries.length === 0) result.note = 'empty';
