@@ -5,6 +5,12 @@
 # takes ~10 minutes once (cached under ~/.cache/tabloop/llamacpp-venv).
 #
 #   scripts/bench-local.sh            the bundled model as Q4_1 (as shipped) and as Q8_0 (the default)
+#   scripts/bench-local.sh --synthetic-qwen3
+#                                     a 0.6B-shaped synthetic Qwen3 file (Q8_0, 637 MB, random
+#                                     weights: scripts/synthetic-models.sh writes it, not kept in
+#                                     git), measured the same way
+#   scripts/bench-local.sh FILE.gguf  any GGUF under www/models/
+#   REPEAT=n                          each model n times, engine / wllama / native interleaved
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -22,14 +28,31 @@ workload="$(mktemp)"
 trap 'rm -f "$workload"' EXIT
 node benches/local_model/workload.mjs --json > "$workload"
 
+models=()
+for arg in "$@"; do
+  case "$arg" in
+    --synthetic-qwen3)
+      bash scripts/synthetic-models.sh --shape full --family qwen3 --quant q8_0 >/dev/null
+      # served with the site's models (www/models is not in git); a hard link, not a copy
+      ln -f target/synthetic/qwen3-full-q8_0.gguf www/models/synthetic-qwen3-0.6b-q8_0.gguf 2>/dev/null ||
+        cp target/synthetic/qwen3-full-q8_0.gguf www/models/synthetic-qwen3-0.6b-q8_0.gguf
+      models+=(synthetic-qwen3-0.6b-q8_0.gguf) ;;
+    *) models+=("$(basename "$arg")") ;;
+  esac
+done
+[ "${#models[@]}" -gt 0 ] || models=(smollm2-135m-instruct-q4_1.gguf smollm2-135m-instruct-q8_0.gguf)
+
 results=()
-for model in smollm2-135m-instruct-q4_1.gguf smollm2-135m-instruct-q8_0.gguf; do
+for round in $(seq "${REPEAT:-1}"); do
+for model in "${models[@]}"; do
+  echo "[bench] round $round: $model ($(uptime | sed 's/.*load average/load average/'))" >&2
   tab="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" 0 tabloop)"
   # wllama and native llama.cpp on the threads the engine took, so all compare like for like.
   threads="$(node -e 'process.stdout.write(String(JSON.parse(process.argv[1]).threads || 1))' "$tab")"
   wllama="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" wllama)"
   native="$("$VENV/bin/python" benches/local_model/native.py "www/models/$model" "$workload" "$threads")"
   results+=("$model|$tab|$wllama|$native")
+done
 done
 
 node - "${results[@]}" <<'JS'
@@ -45,7 +68,8 @@ for (const { model, tab, wllama, native } of rows) {
     console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(wllama[key]).padStart(6)} | ${f(native[key]).padStart(21)} | ${pct(tab[key], native[key]).padStart(13)} | ${pct(wllama[key], native[key])}`);
   }
   for (const [name, t] of [['engine', tab], ['wllama', wllama]]) {
-    console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);
+    const memory = t.memory_bytes ? `, memory after load ${(t.memory_bytes / 1e6).toFixed(1)} MB = ${(t.memory_bytes / t.file_bytes).toFixed(2)} x the file` : '';
+    console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms${memory}, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);
   }
 }
 console.log(JSON.stringify({ local_model_bench: rows }));

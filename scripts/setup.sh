@@ -58,6 +58,9 @@ if [ "$mode" = "--serve" ]; then
   exit 0
 fi
 
+# the synthetic qwen2 / qwen3 / gemma3 files the engine's tests compare with llama.cpp
+bash scripts/synthetic-models.sh
+
 if [ -x /usr/bin/chromium ]; then
   step "chromium: present"
 else

@@ -19,11 +19,14 @@ cargo clippy --all-targets -- -D warnings
 section "cargo clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-section "cargo clippy: the model engine (native, and both wasm builds with their SIMD features)"
+section "cargo clippy: the model engine (native, and the wasm builds with their SIMD features)"
 cargo clippy -p tabloop-engine --all-targets -- -D warnings
 for target in wasm32-unknown-unknown wasm32-wasip1-threads; do
   CARGO_TARGET_DIR="$PWD/target/engine-wasm" \
     RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd,+bulk-memory,+nontrapping-fptoint" \
+    cargo clippy -p tabloop-engine --lib --target "$target" -- -D warnings
+  CARGO_TARGET_DIR="$PWD/target/engine-wasm-simd128" \
+    RUSTFLAGS="-C target-feature=+simd128,+bulk-memory,+nontrapping-fptoint" \
     cargo clippy -p tabloop-engine --lib --target "$target" -- -D warnings
 done
 

@@ -63,6 +63,8 @@ try {
         threads: model.info.threads,
         threads_reason: model.info.threads_reason,
         load_ms: model.info.load_ms,
+        memory_bytes: model.info.memory_bytes ?? null,
+        file_bytes: model.info.bytes ?? null,
         prefill_tokens: t(prefill).prompt_tokens,
         prefill_tok_s: t(prefill).prompt_tokens_per_s,
         gen_free_tok_s: t(free).tokens_per_s,

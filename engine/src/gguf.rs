@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-/// The tensor element types this engine reads (ggml's numbering).
+/// The tensor element types this engine reads (ggml's numbering and names).
+#[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TensorType {
     /// 32-bit floats.
@@ -19,8 +20,22 @@ pub enum TensorType {
     Q4_0,
     /// Blocks of 32: an f16 scale, an f16 minimum and 32 four-bit values.
     Q4_1,
+    /// Blocks of 32: an f16 scale, 32 five-bit values centred on 16 (their fifth bits apart).
+    Q5_0,
+    /// Blocks of 32: an f16 scale, an f16 minimum and 32 five-bit values.
+    Q5_1,
     /// Blocks of 32: an f16 scale and 32 signed bytes.
     Q8_0,
+    /// Super-blocks of 256: f16 scale and minimum, eight 6-bit sub-block scales and minimums,
+    /// 256 four-bit values.
+    Q4_K,
+    /// As [`TensorType::Q4_K`] with five-bit values.
+    Q5_K,
+    /// Super-blocks of 256: 16 signed 8-bit sub-block scales, an f16 scale, 256 six-bit values
+    /// centred on 32.
+    Q6_K,
+    /// bfloat16: the high half of an f32.
+    BF16,
     /// A type this engine does not compute with (ggml's number).
     Other(u32),
 }
@@ -32,7 +47,13 @@ impl TensorType {
             1 => TensorType::F16,
             2 => TensorType::Q4_0,
             3 => TensorType::Q4_1,
+            6 => TensorType::Q5_0,
+            7 => TensorType::Q5_1,
             8 => TensorType::Q8_0,
+            12 => TensorType::Q4_K,
+            13 => TensorType::Q5_K,
+            14 => TensorType::Q6_K,
+            30 => TensorType::BF16,
             other => TensorType::Other(other),
         }
     }
@@ -44,7 +65,13 @@ impl TensorType {
             TensorType::F16 => Some((1, 2)),
             TensorType::Q4_0 => Some((32, 18)),
             TensorType::Q4_1 => Some((32, 20)),
+            TensorType::Q5_0 => Some((32, 22)),
+            TensorType::Q5_1 => Some((32, 24)),
             TensorType::Q8_0 => Some((32, 34)),
+            TensorType::Q4_K => Some((256, 144)),
+            TensorType::Q5_K => Some((256, 176)),
+            TensorType::Q6_K => Some((256, 210)),
+            TensorType::BF16 => Some((1, 2)),
             TensorType::Other(_) => None,
         }
     }
@@ -56,7 +83,13 @@ impl TensorType {
             TensorType::F16 => "F16".into(),
             TensorType::Q4_0 => "Q4_0".into(),
             TensorType::Q4_1 => "Q4_1".into(),
+            TensorType::Q5_0 => "Q5_0".into(),
+            TensorType::Q5_1 => "Q5_1".into(),
             TensorType::Q8_0 => "Q8_0".into(),
+            TensorType::Q4_K => "Q4_K".into(),
+            TensorType::Q5_K => "Q5_K".into(),
+            TensorType::Q6_K => "Q6_K".into(),
+            TensorType::BF16 => "BF16".into(),
             TensorType::Other(code) => format!("ggml type {code}"),
         }
     }

@@ -82,7 +82,101 @@ pub fn decode_row(kind: TensorType, data: &[u8], row: &mut [f32]) {
                 }
             }
         }
+        TensorType::Q5_0 | TensorType::Q5_1 => {
+            let with_min = kind == TensorType::Q5_1;
+            let size = if with_min { 24 } else { 22 };
+            for (out, block) in row.chunks_exact_mut(BLOCK).zip(data.chunks_exact(size)) {
+                let d = half(block, 0);
+                let (m, at) = if with_min {
+                    (half(block, 2), 4)
+                } else {
+                    (-16.0 * d, 2)
+                };
+                let high =
+                    u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]]);
+                for (j, byte) in block[at + 4..at + 20].iter().enumerate() {
+                    let low = u32::from(byte & 0x0f) | (((high >> j) & 1) << 4);
+                    let up = u32::from(byte >> 4) | (((high >> (j + 16)) & 1) << 4);
+                    out[j] = d * low as f32 + m;
+                    out[j + 16] = d * up as f32 + m;
+                }
+            }
+        }
+        TensorType::Q4_K | TensorType::Q5_K => {
+            let five = kind == TensorType::Q5_K;
+            let size = if five { 176 } else { 144 };
+            for (out, block) in row.chunks_exact_mut(256).zip(data.chunks_exact(size)) {
+                let (d, dmin) = (half(block, 0), half(block, 2));
+                let scales = &block[4..16];
+                let (high, quants) = if five {
+                    (&block[16..48], &block[48..176])
+                } else {
+                    (&[][..], &block[16..144])
+                };
+                for j in 0..4 {
+                    let (sc1, m1) = k_scale_min(2 * j, scales);
+                    let (sc2, m2) = k_scale_min(2 * j + 1, scales);
+                    let (d1, d2) = (d * f32::from(sc1), d * f32::from(sc2));
+                    let (m1, m2) = (dmin * f32::from(m1), dmin * f32::from(m2));
+                    let q = &quants[32 * j..32 * j + 32];
+                    for l in 0..32 {
+                        let (mut lo, mut hi) = (q[l] & 0x0f, q[l] >> 4);
+                        if five {
+                            lo |= ((high[l] >> (2 * j)) & 1) << 4;
+                            hi |= ((high[l] >> (2 * j + 1)) & 1) << 4;
+                        }
+                        out[64 * j + l] = d1 * f32::from(lo) - m1;
+                        out[64 * j + 32 + l] = d2 * f32::from(hi) - m2;
+                    }
+                }
+            }
+        }
+        TensorType::Q6_K => {
+            for (out, block) in row.chunks_exact_mut(256).zip(data.chunks_exact(210)) {
+                let d = half(block, 208);
+                for n in 0..2 {
+                    let ql = &block[64 * n..64 * n + 64];
+                    let qh = &block[128 + 32 * n..128 + 32 * n + 32];
+                    let sc = &block[192 + 8 * n..192 + 8 * n + 8];
+                    let y = &mut out[128 * n..128 * n + 128];
+                    for l in 0..32 {
+                        let is = l / 16;
+                        let six = |low: u8, shift: u8| {
+                            i32::from(low | (((qh[l] >> shift) & 3) << 4)) - 32
+                        };
+                        let q = [
+                            six(ql[l] & 0x0f, 0),
+                            six(ql[l + 32] & 0x0f, 2),
+                            six(ql[l] >> 4, 4),
+                            six(ql[l + 32] >> 4, 6),
+                        ];
+                        for (k, q) in q.into_iter().enumerate() {
+                            let scale = f32::from(sc[is + 2 * k] as i8);
+                            y[l + 32 * k] = d * scale * q as f32;
+                        }
+                    }
+                }
+            }
+        }
+        TensorType::BF16 => {
+            for (out, bytes) in row.iter_mut().zip(data.chunks_exact(2)) {
+                *out = f32::from_bits(u32::from(u16::from_le_bytes([bytes[0], bytes[1]])) << 16);
+            }
+        }
         TensorType::Other(_) => row.fill(0.0),
+    }
+}
+
+/// Sub-block `j`'s 6-bit scale and minimum in a K-quant super-block's 12 packed bytes
+/// (ggml's `get_scale_min_k4`).
+fn k_scale_min(j: usize, q: &[u8]) -> (u8, u8) {
+    if j < 4 {
+        (q[j] & 63, q[j + 4] & 63)
+    } else {
+        (
+            (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4),
+            (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
-use crate::model::{KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
+use crate::model::{Architecture, KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
 use crate::repetition::{breaks_run, RepeatGuard};
 use crate::sampling::{choose, Sampling};
 use crate::tokenizer::Tokenizer;
@@ -65,22 +65,31 @@ impl std::fmt::Display for LoadError {
 /// tokenizer and tensor types.
 pub fn unsupported(file: &Gguf) -> Option<String> {
     let arch = file.string("general.architecture").unwrap_or_default();
-    if arch != "llama" {
-        return Some(format!("architecture {arch:?} (it runs llama)"));
-    }
-    let template = file.string("tokenizer.chat_template").unwrap_or_default();
-    if !(template.contains("<|im_start|>") && template.contains("<|im_end|>")) {
-        return Some("chat template (it renders ChatML)".into());
-    }
-    let tokenizer = file.string("tokenizer.ggml.model").unwrap_or_default();
-    if tokenizer != "gpt2" {
+    if Architecture::from_name(&arch).is_none() {
         return Some(format!(
-            "tokenizer {tokenizer:?} (it runs byte-level BPE, \"gpt2\")"
+            "architecture {arch:?} (it runs llama, qwen2, qwen3 and gemma3)"
         ));
     }
-    let pre = file.string("tokenizer.ggml.pre").unwrap_or_default();
-    if crate::tokenizer::PreTokenizer::from_name(&pre).is_err() {
-        return Some(format!("pre-tokenizer {pre:?}"));
+    let template = file.string("tokenizer.chat_template").unwrap_or_default();
+    let chatml = template.contains("<|im_start|>") && template.contains("<|im_end|>");
+    let gemma = template.contains("<start_of_turn>") && template.contains("<end_of_turn>");
+    if !(chatml || gemma) {
+        return Some("chat template (it renders ChatML and Gemma's turns)".into());
+    }
+    let tokenizer = file.string("tokenizer.ggml.model").unwrap_or_default();
+    match tokenizer.as_str() {
+        "gpt2" => {
+            let pre = file.string("tokenizer.ggml.pre").unwrap_or_default();
+            if crate::tokenizer::PreTokenizer::from_name(&pre).is_err() {
+                return Some(format!("pre-tokenizer {pre:?}"));
+            }
+        }
+        "llama" => {}
+        _ => {
+            return Some(format!(
+                "tokenizer {tokenizer:?} (it runs byte-level BPE, \"gpt2\", and SentencePiece, \"llama\")"
+            ))
+        }
     }
     file.tensors()
         .iter()
@@ -200,9 +209,7 @@ impl Session {
         };
         format!(
             "{{\"architecture\":{},\"layers\":{},\"embedding\":{},\"heads\":{},\"kv_heads\":{},\"vocab\":{},\"context\":{},\"threads\":{},\"chat_template\":{template},\"kernels\":{},\"activations\":{}}}",
-            json_string(match c.architecture {
-                crate::model::Architecture::Llama => "llama",
-            }),
+            json_string(c.architecture.name()),
             c.layers,
             c.embedding,
             c.heads,

@@ -6,61 +6,25 @@
 
 mod support;
 
+use support::fixture::{self, GAP_8_BIT};
 use tabloop_engine::gguf::Gguf;
 use tabloop_engine::kernels::encoding::Encoding;
 use tabloop_engine::kernels::matmul;
 use tabloop_engine::model::{KvCache, Scratch};
 use tabloop_engine::quant::{QActs, QMatrix};
 
-fn argmax(xs: &[f32]) -> usize {
-    let mut best = 0;
-    for (i, v) in xs.iter().enumerate() {
-        if *v > xs[best] {
-            best = i;
-        }
-    }
-    best
-}
-
-/// A greedy choice made by less than this (logit difference to the runner-up) may go the other
-/// way under a slightly different computation.
-const NEAR_TIE: f32 = 1.0;
-
 #[test]
 fn logits_and_greedy_continuations_match_native_llama_cpp() {
     let model = support::model();
-    let cases = read_fixture("tests/fixtures/logits_smollm2.json");
+    let cases = fixture::cases(&fixture::read("tests/fixtures/logits_smollm2.json")["cases"]);
     let mut report = Vec::new();
     let mut agree = Vec::new();
     for case in &cases {
-        let mut cache = KvCache::new(&model.config, 2048);
-        let mut scratch = Scratch::default();
-        let mut logits = Vec::new();
-        model
-            .forward(&case.tokens, &mut cache, &mut scratch, Some(&mut logits))
-            .unwrap();
-        let worst = case
-            .top
-            .iter()
-            .map(|(id, value)| (logits[*id] - value).abs())
-            .fold(0.0f32, f32::max);
-        // Greedy side by side, fed llama.cpp's choices: where its choice was clear (a margin
-        // over the runner-up above what our logits may differ by) ours must be the same; at a
-        // near-tie either is right.
-        let mut compared = 0;
-        let mut parted = None;
-        for (step, (theirs, margin)) in case.greedy.iter().zip(&case.margins).enumerate() {
-            let ours = argmax(&logits) as u32;
-            if *margin >= NEAR_TIE {
-                compared += 1;
-                if ours != *theirs && parted.is_none() {
-                    parted = Some(step);
-                }
-            }
-            model
-                .forward(&[*theirs], &mut cache, &mut scratch, Some(&mut logits))
-                .unwrap();
-        }
+        let fixture::Comparison {
+            worst,
+            compared,
+            parted,
+        } = fixture::compare(model, case, 2048);
         report.push(format!(
             "{} tokens: worst top-32 logit gap {worst:.3}; {compared} greedy steps compared, {}",
             case.tokens.len(),
@@ -69,7 +33,7 @@ fn logits_and_greedy_continuations_match_native_llama_cpp() {
                 None => "all equal".into(),
             }
         ));
-        agree.push(worst < 0.5 && parted.is_none() && compared >= 6);
+        agree.push(worst < GAP_8_BIT && parted.is_none() && compared >= 6);
     }
     println!("{report:#?}");
     // Logits within what rounding costs (8-bit activations, as llama.cpp quantizes them:
@@ -243,51 +207,4 @@ fn product_error(w: &QMatrix, mut acts: QActs) -> (f32, f32) {
         }
     }
     (worst, scale)
-}
-
-/// The fixture's cases.
-struct Case {
-    tokens: Vec<u32>,
-    top: Vec<(usize, f32)>,
-    greedy: Vec<u32>,
-    margins: Vec<f32>,
-}
-
-fn read_fixture(path: &str) -> Vec<Case> {
-    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
-    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let ids = |v: &serde_json::Value| -> Vec<u32> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_u64().unwrap() as u32)
-            .collect()
-    };
-    value["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|case| Case {
-            tokens: ids(&case["tokens"]),
-            top: case["top"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    (
-                        p[0].as_u64().unwrap() as usize,
-                        p[1].as_f64().unwrap() as f32,
-                    )
-                })
-                .collect(),
-            greedy: ids(&case["greedy"]),
-            margins: case["margins"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_f64().unwrap() as f32)
-                .collect(),
-        })
-        .collect()
 }

@@ -171,8 +171,8 @@ fn patched_all(key: &str, from: &str, to: &str) -> Vec<u8> {
 fn a_model_the_engine_does_not_run_is_refused_with_the_reason() {
     let refusal = |bytes: Vec<u8>| Session::load(&bytes, 1024, 1).err().unwrap().to_string();
     assert_eq!(
-        refusal(patched("general.architecture", "llama", "qwen2")),
-        "the engine does not run this model: its architecture \"qwen2\" (it runs llama)"
+        refusal(patched("general.architecture", "llama", "phi3_")),
+        "the engine does not run this model: its architecture \"phi3_\" (it runs llama, qwen2, qwen3 and gemma3)"
     );
     assert_eq!(
         refusal(patched_all(
@@ -180,7 +180,7 @@ fn a_model_the_engine_does_not_run_is_refused_with_the_reason() {
             "<|im_start|>",
             "<|im_begin|>"
         )),
-        "the engine does not run this model: its chat template (it renders ChatML)"
+        "the engine does not run this model: its chat template (it renders ChatML and Gemma's turns)"
     );
     assert_eq!(
         refusal(patched("tokenizer.ggml.pre", "smollm", "falcon")),

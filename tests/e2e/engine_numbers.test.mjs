@@ -1,8 +1,12 @@
-// The engine's arithmetic as it runs in the browser (the relaxed-SIMD kernels, which the native
-// tests do not reach): its matrix product against the portable one on the same inputs, the
-// logits of the prompts in engine/tests/fixtures/logits_smollm2.json against native llama.cpp's,
-// and the threaded build writing exactly what the one-thread build writes. Needs the model
-// assets and the built engine (scripts/setup.sh).
+// The engine's arithmetic as it runs in the browser (the relaxed-SIMD and SIMD128 kernels, which
+// the native tests do not reach), for both builds: its matrix product against the portable one
+// on the same inputs, the logits of the prompts in engine/tests/fixtures/logits_smollm2.json
+// against native llama.cpp's, the same on the synthetic qwen2, qwen3 and gemma3 files in every
+// quantization (engine/tests/fixtures/synthetic_*.json), and the threaded build writing exactly
+// what the one-thread build writes. No flag of Chromium 156 turns relaxed SIMD off, so the
+// SIMD128 build is asked for by name here, and Node 20's V8, which has no relaxed SIMD, checks
+// that the SIMD128 builds hold no relaxed-SIMD instruction. Needs the model assets, the
+// synthetic files and the built engine (scripts/setup.sh).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,16 +17,22 @@ import { launchBrowser } from './support/browser.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = JSON.parse(fs.readFileSync(path.join(REPO, 'engine/tests/fixtures/logits_smollm2.json'), 'utf8'));
+const FAMILIES = ['qwen2', 'qwen3', 'gemma3'];
+const SYNTHETIC = Object.fromEntries(FAMILIES.map((f) => [f, JSON.parse(fs.readFileSync(path.join(REPO, `engine/tests/fixtures/synthetic_${f}.json`), 'utf8'))]));
+const BUILDS = [
+  { name: 'relaxed-simd', wasm: '/local/engine/engine.wasm', threads: 'engine-threads.wasm', kernels: 'wasm relaxed-simd' },
+  { name: 'simd128', wasm: '/local/engine/engine-simd128.wasm', threads: 'engine-threads-simd128.wasm', kernels: 'wasm simd128' },
+];
 const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 const MODEL = '/models/smollm2-135m-instruct-q8_0.gguf';
 
 // The one-thread build on the page itself: load, read each prompt, return its top logits.
 const PAGE = `<!doctype html><script type="module">
-window.topLogits = async (texts) => {
-  const { instance } = await WebAssembly.instantiateStreaming(fetch('/local/engine/engine.wasm'), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
+window.topLogits = async (wasm, model, texts, k) => {
+  const { instance } = await WebAssembly.instantiateStreaming(fetch(wasm), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
   const e = instance.exports;
   const output = () => new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tl_output_ptr(), e.tl_output_len()));
-  const bytes = new Uint8Array(await (await fetch('${MODEL}')).arrayBuffer());
+  const bytes = new Uint8Array(await (await fetch(model)).arrayBuffer());
   const ptr = e.tl_alloc(bytes.length);
   new Uint8Array(e.memory.buffer, ptr, bytes.length).set(bytes);
   if (e.tl_load(ptr, bytes.length, 2048, 1) !== 0) throw new Error(output());
@@ -36,24 +46,24 @@ window.topLogits = async (texts) => {
     if (e.tl_begin(p, b.length, 0, 0, 8, 0) !== 0) throw new Error(output());
     e.tl_free(p, b.length);
     while (e.tl_feed(64) > 0);
-    e.tl_top_logits(49152);
+    e.tl_top_logits(k);
     out.push(JSON.parse(output()));
   }
   return { info, out };
 };
 // This build's product against the portable one (engine/src/kernels/check.rs); no model needed.
-window.checkKernels = async () => {
-  const { instance } = await WebAssembly.instantiateStreaming(fetch('/local/engine/engine.wasm'), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
+window.checkKernels = async (wasm) => {
+  const { instance } = await WebAssembly.instantiateStreaming(fetch(wasm), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
   const e = instance.exports;
   e.tl_check_kernels();
   return JSON.parse(new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tl_output_ptr(), e.tl_output_len())));
 };
 // Either build in its worker: a greedy completion's text.
-window.complete = async (threads, prompt, maxTokens) => {
+window.complete = async (threads, prompt, maxTokens, build) => {
   const blob = await (await fetch('${MODEL}')).blob();
   const worker = new Worker('/local/engine/engine_worker.js', { type: 'module' });
   const next = () => new Promise((resolve) => { worker.onmessage = (event) => resolve(event.data); });
-  worker.postMessage({ type: 'load', blob, context: 2048, threads });
+  worker.postMessage({ type: 'load', blob, context: 2048, threads, build });
   const loaded = await next();
   if (loaded.type !== 'loaded') throw new Error(loaded.message);
   let text = '';
@@ -66,7 +76,7 @@ window.complete = async (threads, prompt, maxTokens) => {
   worker.postMessage({ type: 'complete', id: 1, prompt, grammar: null, max_tokens: maxTokens, temperature: 0, batch: 64 });
   const end = await done;
   worker.terminate();
-  return { text, end, threads: loaded.info.threads };
+  return { text, end, threads: loaded.info.threads, kernels: loaded.info.kernels };
 };
 window.ready = true;
 </script>`;
@@ -78,7 +88,19 @@ let page;
 before(async () => {
   server = await serveStatic(path.join(REPO, 'www'), {
     isolated: true,
-    routes: { '/numbers.html': (req, res) => res.writeHead(200, { 'content-type': 'text/html', ...ISOLATION }).end(PAGE) },
+    routes: {
+      '/numbers.html': (req, res) => res.writeHead(200, { 'content-type': 'text/html', ...ISOLATION }).end(PAGE),
+      // the synthetic files, from where scripts/synthetic-models.sh writes them
+      ...Object.fromEntries(
+        Object.entries(SYNTHETIC).flatMap(([family, fixture]) =>
+          Object.keys(fixture.files).map((quant) => {
+            const name = `${family}-tiny-${quant}.gguf`;
+            const file = path.join(REPO, 'target/synthetic', name);
+            return [`/synthetic/${name}`, (req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream', ...ISOLATION }).end(fs.readFileSync(file))];
+          }),
+        ),
+      ),
+    },
   });
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -91,45 +113,83 @@ after(async () => {
   await server?.close();
 });
 
-test('the browser\'s relaxed-SIMD product computes the portable product, on this CPU', async () => {
-  const check = await page.evaluate(() => window.checkKernels());
-  console.log(JSON.stringify({ kernel_check: check }));
-  assert.equal(check.kernels, 'wasm relaxed-simd');
-  assert.equal(check.products, 3);
-  // The same integer sums, floats added in another order: ~1e-7 of the output; a 0.1% error
-  // in the blocks' corrections is 7e-3 (engine/tests/kernels.rs).
-  assert.equal(check.agrees, true, JSON.stringify(check));
+test('the SIMD128 builds hold no relaxed-SIMD instruction: a V8 without relaxed SIMD (Node 20) compiles them', () => {
+  const wasm = (name) => fs.readFileSync(path.join(REPO, 'www/local/engine', name));
+  // Node 20 validates relaxed SIMD only behind a flag: this process is such a browser
+  assert.equal(WebAssembly.validate(wasm('engine.wasm')), false, 'relaxed SIMD is off in this Node');
+  assert.equal(WebAssembly.validate(wasm('engine-simd128.wasm')), true);
+  assert.equal(WebAssembly.validate(wasm('engine-threads-simd128.wasm')), true);
 });
 
-test('the browser engine\'s logits are native llama.cpp\'s, to within rounding', { timeout: 120_000 }, async () => {
-  const { info, out } = await page.evaluate((texts) => window.topLogits(texts), FIXTURE.cases.map((c) => c.text));
-  const gaps = FIXTURE.cases.map((c, i) => {
-    const ours = new Map(out[i]);
-    return c.top.map(([id, value]) => Math.abs(ours.get(id) - value));
+for (const build of BUILDS) {
+  test(`the browser's ${build.name} product computes the portable product, on this CPU`, async () => {
+    const check = await page.evaluate((wasm) => window.checkKernels(wasm), build.wasm);
+    console.log(JSON.stringify({ build: build.name, kernel_check: check }));
+    assert.equal(check.kernels, build.kernels);
+    assert.equal(check.products, 3);
+    // The same integer sums, floats added in another order: ~1e-7 of the output; a 0.1% error
+    // in the blocks' corrections is 7e-3 (engine/tests/kernels.rs).
+    assert.equal(check.agrees, true, JSON.stringify(check));
   });
-  const worst = gaps.map((g) => Math.max(...g));
-  const mean = gaps.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
-  console.log(JSON.stringify({ activations: info.activations, kernels: info.kernels, top32_worst: worst, top32_mean: mean }));
-  assert.equal(info.kernels, 'wasm relaxed-simd');
-  // Rounding, not a wrong product (which the test above catches): the mean gap over llama.cpp's
-  // top 32 measured 0.07-0.50 in every encoding with and without a fused multiply-add (natively,
-  // TABLOOP_ENGINE_ACTIVATIONS), and a single prompt's worst gap moves by as much as 0.4 with
-  // the fused multiply-add alone (8-bit 0.32 -> 0.50, 7-bit 0.86 -> 1.24), so it is reported,
-  // not bounded per CPU.
-  assert.ok(mean.every((gap) => gap < 1.0), JSON.stringify(mean));
-  // and each prompt's clear first choice (a margin over the runner-up of 1 or more) is llama.cpp's
-  FIXTURE.cases.forEach((c, i) => {
-    if (c.margins[0] >= 1) assert.equal(out[i][0][0], c.greedy[0], c.text.slice(0, 40));
-  });
-});
 
-test('the threaded build writes exactly what the one-thread build writes', { timeout: 120_000 }, async () => {
-  const prompt = FIXTURE.cases[0].text;
-  const one = await page.evaluate(([p]) => window.complete(1, p, 24), [prompt]);
-  const two = await page.evaluate(([p]) => window.complete(2, p, 24), [prompt]);
-  assert.equal(one.threads, 1);
-  assert.equal(two.threads, 2);
-  assert.ok(one.text.length > 0, JSON.stringify(one));
-  assert.equal(two.text, one.text);
-  assert.equal(two.end.output_tokens, one.end.output_tokens);
-});
+  test(`the ${build.name} engine's logits are native llama.cpp's, to within rounding`, { timeout: 120_000 }, async () => {
+    const { info, out } = await page.evaluate(([wasm, model, texts]) => window.topLogits(wasm, model, texts, 49152), [build.wasm, MODEL, FIXTURE.cases.map((c) => c.text)]);
+    const gaps = FIXTURE.cases.map((c, i) => {
+      const ours = new Map(out[i]);
+      return c.top.map(([id, value]) => Math.abs(ours.get(id) - value));
+    });
+    const worst = gaps.map((g) => Math.max(...g));
+    const mean = gaps.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+    console.log(JSON.stringify({ build: build.name, activations: info.activations, kernels: info.kernels, top32_worst: worst, top32_mean: mean }));
+    assert.equal(info.kernels, build.kernels);
+    // Rounding, not a wrong product (which the test above catches): the mean gap over llama.cpp's
+    // top 32 measured 0.07-0.50 in every encoding with and without a fused multiply-add (natively,
+    // TABLOOP_ENGINE_ACTIVATIONS), and a single prompt's worst gap moves by as much as 0.4 with
+    // the fused multiply-add alone (8-bit 0.32 -> 0.50, 7-bit 0.86 -> 1.24), so it is reported,
+    // not bounded per CPU.
+    assert.ok(mean.every((gap) => gap < 1.0), JSON.stringify(mean));
+    // and each prompt's clear first choice (a margin over the runner-up of 1 or more) is llama.cpp's
+    FIXTURE.cases.forEach((c, i) => {
+      if (c.margins[0] >= 1) assert.equal(out[i][0][0], c.greedy[0], c.text.slice(0, 40));
+    });
+  });
+
+  for (const family of FAMILIES) {
+    test(`the ${build.name} engine computes llama.cpp's logits on synthetic ${family} files in every quantization`, { timeout: 180_000 }, async () => {
+      const fixture = SYNTHETIC[family];
+      const rows = [];
+      for (const [quant, file] of Object.entries(fixture.files)) {
+        const model = `/synthetic/${family}-tiny-${quant}.gguf`;
+        const { info, out } = await page.evaluate(([wasm, m, texts]) => window.topLogits(wasm, m, texts, 4096), [build.wasm, model, file.cases.map((c) => c.text)]);
+        assert.equal(info.architecture, family);
+        const gaps = file.cases.map((c, i) => {
+          const ours = new Map(out[i]);
+          return c.top.map(([id, value]) => Math.abs(ours.get(id) - value));
+        });
+        const mean = gaps.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+        rows.push({ quant, activations: info.activations, top32_worst: Math.max(...gaps.flat()), top32_mean: Math.max(...mean) });
+        // the same bound as on the bundled model, and llama.cpp's clear first choices
+        assert.ok(mean.every((gap) => gap < 1.0), `${family} ${quant}: ${JSON.stringify(mean)}`);
+        file.cases.forEach((c, i) => {
+          if (c.margins[0] >= 1) assert.equal(out[i][0][0], c.greedy[0], `${family} ${quant}: ${c.text.slice(0, 40)}`);
+        });
+      }
+      console.log(JSON.stringify({ build: build.name, family, synthetic: rows }));
+      assert.equal(rows.length, 10);
+    });
+  }
+
+  test(`the ${build.name} threaded build writes exactly what its one-thread build writes`, { timeout: 120_000 }, async () => {
+    const prompt = FIXTURE.cases[0].text;
+    const force = build.name === 'simd128' ? 'simd128' : undefined;
+    const one = await page.evaluate(([p, b]) => window.complete(1, p, 24, b), [prompt, force]);
+    const two = await page.evaluate(([p, b]) => window.complete(2, p, 24, b), [prompt, force]);
+    assert.equal(one.threads, 1);
+    assert.equal(two.threads, 2);
+    assert.equal(one.kernels, build.kernels);
+    assert.equal(two.kernels, build.kernels);
+    assert.ok(one.text.length > 0, JSON.stringify(one));
+    assert.equal(two.text, one.text);
+    assert.equal(two.end.output_tokens, one.end.output_tokens);
+  });
+}

@@ -75,13 +75,20 @@ pub fn encoding() -> Encoding {
 /// `TABLOOP_ENGINE_ACTIVATIONS` names another encoding (as [`Encoding::name`] reports it). The
 /// portable sums are exact in every encoding, so natively this computes what a browser on a CPU
 /// that needs that encoding computes (its test compares the two).
-#[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+#[cfg(not(target_arch = "wasm32"))]
 fn probe() -> Encoding {
     let wanted = std::env::var("TABLOOP_ENGINE_ACTIVATIONS").unwrap_or_default();
     [Encoding::Signed8, Encoding::Unsigned7]
         .into_iter()
         .find(|encoding| encoding.name() == wanted)
         .unwrap_or(Encoding::Unsigned8)
+}
+
+/// The SIMD128 kernel widens bytes to 16 bits before multiplying: exact for signed 8-bit
+/// activations on every CPU.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "relaxed-simd")))]
+fn probe() -> Encoding {
+    Encoding::Signed8
 }
 
 /// Reads the relaxed dot product of known vectors: exact unsigned products of bytes above 127

@@ -137,6 +137,19 @@ pub fn attention_values(weights: &[f32], values: &[f32], stride: usize, out: &mu
     }
 }
 
+/// `gate[i] = gelu(gate[i]) · up[i]` (GeGLU), GELU's tanh approximation as ggml computes it.
+pub fn geglu(gate: &mut [f32], up: &[f32]) {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    const COEF: f32 = 0.044_715;
+    for (g, u) in gate.iter_mut().zip(up) {
+        let x = *g;
+        // tanh(y) = 1 − 2 / (exp(2y) + 1), with the vectorizable exp
+        let y = SQRT_2_OVER_PI * x * (1.0 + COEF * x * x);
+        let tanh = 1.0 - 2.0 / (exp(2.0 * y) + 1.0);
+        *g = 0.5 * x * (1.0 + tanh) * u;
+    }
+}
+
 /// `gate[i] = silu(gate[i]) · up[i]` (SwiGLU).
 pub fn swiglu(gate: &mut [f32], up: &[f32]) {
     for (g, u) in gate.iter_mut().zip(up) {
@@ -161,19 +174,22 @@ pub fn softmax(xs: &mut [f32]) {
     }
 }
 
-/// Rotary position tables: for each position, `dims/2` (cos, sin) pairs, as llama.cpp's
-/// "normal" mode uses them (adjacent pairs rotated by `pos · base^(−2i/dims) / factor[i]`;
-/// GGUF stores llama's q and k permuted for this).
+/// Rotary position tables: for each position, `dims/2` (cos, sin) pairs, as llama.cpp computes
+/// them (pair `i` rotated by `pos · base^(−2i/dims) / factor[i]`). Which values form pair `i`
+/// is the style: adjacent values (llama; GGUF stores llama's q and k permuted for this) or
+/// the two halves of the rotated part (NeoX: Qwen2, Qwen3, Gemma 3).
 #[derive(Debug, Clone)]
 pub struct Rope {
     dims: usize,
+    halves: bool,
     inverse_frequencies: Vec<f32>,
 }
 
 impl Rope {
     /// Tables for `dims` rotated values per head with base `base` and optional per-pair
-    /// frequency factors (llama 3's `rope_freqs`).
-    pub fn new(dims: usize, base: f32, factors: Option<&[f32]>) -> Rope {
+    /// frequency factors (llama 3's `rope_freqs`); `halves` pairs value `i` with `i + dims/2`
+    /// instead of `i + 1`.
+    pub fn new(dims: usize, base: f32, factors: Option<&[f32]>, halves: bool) -> Rope {
         let scale = base.powf(-2.0 / dims as f32);
         let mut theta = 1.0f32;
         let mut inverse_frequencies = Vec::with_capacity(dims / 2);
@@ -184,6 +200,7 @@ impl Rope {
         }
         Rope {
             dims,
+            halves,
             inverse_frequencies,
         }
     }
@@ -199,11 +216,21 @@ impl Rope {
     /// Rotates every head of `x` (heads of `head_dim` values, the first `dims` rotated) by a
     /// position's table (from [`RopeTables`]).
     pub fn apply(&self, x: &mut [f32], head_dim: usize, table: &[(f32, f32)]) {
+        let half = self.dims / 2;
         for head in x.chunks_exact_mut(head_dim) {
-            for (pair, (cos, sin)) in head[..self.dims].chunks_exact_mut(2).zip(table) {
-                let (a, b) = (pair[0], pair[1]);
-                pair[0] = a * cos - b * sin;
-                pair[1] = a * sin + b * cos;
+            if self.halves {
+                let (low, high) = head[..self.dims].split_at_mut(half);
+                for ((a, b), (cos, sin)) in low.iter_mut().zip(high.iter_mut()).zip(table) {
+                    let (x0, x1) = (*a, *b);
+                    *a = x0 * cos - x1 * sin;
+                    *b = x0 * sin + x1 * cos;
+                }
+            } else {
+                for (pair, (cos, sin)) in head[..self.dims].chunks_exact_mut(2).zip(table) {
+                    let (a, b) = (pair[0], pair[1]);
+                    pair[0] = a * cos - b * sin;
+                    pair[1] = a * sin + b * cos;
+                }
             }
         }
     }

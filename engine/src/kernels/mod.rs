@@ -1,13 +1,21 @@
 //! The arithmetic of a forward pass: quantized matrix products, normalization, rotary
 //! positions, attention and activations. The matrix product has a relaxed-SIMD version for
-//! wasm32 builds with `relaxed-simd` enabled ([`wasm`]) and a portable one ([`portable`]) that
-//! computes the same integer sums; everything else is plain Rust written so that the compiler
+//! wasm32 builds with `relaxed-simd` enabled ([`wasm`]), a SIMD128 one for builds without it
+//! (`simd128`, for browsers without relaxed SIMD) and a portable one ([`portable`]), all
+//! computing the same integer sums; everything else is plain Rust written so that the compiler
 //! vectorizes it (independent lanes, no reductions across one accumulator).
 
 pub mod check;
 pub mod encoding;
 pub mod math;
 pub mod portable;
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(target_feature = "relaxed-simd")
+))]
+#[allow(unsafe_code)]
+pub mod simd128;
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 #[allow(unsafe_code)]
 pub mod wasm;
@@ -84,7 +92,16 @@ unsafe fn groups_into(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, ou
         // SAFETY: passed on from the caller.
         unsafe { wasm::matmul(w, x, groups, out) };
     }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(target_feature = "relaxed-simd")
+    ))]
+    {
+        // SAFETY: passed on from the caller.
+        unsafe { simd128::matmul(w, x, groups, out) };
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
         // SAFETY: passed on from the caller.
         unsafe { portable::matmul(w, x, groups, out) };
@@ -97,7 +114,15 @@ pub fn kernel_name() -> &'static str {
     {
         "wasm relaxed-simd"
     }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(target_feature = "relaxed-simd")
+    ))]
+    {
+        "wasm simd128"
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
         "portable"
     }

@@ -41,3 +41,30 @@ impl<'a> SharedOut<'a> {
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.ptr.add(at), values.len()) };
     }
 }
+
+/// Writes one group's four row sums (a vector) for token `t`, leaving out the padding rows
+/// past the matrix's last.
+///
+/// # Safety
+/// The group's rows must be this caller's alone while `out` is shared (see [`SharedOut::write`]).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(unsafe_code)]
+pub unsafe fn store_group(
+    w: &crate::quant::QMatrix,
+    out: &SharedOut,
+    t: usize,
+    group: usize,
+    sums: core::arch::wasm32::v128,
+) {
+    use core::arch::wasm32::f32x4_extract_lane;
+    let row = group * crate::quant::GROUP_ROWS;
+    let values = [
+        f32x4_extract_lane::<0>(sums),
+        f32x4_extract_lane::<1>(sums),
+        f32x4_extract_lane::<2>(sums),
+        f32x4_extract_lane::<3>(sums),
+    ];
+    let valid = crate::quant::GROUP_ROWS.min(w.rows - row);
+    // SAFETY: passed on from the caller.
+    unsafe { out.write(t * w.rows + row, &values[..valid]) };
+}

@@ -9,7 +9,7 @@
 
 use core::arch::wasm32::*;
 
-use super::out::SharedOut;
+use super::out::{store_group, SharedOut};
 use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 
 /// Groups of rows computed together (their activation loads are shared).
@@ -39,7 +39,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
             let sums = unsafe { group_tokens(w, x, t, group) };
             for (i, s) in sums.into_iter().enumerate() {
                 // SAFETY: groups in this caller's range.
-                unsafe { store(w, out, t + i, group, s) };
+                unsafe { store_group(w, out, t + i, group, s) };
             }
         }
         t += TOKENS_AT_ONCE;
@@ -54,7 +54,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
             let sums = unsafe { groups_for_token::<GROUPS_AT_ONCE>(w, xq, xs, group) };
             for (g, sum) in sums.into_iter().enumerate() {
                 // SAFETY: groups in this caller's range.
-                unsafe { store(w, out, t, group + g, sum) };
+                unsafe { store_group(w, out, t, group + g, sum) };
             }
             group += GROUPS_AT_ONCE;
         }
@@ -62,7 +62,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
             // SAFETY: as above, for one group.
             let [sum] = unsafe { groups_for_token::<1>(w, xq, xs, group) };
             // SAFETY: groups in this caller's range.
-            unsafe { store(w, out, t, group, sum) };
+            unsafe { store_group(w, out, t, group, sum) };
         }
     }
 }
@@ -102,22 +102,6 @@ unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128;
         }
         acc
     }
-}
-
-/// # Safety
-/// The group's rows must be this caller's (see [`matmul`]).
-unsafe fn store(w: &QMatrix, out: &SharedOut, t: usize, group: usize, sums: v128) {
-    let row = group * GROUP_ROWS;
-    let values = [
-        f32x4_extract_lane::<0>(sums),
-        f32x4_extract_lane::<1>(sums),
-        f32x4_extract_lane::<2>(sums),
-        f32x4_extract_lane::<3>(sums),
-    ];
-    let valid = GROUP_ROWS.min(w.rows - row);
-    let at = t * w.rows + row;
-    // SAFETY: passed on from the caller.
-    unsafe { out.write(at, &values[..valid]) };
 }
 
 /// The float sums of `G` consecutive groups' rows for one token (sharing each activation load).

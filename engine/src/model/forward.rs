@@ -3,7 +3,7 @@
 //! batch's last token.
 
 use crate::kernels::math::{
-    attention_scores, attention_values, rms_norm, softmax, swiglu, RopeTables,
+    attention_scores, attention_values, geglu, rms_norm, softmax, swiglu, RopeTables,
 };
 use crate::kernels::out::SharedOut;
 use crate::kernels::{matmul_on, split};
@@ -12,7 +12,7 @@ use std::cell::Cell;
 use crate::pool::Pool;
 use crate::quant::{QActs, QMatrix};
 
-use super::{KvCache, Model};
+use super::{Gate, KvCache, Model};
 
 /// Where a forward pass spends its time, in milliseconds (kept only with a clock).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -86,6 +86,7 @@ pub struct Scratch {
     up: Vec<f32>,
     acts: QActs,
     rope_tables: RopeTables,
+    rope_tables_swa: RopeTables,
 }
 
 fn sized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
@@ -168,11 +169,19 @@ impl Model {
     ) {
         let c = &self.config;
         let (n, start) = (tokens.len(), cache.len);
-        let (e, kv) = (c.embedding, c.kv_width());
+        let (e, kv, qw, d) = (c.embedding, c.kv_width(), c.q_width(), c.head_dim);
         scratch.rope_tables.fill(&self.rope, start, n);
+        if let Some(rope) = &self.rope_swa {
+            scratch.rope_tables_swa.fill(rope, start, n);
+        }
         let x = sized(&mut scratch.x, n * e);
         for (row, token) in x.chunks_exact_mut(e).zip(tokens) {
             self.weights.embeddings.row(*token as usize, row);
+        }
+        if c.embedding_scale != 1.0 {
+            for v in x.iter_mut() {
+                *v *= c.embedding_scale;
+            }
         }
         for (index, layer) in self.weights.layers.iter().enumerate() {
             scratch.norm_and_quantize(&layer.attn_norm, c.norm_eps);
@@ -185,13 +194,24 @@ impl Model {
             scratch
                 .work
                 .project(&layer.v, &scratch.acts, &mut scratch.v);
+            if let Some([qb, kb, vb]) = &layer.qkv_bias {
+                add_rows(&mut scratch.q, qb);
+                add_rows(&mut scratch.k, kb);
+                add_rows(&mut scratch.v, vb);
+            }
+            if let Some([qn, kn]) = &layer.qk_norm {
+                norm_in_place(&mut scratch.q, qn, c.norm_eps, &mut scratch.normed);
+                norm_in_place(&mut scratch.k, kn, c.norm_eps, &mut scratch.normed);
+            }
+            let window = c.window(index);
+            let (rope, tables) = match (&self.rope_swa, window) {
+                (Some(rope), Some(_)) => (rope, &scratch.rope_tables_swa),
+                _ => (&self.rope, &scratch.rope_tables),
+            };
             for i in 0..n {
-                let table = scratch.rope_tables.position(i);
-                let d = c.head_dim;
-                self.rope
-                    .apply(&mut scratch.q[i * e..(i + 1) * e], d, table);
-                self.rope
-                    .apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
+                let table = tables.position(i);
+                rope.apply(&mut scratch.q[i * qw..(i + 1) * qw], d, table);
+                rope.apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
             }
             let capacity = cache.stride;
             let keys = &mut cache.keys[index];
@@ -204,11 +224,19 @@ impl Model {
                 }
             }
             values[start * kv..(start + n) * kv].copy_from_slice(&scratch.v);
-            self.attend(start, n, capacity, keys, values, scratch);
-            scratch.acts.quantize(&scratch.attended, e);
+            self.attend(start, n, window, capacity, keys, values, scratch);
+            scratch.acts.quantize(&scratch.attended, qw);
             scratch
                 .work
                 .project(&layer.o, &scratch.acts, &mut scratch.projected);
+            if let Some([after_attention, _]) = &layer.post_norms {
+                norm_in_place(
+                    &mut scratch.projected,
+                    after_attention,
+                    c.norm_eps,
+                    &mut scratch.normed,
+                );
+            }
             add_into(&mut scratch.x, &scratch.projected);
 
             scratch.norm_and_quantize(&layer.ffn_norm, c.norm_eps);
@@ -218,11 +246,22 @@ impl Model {
             scratch
                 .work
                 .project(&layer.up, &scratch.acts, &mut scratch.up);
-            swiglu(&mut scratch.gate, &scratch.up);
+            match c.gate {
+                Gate::Silu => swiglu(&mut scratch.gate, &scratch.up),
+                Gate::Gelu => geglu(&mut scratch.gate, &scratch.up),
+            }
             scratch.acts.quantize(&scratch.gate, c.feed_forward);
             scratch
                 .work
                 .project(&layer.down, &scratch.acts, &mut scratch.projected);
+            if let Some([_, after_ffn]) = &layer.post_norms {
+                norm_in_place(
+                    &mut scratch.projected,
+                    after_ffn,
+                    c.norm_eps,
+                    &mut scratch.normed,
+                );
+            }
             add_into(&mut scratch.x, &scratch.projected);
         }
         cache.len = start + n;
@@ -237,23 +276,26 @@ impl Model {
         }
     }
 
-    /// Causal attention of the batch's queries over every cached position up to their own.
+    /// Causal attention of the batch's queries over the cached positions up to their own (the
+    /// last `window` of them in a sliding-window layer).
+    #[allow(clippy::too_many_arguments)]
     fn attend(
         &self,
         start: usize,
         n: usize,
+        window: Option<usize>,
         capacity: usize,
         keys: &[f32],
         values: &[f32],
         s: &mut Scratch,
     ) {
         let c = &self.config;
-        let (e, kv, d) = (c.embedding, c.kv_width(), c.head_dim);
+        let (qw, kv, d) = (c.q_width(), c.kv_width(), c.head_dim);
         let per_kv = c.heads / c.kv_heads;
         let scale = 1.0 / (d as f32).sqrt();
         let q = &s.q;
         let threads = s.work.pool.threads();
-        let attended = SharedOut::new(sized(&mut s.attended, n * e));
+        let attended = SharedOut::new(sized(&mut s.attended, n * qw));
         // heads are split across the threads; each writes only its heads' values
         let work = &s.work;
         work.timed(
@@ -267,25 +309,27 @@ impl Model {
                         let g = h / per_kv;
                         for i in 0..n {
                             let seen = start + i + 1;
-                            scores.resize(seen, 0.0);
+                            // positions first..seen: the window ending at this query
+                            let first = window.map_or(0, |w| seen.saturating_sub(w));
+                            scores.resize(seen - first, 0.0);
                             query.clear();
                             query.extend(
-                                q[i * e + h * d..i * e + (h + 1) * d]
+                                q[i * qw + h * d..i * qw + (h + 1) * d]
                                     .iter()
                                     .map(|v| v * scale),
                             );
                             attention_scores(
                                 &query,
-                                &keys[g * d * capacity..],
+                                &keys[g * d * capacity + first..],
                                 capacity,
                                 &mut scores,
                             );
                             softmax(&mut scores);
-                            attention_values(&scores, &values[g * d..], kv, &mut out);
+                            attention_values(&scores, &values[first * kv + g * d..], kv, &mut out);
                             // SAFETY: head h's values of every token are written by this thread only.
                             #[allow(unsafe_code)]
                             unsafe {
-                                attended.write(i * e + h * d, &out)
+                                attended.write(i * qw + h * d, &out)
                             };
                         }
                     }
@@ -293,6 +337,20 @@ impl Model {
             },
         );
     }
+}
+
+/// Adds `bias` to every row of `x` (rows of `bias.len()` values).
+fn add_rows(x: &mut [f32], bias: &[f32]) {
+    for row in x.chunks_exact_mut(bias.len()) {
+        add_into(row, bias);
+    }
+}
+
+/// RMS-normalizes every `weight.len()` values of `x` in place (per head, or per token).
+fn norm_in_place(x: &mut [f32], weight: &[f32], eps: f32, spare: &mut Vec<f32>) {
+    let out = sized(spare, x.len());
+    rms_norm(x, weight, eps, out);
+    x.copy_from_slice(out);
 }
 
 fn add_into(x: &mut [f32], y: &[f32]) {

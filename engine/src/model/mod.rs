@@ -5,7 +5,7 @@ pub mod config;
 mod forward;
 pub mod weights;
 
-pub use config::{Architecture, Config};
+pub use config::{Architecture, Config, Gate, RopeStyle, SlidingWindow};
 pub use forward::{Phases, Scratch, Work};
 pub use weights::{ReadAt, TensorSource, Weights};
 
@@ -20,6 +20,8 @@ pub struct Model {
     /// Its tensors.
     pub weights: Weights,
     rope: Rope,
+    /// The sliding-window layers' rotary tables (their own base frequency), when there are any.
+    rope_swa: Option<Rope>,
 }
 
 impl Model {
@@ -32,15 +34,21 @@ impl Model {
     pub fn from_parts(file: &Gguf, source: &dyn TensorSource) -> Result<Model, String> {
         let config = Config::from_gguf(file)?;
         let weights = Weights::from_gguf(file, source, &config)?;
+        let halves = config.rope_style == RopeStyle::Halves;
         let rope = Rope::new(
             config.rope_dims,
             config.rope_base,
             weights.rope_factors.as_deref(),
+            halves,
         );
+        let rope_swa = config
+            .sliding_window
+            .map(|w| Rope::new(config.rope_dims, w.rope_base, None, halves));
         Ok(Model {
             config,
             weights,
             rope,
+            rope_swa,
         })
     }
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::gguf::{Gguf, TensorInfo, TensorType};
 use crate::quant::{decode_row, QMatrix, BLOCK};
 
-use super::config::Config;
+use super::config::{Architecture, Config};
 
 /// Where a model's tensor bytes come from: the file in memory, or read one tensor at a time
 /// (so a model never needs its whole file and its packed weights in memory at once).
@@ -44,6 +44,13 @@ impl<F: Fn(usize, &mut [u8]) -> Result<(), String>> TensorSource for ReadAt<F> {
 pub struct Layer {
     /// RMS norm before attention.
     pub attn_norm: Vec<f32>,
+    /// Biases added to the query, key and value projections (qwen2).
+    pub qkv_bias: Option<[Vec<f32>; 3]>,
+    /// RMS norms of each query head and each key head, before rotary positions (qwen3, gemma3).
+    pub qk_norm: Option<[Vec<f32>; 2]>,
+    /// RMS norms of the attention's and the feed-forward layer's outputs, before they join the
+    /// residual stream (gemma3).
+    pub post_norms: Option<[Vec<f32>; 2]>,
     /// Query projection (embedding → heads · head_dim).
     pub q: QMatrix,
     /// Key projection (embedding → kv_heads · head_dim).
@@ -88,16 +95,47 @@ impl Weights {
         let file = Tensors { file, source };
         let e = config.embedding;
         let kv = config.kv_width();
+        let qw = config.q_width();
+        let d = config.head_dim;
         let ff = config.feed_forward;
+        let arch = config.architecture;
+        // the largest tensor first, while the heap is empty: its file bytes, read whole, are
+        // freed before the layers are packed into the room they leave
+        let embeddings = matrix(&file, "token_embd.weight", e, config.vocab)?;
         let mut layers = Vec::with_capacity(config.layers);
         for i in 0..config.layers {
             let name = |part: &str| format!("blk.{i}.{part}");
+            let qkv_bias = match arch {
+                Architecture::Qwen2 => Some([
+                    vector(&file, &name("attn_q.bias"), qw)?,
+                    vector(&file, &name("attn_k.bias"), kv)?,
+                    vector(&file, &name("attn_v.bias"), kv)?,
+                ]),
+                Architecture::Llama | Architecture::Qwen3 | Architecture::Gemma3 => None,
+            };
+            let qk_norm = match arch {
+                Architecture::Qwen3 | Architecture::Gemma3 => Some([
+                    vector(&file, &name("attn_q_norm.weight"), d)?,
+                    vector(&file, &name("attn_k_norm.weight"), d)?,
+                ]),
+                Architecture::Llama | Architecture::Qwen2 => None,
+            };
+            let post_norms = match arch {
+                Architecture::Gemma3 => Some([
+                    vector(&file, &name("post_attention_norm.weight"), e)?,
+                    vector(&file, &name("post_ffw_norm.weight"), e)?,
+                ]),
+                Architecture::Llama | Architecture::Qwen2 | Architecture::Qwen3 => None,
+            };
             layers.push(Layer {
                 attn_norm: vector(&file, &name("attn_norm.weight"), e)?,
-                q: matrix(&file, &name("attn_q.weight"), e, e)?,
+                qkv_bias,
+                qk_norm,
+                post_norms,
+                q: matrix(&file, &name("attn_q.weight"), e, qw)?,
                 k: matrix(&file, &name("attn_k.weight"), e, kv)?,
                 v: matrix(&file, &name("attn_v.weight"), e, kv)?,
-                o: matrix(&file, &name("attn_output.weight"), e, e)?,
+                o: matrix(&file, &name("attn_output.weight"), qw, e)?,
                 ffn_norm: vector(&file, &name("ffn_norm.weight"), e)?,
                 gate: matrix(&file, &name("ffn_gate.weight"), e, ff)?,
                 up: matrix(&file, &name("ffn_up.weight"), e, ff)?,
@@ -113,7 +151,7 @@ impl Weights {
             None => None,
         };
         Ok(Weights {
-            embeddings: matrix(&file, "token_embd.weight", e, config.vocab)?,
+            embeddings,
             layers,
             output_norm: vector(&file, "output_norm.weight", e)?,
             output,
@@ -145,7 +183,7 @@ fn find<'f>(file: &'f Tensors, name: &str) -> Result<&'f TensorInfo, String> {
         .ok_or_else(|| format!("the file has no tensor {name}"))?;
     if tensor.kind.block().is_none() {
         return Err(format!(
-            "tensor {name} is {}, which this engine does not compute with (it reads F32, F16, Q8_0, Q4_0 and Q4_1)",
+            "tensor {name} is {}, which this engine does not compute with (it reads F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K)",
             tensor.kind.name()
         ));
     }
@@ -183,10 +221,18 @@ fn vector(file: &Tensors, name: &str, len: usize) -> Result<Vec<f32>, String> {
     }
     let mut out = vec![0.0; len];
     match tensor.kind {
-        TensorType::F32 | TensorType::F16 => {
+        TensorType::F32 | TensorType::F16 | TensorType::BF16 => {
             decode_row(tensor.kind, &file.source.read(tensor)?, &mut out)
         }
-        TensorType::Q4_0 | TensorType::Q4_1 | TensorType::Q8_0 | TensorType::Other(_) => {
+        TensorType::Q4_0
+        | TensorType::Q4_1
+        | TensorType::Q5_0
+        | TensorType::Q5_1
+        | TensorType::Q8_0
+        | TensorType::Q4_K
+        | TensorType::Q5_K
+        | TensorType::Q6_K
+        | TensorType::Other(_) => {
             return Err(format!(
                 "tensor {name} is {}, expected floats",
                 tensor.kind.name()

@@ -1,9 +1,11 @@
 //! Text to token ids and back for byte-level BPE vocabularies (`tokenizer.ggml.model =
-//! "gpt2"`), matching llama.cpp token for token.
+//! "gpt2"`: SmolLM2, Qwen) and SentencePiece ones (`"llama"`: Gemma), matching llama.cpp token
+//! for token.
 //!
 //! Encoding runs in three steps: special tokens written in the text are cut out (`special`),
 //! the rest is split into words by the model's pre-tokenizer (`pretokenize`), and each word's
-//! bytes are merged by BPE (`bpe`). The vocabulary's tables live in `vocab`; `unicode` and
+//! bytes are merged by BPE (`bpe`); a SentencePiece vocabulary merges the whole text by its
+//! tokens' scores instead (`spm`). The vocabulary's tables live in `vocab`; `unicode` and
 //! `byte_level` hold the character classes and GPT-2's byte alphabet. Everything is built once
 //! in [`Tokenizer::from_gguf`]; encoding allocates only its output and a few buffers.
 //!
@@ -18,6 +20,7 @@ mod byte_level;
 mod hash;
 mod pretokenize;
 mod special;
+mod spm;
 mod unicode;
 mod vocab;
 
@@ -30,7 +33,8 @@ use crate::gguf::{Gguf, Value};
 use bpe::{Merges, Scratch};
 use byte_level::Alphabet;
 use special::{Fragment, SpecialIds};
-use vocab::{Kind, Vocab};
+use spm::Pieces;
+use vocab::{Kind, Spelling, Vocab};
 
 /// Why a tokenizer could not be built from a model file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,13 +52,25 @@ fn error(message: impl Into<String>) -> TokenizerError {
     TokenizerError(message.into())
 }
 
-/// A byte-level BPE tokenizer read from a GGUF file's `tokenizer.ggml.*` metadata.
+/// How words become tokens.
+// one per tokenizer, built once: its size does not matter
+#[allow(clippy::large_enum_variant)]
+enum Encoder {
+    /// Byte-level BPE after a pre-tokenizer.
+    Bpe {
+        merges: Merges,
+        alphabet: Alphabet,
+        pre: PreTokenizer,
+        ignore_merges: bool,
+    },
+    /// SentencePiece merges by score.
+    Spm(Pieces),
+}
+
+/// A tokenizer read from a GGUF file's `tokenizer.ggml.*` metadata.
 pub struct Tokenizer {
     vocab: Vocab,
-    merges: Merges,
-    alphabet: Alphabet,
-    pre: PreTokenizer,
-    ignore_merges: bool,
+    encoder: Encoder,
     /// Special tokens in the order they are cut out of text.
     cut_order: Vec<u32>,
     /// The end-of-generation set, sorted.
@@ -65,10 +81,14 @@ pub struct Tokenizer {
 
 impl fmt::Debug for Tokenizer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (model, merges) = match &self.encoder {
+            Encoder::Bpe { merges, pre, .. } => (format!("bpe {pre:?}"), merges.len()),
+            Encoder::Spm(_) => ("sentencepiece".to_string(), 0),
+        };
         f.debug_struct("Tokenizer")
             .field("tokens", &self.vocab.len())
-            .field("merges", &self.merges.len())
-            .field("pre", &self.pre)
+            .field("model", &model)
+            .field("merges", &merges)
             .field("end_of_generation", &self.end_of_generation)
             .field("bos", &self.bos)
             .finish_non_exhaustive()
@@ -76,22 +96,31 @@ impl fmt::Debug for Tokenizer {
 }
 
 impl Tokenizer {
-    /// Reads the tokenizer of a GGUF file. Only byte-level BPE (`tokenizer.ggml.model =
-    /// "gpt2"`) with one of the [`PreTokenizer`] families is supported; anything else is an
-    /// error naming what the file asks for.
+    /// Reads the tokenizer of a GGUF file: byte-level BPE (`tokenizer.ggml.model = "gpt2"`)
+    /// with one of the [`PreTokenizer`] families, or SentencePiece (`"llama"`); anything else
+    /// is an error naming what the file asks for.
     pub fn from_gguf(file: &Gguf) -> Result<Tokenizer, TokenizerError> {
         let model = file
             .string("tokenizer.ggml.model")
             .ok_or_else(|| error("the file has no tokenizer (no tokenizer.ggml.model)"))?;
-        if model != "gpt2" {
-            return Err(error(format!(
-                "tokenizer model {model:?} is not supported: only \"gpt2\" (byte-level BPE) is"
-            )));
-        }
-        let pre_name = file
-            .string("tokenizer.ggml.pre")
-            .ok_or_else(|| error("the file names no pre-tokenizer (tokenizer.ggml.pre)"))?;
-        let config = pretokenize::config(&pre_name)?;
+        let sentencepiece = match model.as_str() {
+            "gpt2" => false,
+            "llama" => true,
+            _ => {
+                return Err(error(format!(
+                    "tokenizer model {model:?} is not supported: \"gpt2\" (byte-level BPE) and \
+                     \"llama\" (SentencePiece) are"
+                )))
+            }
+        };
+        let config = if sentencepiece {
+            None
+        } else {
+            let pre_name = file
+                .string("tokenizer.ggml.pre")
+                .ok_or_else(|| error("the file names no pre-tokenizer (tokenizer.ggml.pre)"))?;
+            Some(pretokenize::config(&pre_name)?)
+        };
 
         let tokens = file
             .array("tokenizer.ggml.tokens")
@@ -126,27 +155,52 @@ impl Tokenizer {
             }
             None => vec![Kind::Normal; n],
         };
-        let ids = SpecialIds::read(file, n);
+        let ids = SpecialIds::read(file, n, sentencepiece);
         let end_of_generation = special::end_of_generation(&texts, &mut kinds, &ids);
-        let alphabet = Alphabet::new();
-        let vocab = Vocab::new(&texts, kinds, &alphabet);
-        let merges = file
-            .array("tokenizer.ggml.merges")
-            .ok_or_else(|| error("the file has no tokenizer.ggml.merges"))?
-            .strings()
-            .map_err(|e| error(format!("tokenizer.ggml.merges: {e}")))?;
-        let merges = Merges::new(&merges, &vocab, &alphabet);
-        let add_bos = match file.get("tokenizer.ggml.add_bos_token") {
-            Some(Value::Bool(add)) => *add,
-            _ => config.add_bos,
+        let flag = |key: &str| match file.get(key) {
+            Some(Value::Bool(on)) => Some(*on),
+            _ => None,
         };
+        let (vocab, encoder, default_bos) = match config {
+            Some(config) => {
+                let alphabet = Alphabet::new();
+                let vocab = Vocab::new(&texts, kinds, Spelling::ByteLevel(&alphabet));
+                let merges = file
+                    .array("tokenizer.ggml.merges")
+                    .ok_or_else(|| error("the file has no tokenizer.ggml.merges"))?
+                    .strings()
+                    .map_err(|e| error(format!("tokenizer.ggml.merges: {e}")))?;
+                let merges = Merges::new(&merges, &vocab, &alphabet);
+                let encoder = Encoder::Bpe {
+                    merges,
+                    alphabet,
+                    pre: config.splitter,
+                    ignore_merges: config.ignore_merges,
+                };
+                (vocab, encoder, config.add_bos)
+            }
+            None => {
+                let vocab = Vocab::new(&texts, kinds, Spelling::SentencePiece);
+                let scores = match file.array("tokenizer.ggml.scores") {
+                    Some(scores) => scores
+                        .numbers()
+                        .map_err(|e| error(format!("tokenizer.ggml.scores: {e}")))?
+                        .into_iter()
+                        .map(|s| s as f32)
+                        .collect(),
+                    None => Vec::new(),
+                };
+                // llama.cpp's default for SentencePiece: a space before the text
+                let space = flag("tokenizer.ggml.add_space_prefix").unwrap_or(true);
+                let pieces = Pieces::new(scores, &vocab, space);
+                (vocab, Encoder::Spm(pieces), true)
+            }
+        };
+        let add_bos = flag("tokenizer.ggml.add_bos_token").unwrap_or(default_bos);
         Ok(Tokenizer {
             cut_order: special::cut_order(&vocab),
             vocab,
-            merges,
-            alphabet,
-            pre: config.splitter,
-            ignore_merges: config.ignore_merges,
+            encoder,
             end_of_generation,
             bos: ids.bos,
             add_bos,
@@ -167,6 +221,18 @@ impl Tokenizer {
             &mut fragments,
             &mut spare,
         );
+        let (merges, alphabet, pre, ignore_merges) = match &self.encoder {
+            Encoder::Bpe {
+                merges,
+                alphabet,
+                pre,
+                ignore_merges,
+            } => (merges, alphabet, *pre, *ignore_merges),
+            Encoder::Spm(pieces) => {
+                self.encode_pieces(pieces, text, &fragments, &mut out);
+                return out;
+            }
+        };
         let mut scratch = Scratch::default();
         let (mut chars, mut ends) = (Vec::new(), Vec::new());
         for fragment in fragments {
@@ -180,22 +246,54 @@ impl Tokenizer {
             let Some(piece) = text.get(start..end) else {
                 continue;
             };
-            self.pre.split_into(piece, &mut chars, &mut ends);
+            pre.split_into(piece, &mut chars, &mut ends);
             let mut word_start = 0;
             for &word_end in &ends {
                 let word = piece.as_bytes().get(word_start..word_end).unwrap_or(&[]);
                 word_start = word_end;
-                if self.ignore_merges {
+                if ignore_merges {
                     if let Some(id) = self.vocab.find(word) {
                         out.push(id);
                         continue;
                     }
                 }
-                self.merges
-                    .encode_word(word, &self.vocab, &self.alphabet, &mut scratch, &mut out);
+                merges.encode_word(word, &self.vocab, alphabet, &mut scratch, &mut out);
             }
         }
         out
+    }
+
+    /// SentencePiece's encoding of the fragments: text after a special token (or at the start)
+    /// gets a space before it when the model asks for one.
+    fn encode_pieces(
+        &self,
+        pieces: &Pieces,
+        text: &str,
+        fragments: &[Fragment],
+        out: &mut Vec<u32>,
+    ) {
+        let mut after_special = true;
+        for fragment in fragments {
+            match *fragment {
+                Fragment::Token(id) => {
+                    out.push(id);
+                    after_special = true;
+                }
+                Fragment::Text(start, end) => {
+                    let Some(piece) = text.get(start..end) else {
+                        continue;
+                    };
+                    let prefix = if pieces.add_space_prefix && after_special {
+                        " "
+                    } else {
+                        ""
+                    };
+                    let escaped = spm::escape_spaces(&format!("{prefix}{piece}"));
+                    pieces.encode(&escaped, &self.vocab, out);
+                    after_special = false;
+                }
+            }
+        }
     }
 
     /// The bytes token `id` stands for (control tokens: their text, e.g. `b"<|im_end|>"`);
@@ -237,8 +335,11 @@ impl Tokenizer {
         self.add_bos
     }
 
-    /// The pre-tokenizer this model uses.
-    pub fn pre_tokenizer(&self) -> PreTokenizer {
-        self.pre
+    /// The pre-tokenizer this model uses (none for SentencePiece).
+    pub fn pre_tokenizer(&self) -> Option<PreTokenizer> {
+        match &self.encoder {
+            Encoder::Bpe { pre, .. } => Some(*pre),
+            Encoder::Spm(_) => None,
+        }
     }
 }

@@ -19,18 +19,18 @@ pub(crate) struct SpecialIds {
 }
 
 impl SpecialIds {
-    /// Reads `tokenizer.ggml.*_token_id` for a vocabulary of `n` tokens. Like llama.cpp for a
-    /// byte-level BPE vocabulary, BOS and EOS default to id 11 when the file names none, and
-    /// an id outside the vocabulary is ignored.
-    pub(crate) fn read(file: &Gguf, n: usize) -> SpecialIds {
+    /// Reads `tokenizer.ggml.*_token_id` for a vocabulary of `n` tokens. Like llama.cpp, BOS
+    /// and EOS default to ids 11 and 11 for byte-level BPE, 1 and 2 for SentencePiece, when the
+    /// file names none, and an id outside the vocabulary is ignored.
+    pub(crate) fn read(file: &Gguf, n: usize, sentencepiece: bool) -> SpecialIds {
         let id = |key: &str| {
             let value = file.number(&format!("tokenizer.ggml.{key}_token_id"))?;
             (value >= 0.0 && (value as usize) < n).then_some(value as u32)
         };
-        let default = (n > 11).then_some(11);
+        let (bos, eos): (u32, u32) = if sentencepiece { (1, 2) } else { (11, 11) };
         SpecialIds {
-            bos: id("bos").or(default),
-            eos: id("eos").or(default),
+            bos: id("bos").or((n > bos as usize).then_some(bos)),
+            eos: id("eos").or((n > eos as usize).then_some(eos)),
             eot: id("eot"),
             eom: id("eom"),
             fim: [id("fim_pad"), id("fim_rep"), id("fim_sep")],

@@ -4,6 +4,7 @@
 
 use super::byte_level::Alphabet;
 use super::hash::hash_bytes;
+use super::spm::SPACE;
 
 /// A token's type (`tokenizer.ggml.token_type`, llama.cpp's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +49,15 @@ struct Span {
 
 const NO_KEY: Span = Span { start: 0, end: 0 };
 
+/// How a vocabulary writes the bytes of its ordinary tokens.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Spelling<'a> {
+    /// GPT-2's byte alphabet (byte-level BPE).
+    ByteLevel(&'a Alphabet),
+    /// Plain UTF-8 with `▁` for a space (SentencePiece); tokens are looked up by their text.
+    SentencePiece,
+}
+
 /// The owned vocabulary.
 #[derive(Debug, Clone)]
 pub(crate) struct Vocab {
@@ -65,9 +75,13 @@ pub(crate) struct Vocab {
 }
 
 impl Vocab {
-    /// Builds the tables from the token texts (as stored: GPT-2's alphabet, or plain text for
-    /// control tokens) and their kinds (one per text).
-    pub(crate) fn new<T: AsRef<[u8]>>(texts: &[T], kinds: Vec<Kind>, alphabet: &Alphabet) -> Vocab {
+    /// Builds the tables from the token texts (as stored: spelled as `spelling` says, or plain
+    /// text for control tokens) and their kinds (one per text).
+    pub(crate) fn new<T: AsRef<[u8]>>(
+        texts: &[T],
+        kinds: Vec<Kind>,
+        spelling: Spelling<'_>,
+    ) -> Vocab {
         let bytes = texts.iter().map(|t| t.as_ref().len()).sum::<usize>();
         let mut arena = Vec::with_capacity(bytes + bytes / 4);
         let mut shown = Vec::with_capacity(texts.len());
@@ -80,16 +94,30 @@ impl Vocab {
                 single_byte[usize::from(*byte)] = Some(id as u32);
             }
             let text = String::from_utf8_lossy(text);
-            let decodable = alphabet.decode_into(&text, &mut decoded);
+            let decodable = match spelling {
+                Spelling::ByteLevel(alphabet) => alphabet.decode_into(&text, &mut decoded),
+                Spelling::SentencePiece => {
+                    decoded.clear();
+                    decoded.extend_from_slice(text.as_bytes());
+                    true
+                }
+            };
             let start = arena.len();
-            match kind {
-                Kind::Control | Kind::UserDefined | Kind::Unknown => {
+            match (kind, spelling) {
+                (Kind::Control | Kind::UserDefined | Kind::Unknown, _) => {
                     arena.extend_from_slice(text.as_bytes())
                 }
-                Kind::Normal if decodable => arena.extend_from_slice(&decoded),
-                Kind::Normal => unknown_bytes(&text, alphabet, &mut arena),
-                Kind::Byte => arena.extend(hex_byte(&text)),
-                Kind::Unused | Kind::Undefined => {}
+                (Kind::Normal, Spelling::SentencePiece) => {
+                    arena.extend_from_slice(text.replace(SPACE, " ").as_bytes())
+                }
+                (Kind::Normal, Spelling::ByteLevel(_)) if decodable => {
+                    arena.extend_from_slice(&decoded)
+                }
+                (Kind::Normal, Spelling::ByteLevel(alphabet)) => {
+                    unknown_bytes(&text, alphabet, &mut arena)
+                }
+                (Kind::Byte, _) => arena.extend(hex_byte(&text)),
+                (Kind::Unused | Kind::Undefined, _) => {}
             }
             let shown_span = span(start, arena.len());
             shown.push(shown_span);

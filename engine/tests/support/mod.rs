@@ -1,6 +1,8 @@
 //! What the engine's tests share: the bundled model, loaded once per test binary.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod fixture;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -29,4 +31,16 @@ pub fn model_bytes() -> &'static [u8] {
 pub fn model() -> &'static Model {
     static MODEL: OnceLock<Model> = OnceLock::new();
     MODEL.get_or_init(|| Model::from_gguf(&Gguf::parse(model_bytes()).unwrap()).unwrap())
+}
+
+/// A tiny synthetic model (scripts/synthetic-models.sh writes them into target/synthetic/).
+pub fn synthetic_path(family: &str, quant: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../target/synthetic/{family}-tiny-{quant}.gguf"));
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/synthetic-models.sh",
+        path.display()
+    );
+    path
 }

@@ -4,12 +4,13 @@
 // yields to its message queue, so a cancel arrives within one step.
 //
 // With more than one thread (on a cross-origin isolated page) it runs the threaded build,
-// whose threads are workers of their own (engine_thread.js) on the same shared memory.
+// whose threads are workers of their own (engine_thread.js) on the same shared memory. Each
+// build comes with relaxed SIMD and without (simd_support.js picks by feature detection).
 //
 // The model file is read as the engine asks (its header, then one tensor at a time) from the
 // Blob, so it is never whole in memory beside the packed weights.
 //
-// Messages in:  {type: 'load', blob: Blob, context, threads}
+// Messages in:  {type: 'load', blob: Blob, context, threads, build?: 'simd128'}
 //               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch}
 //               {type: 'cancel', id}
 // Messages out: {type: 'loaded', info} | {type: 'load_error', message}
@@ -19,9 +20,15 @@
 //               {type: 'error', id, message}
 
 import { threadedImports, THREAD_MEMORY } from './wasi_host.js';
+import { engineBuild } from './simd_support.js';
 
-const WASM_URL = new URL('./engine.wasm', import.meta.url);
-const THREADED_WASM_URL = new URL('./engine-threads.wasm', import.meta.url);
+// The relaxed-SIMD builds where the browser has relaxed SIMD, else the SIMD128 ones (Safari);
+// a load message may ask for the SIMD128 ones (the tests do: no flag of Chromium 156 turns
+// relaxed SIMD off).
+const buildUrls = (build) => ({
+  single: new URL(`./${build.single}`, import.meta.url),
+  threads: new URL(`./${build.threads}`, import.meta.url),
+});
 const THREAD_URL = new URL('./engine_thread.js', import.meta.url);
 /** How long the engine's threads may take to start before loading gives up on them. */
 const THREAD_START_MS = 10_000;
@@ -81,7 +88,7 @@ function yieldToQueue() {
   });
 }
 
-/** Compiles a build of the engine; a browser that cannot (no relaxed SIMD) may use wllama. */
+/** Compiles a build of the engine; a browser that cannot (no SIMD at all) may use wllama. */
 async function compile(url) {
   try {
     return await WebAssembly.compileStreaming(fetch(url));
@@ -91,8 +98,8 @@ async function compile(url) {
 }
 
 /** The one-thread build. */
-async function instantiateSingle() {
-  const module = await compile(WASM_URL);
+async function instantiateSingle(urls) {
+  const module = await compile(urls.single);
   return (await WebAssembly.instantiate(module, { env: { tl_now: () => performance.now(), tl_read: readFile } })).exports;
 }
 
@@ -100,8 +107,8 @@ async function instantiateSingle() {
 const THREAD_STACK = 1 << 20;
 
 /** The threaded build, whose `tl_spawn_thread` starts a worker per thread. */
-async function instantiateThreaded() {
-  const module = await compile(THREADED_WASM_URL);
+async function instantiateThreaded(urls) {
+  const module = await compile(urls.threads);
   const memory = new WebAssembly.Memory({ ...THREAD_MEMORY, shared: true });
   let engine = null;
   const spawn = (index) => {
@@ -127,9 +134,10 @@ async function waitForThreads() {
   }
 }
 
-async function load({ blob, context, threads }) {
+async function load({ blob, context, threads, build }) {
   const threaded = threads > 1 && globalThis.crossOriginIsolated === true;
-  exports = threaded ? await instantiateThreaded() : await instantiateSingle();
+  const urls = buildUrls(engineBuild(build));
+  exports = threaded ? await instantiateThreaded(urls) : await instantiateSingle(urls);
   file = blob;
   const loaded = exports.tl_load_reading(blob.size, context, threaded ? threads : 1);
   file = null;
