@@ -11,6 +11,7 @@
 #                                     git), measured the same way
 #   scripts/bench-local.sh FILE.gguf  any GGUF under www/models/
 #   REPEAT=n                          each model n times, engine / wllama / native interleaved
+#   SIMD128=1                         also the engine's build for browsers without relaxed SIMD
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -51,23 +52,34 @@ for model in "${models[@]}"; do
   threads="$(node -e 'process.stdout.write(String(JSON.parse(process.argv[1]).threads || 1))' "$tab")"
   wllama="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" wllama)"
   native="$("$VENV/bin/python" benches/local_model/native.py "www/models/$model" "$workload" "$threads")"
-  results+=("$model|$tab|$wllama|$native")
+  simd128=null
+  if [ -n "${SIMD128:-}" ]; then
+    simd128="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" tabloop-simd128)"
+  fi
+  results+=("$model|$tab|$wllama|$native|$simd128")
 done
 done
 
 node - "${results[@]}" <<'JS'
 const rows = process.argv.slice(2).map((r) => {
-  const [model, tab, wllama, native] = r.split('|');
-  return { model, tab: JSON.parse(tab), wllama: JSON.parse(wllama), native: JSON.parse(native) };
+  const [model, tab, wllama, native, simd128] = r.split('|');
+  return { model, tab: JSON.parse(tab), wllama: JSON.parse(wllama), native: JSON.parse(native), simd128: JSON.parse(simd128) };
 });
 const pct = (a, b) => (a && b ? `${Math.round((100 * a) / b)}%` : '-');
 const f = (x) => (x == null ? '-' : Number(x).toFixed(1));
-console.log('model                              | what                       | engine | wllama | native (same threads) | engine/native | wllama/native');
-for (const { model, tab, wllama, native } of rows) {
-  for (const [what, key] of [['prefill tok/s', 'prefill_tok_s'], ['generation tok/s (free)', 'gen_free_tok_s'], ['generation tok/s (grammar)', 'gen_grammar_tok_s']]) {
-    console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(wllama[key]).padStart(6)} | ${f(native[key]).padStart(21)} | ${pct(tab[key], native[key]).padStart(13)} | ${pct(wllama[key], native[key])}`);
+console.log('model                              | what                       | engine | wllama | native (same threads) | engine/native | wllama/native | engine SIMD128');
+for (const { model, tab, wllama, native, simd128 } of rows) {
+  const rowsOf = [
+    ['prefill tok/s', 'prefill_tok_s', 'prefill_tok_s'],
+    ['generation tok/s (free)', 'gen_free_tok_s', 'gen_free_tok_s'],
+    ['generation tok/s (grammar)', 'gen_grammar_tok_s', 'gen_grammar_tok_s'],
+    // the engine sampling every token: llama.cpp samples every token too
+    ['grammar, no jump-forward', 'gen_grammar_stepped_tok_s', 'gen_grammar_tok_s'],
+  ];
+  for (const [what, key, nativeKey] of rowsOf) {
+    console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(key === nativeKey ? wllama[key] : null).padStart(6)} | ${f(native[nativeKey]).padStart(21)} | ${pct(tab[key], native[nativeKey]).padStart(13)} | ${key === nativeKey ? pct(wllama[key], native[key]) : '-'} | ${f(simd128?.[key])}`);
   }
-  for (const [name, t] of [['engine', tab], ['wllama', wllama]]) {
+  for (const [name, t] of [['engine', tab], ['wllama', wllama], ['engine SIMD128', simd128]].filter(([, t]) => t)) {
     const memory = t.memory_bytes ? `, memory after load ${(t.memory_bytes / 1e6).toFixed(1)} MB = ${(t.memory_bytes / t.file_bytes).toFixed(2)} x the file` : '';
     console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms${memory}, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);
   }

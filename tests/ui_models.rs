@@ -34,6 +34,9 @@ fn the_list_starts_with_the_bundled_model_then_the_recommended_ones() {
             "Qwen2.5-0.5B-Instruct Q8_0",
             "Llama-3.2-1B-Instruct Q4_K_M",
             "Llama-3.2-1B-Instruct Q8_0",
+            "Qwen3-0.6B Q8_0",
+            "Qwen3-1.7B Q8_0",
+            "Gemma-3-270M-IT Q8_0",
         ]
     );
     assert_eq!(rows[0].url, "");
@@ -64,7 +67,7 @@ fn recommended_urls_are_hugging_face_resolve_links_to_gguf_files() {
         assert!(model.url.ends_with(".gguf"), "{}", model.url);
         assert_eq!(check_model_url(model.url), Ok(model.url.to_string()));
         assert!(
-            model.bytes > 300_000_000 && model.bytes < 2_000_000_000,
+            model.bytes > 250_000_000 && model.bytes < 2_000_000_000,
             "{}",
             model.name
         );
@@ -90,21 +93,23 @@ fn stored_chosen_and_pending_models_are_added_once_after_the_list() {
         custom,
         &[pending.to_string(), custom.to_string()],
     );
-    let urls: Vec<&str> = rows.iter().skip(5).map(|r| r.url.as_str()).collect();
+    // the bundled model and the recommended ones come first
+    let after = 1 + RECOMMENDED.len();
+    let urls: Vec<&str> = rows.iter().skip(after).map(|r| r.url.as_str()).collect();
     assert_eq!(urls, vec![custom, PICKED, pending]);
     assert_eq!(rows[0].status_text(), "stored in the browser · 138.1 MiB");
     assert_eq!(rows[2].stored, Some(StoreKind::Opfs));
-    assert_eq!(rows[5].source, ModelSource::CustomUrl);
-    assert_eq!(rows[5].title, "custom-a.gguf");
-    assert_eq!(rows[5].detail, custom);
-    assert_eq!(rows[6].source, ModelSource::PickedFile);
-    assert_eq!(rows[6].title, "my model.gguf");
+    assert_eq!(rows[after].source, ModelSource::CustomUrl);
+    assert_eq!(rows[after].title, "custom-a.gguf");
+    assert_eq!(rows[after].detail, custom);
+    assert_eq!(rows[after + 1].source, ModelSource::PickedFile);
+    assert_eq!(rows[after + 1].title, "my model.gguf");
     assert_eq!(
-        rows[6].status_text(),
+        rows[after + 1].status_text(),
         "used from the picked file until this page closes · 93.8 MiB"
     );
-    assert_eq!(rows[7].status_text(), "not downloaded");
-    assert!(rows[7].needs_download());
+    assert_eq!(rows[after + 2].status_text(), "not downloaded");
+    assert!(rows[after + 2].needs_download());
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //
 //   node benches/local_model/tab.mjs /models/smollm2-135m-instruct-q8_0.gguf [threads] [engine]
 //
-// engine: 'tabloop' or 'wllama' (default: what the app would choose).
+// engine: 'tabloop', 'tabloop-simd128' (the engine's build for browsers without relaxed SIMD)
+// or 'wllama' (default: what the app would choose).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,13 +43,22 @@ try {
   const figures = await page.evaluate(
     async ({ modelPath, threads, engine, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
-      const model = await L.loadLocalModel({ url: modelPath, store: 'none', ...(threads ? { threads } : {}), ...(engine ? { engine } : {}) });
+      const simd128 = engine === 'tabloop-simd128';
+      const model = await L.loadLocalModel({
+        url: modelPath,
+        store: 'none',
+        ...(threads ? { threads } : {}),
+        ...(engine ? { engine: simd128 ? 'tabloop' : engine } : {}),
+        ...(simd128 ? { engineBuild: 'simd128' } : {}),
+      });
       const run = (request) => model.complete({ temperature: 0, ...request });
       // A fresh number in front makes the prompt unlike any cached one.
       const prefill = await run({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 });
       const free = await run({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 });
       const messages = [{ role: 'system', content: TOOL_SYSTEM }, { role: 'user', content: TOOL_TASK }];
       const call = await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96 });
+      // the same call with every token sampled (the engine's jump-forward off)
+      const stepped = model.info.runtime === 'tabloop' ? await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96, jump_forward: false }) : null;
       // The next step: same prefix, plus the call (the app renders it back as the very text the
       // grammar had the model write) and its result.
       const next = await run({
@@ -60,6 +70,7 @@ try {
       const out = {
         model: modelPath,
         runtime: model.info.runtime,
+        kernels: model.info.kernels ?? null,
         threads: model.info.threads,
         threads_reason: model.info.threads_reason,
         load_ms: model.info.load_ms,
@@ -69,6 +80,11 @@ try {
         prefill_tok_s: t(prefill).prompt_tokens_per_s,
         gen_free_tok_s: t(free).tokens_per_s,
         gen_grammar_tok_s: t(call).tokens_per_s,
+        // effective: the call's characters per second of generation, with and without jump-forward
+        gen_grammar_chars_s: call.text.length / (t(call).generation_ms / 1000),
+        gen_grammar_stepped_tok_s: stepped ? t(stepped).tokens_per_s : null,
+        gen_grammar_stepped_chars_s: stepped ? stepped.text.length / (t(stepped).generation_ms / 1000) : null,
+        stepped_output: stepped?.text ?? null,
         grammar_output: call.text,
         step1_first_token_ms: t(call).first_token_ms,
         step2_prompt_tokens: t(next).prompt_tokens,

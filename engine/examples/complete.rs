@@ -9,7 +9,8 @@
 //! `BATCH=n` reads the prompt n tokens at a time (default 512); `SHOW_TOP=k` prints the k (five
 //! if not a number) highest logits before each token (where a choice is a near-tie, a slightly different
 //! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read signed)`)
-//! computes with the activations a browser on another CPU uses.
+//! computes with the activations a browser on another CPU uses. `JUMP_FORWARD=0` samples every
+//! token, even where the grammar admits one continuation only.
 
 use tabloop_engine::sampling::Sampling;
 use tabloop_engine::session::{Session, Step};
@@ -25,6 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let grammar = string_field(&request, "grammar");
     let max_tokens = number_field(&request, "max_tokens").unwrap_or(64);
     let mut session = Session::load(&bytes, 4096, 2).map_err(|e| e.to_string())?;
+    session.set_jump_forward(std::env::var("JUMP_FORWARD").as_deref() != Ok("0"));
     let plan = session.begin(&prompt, grammar.as_deref(), Sampling::Greedy, max_tokens)?;
     let batch = std::env::var("BATCH")
         .ok()
@@ -35,17 +37,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let show = std::env::var("SHOW_TOP")
         .ok()
         .map(|n| n.parse().unwrap_or(5));
+    let started = std::time::Instant::now();
+    let mut steps = 0;
     let finish = loop {
         if let Some(top) = show {
             eprintln!("{}", session.top_logits(top));
         }
         match session.next(0.0)? {
-            Step::Token(bytes) => text.extend_from_slice(&bytes),
+            Step::Token(bytes) => {
+                steps += 1;
+                text.extend_from_slice(&bytes);
+            }
             Step::Stop => break "stop",
             Step::Length => break "length",
         }
     };
-    println!("{} prompt tokens, finish {finish}", plan.total);
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{} prompt tokens, finish {finish}; {} bytes written in {steps} steps, {seconds:.3} s ({:.1} bytes/s)",
+        plan.total,
+        text.len(),
+        text.len() as f64 / seconds
+    );
     println!("{}", String::from_utf8_lossy(&text));
     Ok(())
 }

@@ -227,6 +227,22 @@ pub extern "C" fn tl_next(random: f32) -> i32 {
     })
 }
 
+/// Tokens the current (or last) completion generated: a step of [`tl_next`] may append
+/// several (jump-forward), so the worker counts with this.
+#[no_mangle]
+pub extern "C" fn tl_generated() -> i32 {
+    with_session(|session| session.generated() as i32)
+}
+
+/// Turns jump-forward decoding on (1, the default) or off (0) for the loaded model.
+#[no_mangle]
+pub extern "C" fn tl_jump_forward(on: i32) -> i32 {
+    with_session(|session| {
+        session.set_jump_forward(on != 0);
+        0
+    })
+}
+
 #[link(wasm_import_module = "env")]
 extern "C" {
     /// The page's clock (`performance.now()`), for timing by phase.

@@ -23,6 +23,44 @@ pub struct Session {
     completion: Option<Completion>,
     /// The file's chat template (Jinja text), for the caller to render prompts with.
     chat_template: Option<String>,
+    /// Whether what the grammar forces is appended without sampling (see
+    /// [`Session::set_jump_forward`]).
+    jump_forward: bool,
+    /// Tokens the last (or current) completion has generated.
+    generated: usize,
+}
+
+/// Most bytes one jump-forward appends.
+const JUMP_LIMIT: usize = 256;
+
+/// The tokens of what the grammar admits as the only continuation (at most `room` of them),
+/// the grammar advanced past them; none without a grammar, or when the tokens would not spell
+/// exactly those bytes.
+fn jump_forward(
+    tokenizer: &Tokenizer,
+    grammar: Option<&mut (Grammar, GrammarState)>,
+    room: usize,
+) -> Vec<u32> {
+    let Some((grammar, state)) = grammar else {
+        return Vec::new();
+    };
+    let forced = state.forced_bytes(grammar, JUMP_LIMIT);
+    let Ok(text) = std::str::from_utf8(&forced) else {
+        return Vec::new();
+    };
+    let mut ids = tokenizer.encode(text, false);
+    ids.truncate(room);
+    let spelled: Vec<u8> = ids
+        .iter()
+        .flat_map(|id| tokenizer.token_bytes(*id).iter().copied())
+        .collect();
+    if spelled.is_empty()
+        || !forced.starts_with(&spelled)
+        || state.advance(grammar, &spelled).is_err()
+    {
+        return Vec::new();
+    }
+    ids
 }
 
 /// The completion in progress.
@@ -169,6 +207,8 @@ impl Session {
             scratch: Scratch::with_threads(threads),
             logits: Vec::new(),
             completion: None,
+            jump_forward: true,
+            generated: 0,
         })
     }
 
@@ -268,6 +308,7 @@ impl Session {
         }
         self.cache.truncate(kept);
         self.cached.truncate(kept);
+        self.generated = 0;
         self.completion = Some(Completion {
             pending,
             grammar,
@@ -364,30 +405,56 @@ impl Session {
             self.completion = None;
             return Ok(Step::Stop);
         }
-        let bytes = tokenizer.token_bytes(token).to_vec();
+        let mut bytes = tokenizer.token_bytes(token).to_vec();
         if let Some((grammar, state)) = completion.grammar.as_mut() {
             state.advance(grammar, &bytes).map_err(|e| e.to_string())?;
         }
         completion.output.push(token);
+        // the token, and what the grammar then admits as the only continuation, in one pass
+        let mut batch = vec![token];
+        if self.jump_forward {
+            let room = completion.max_tokens - completion.output.len();
+            let forced = jump_forward(tokenizer, completion.grammar.as_mut(), room);
+            for id in forced {
+                bytes.extend_from_slice(tokenizer.token_bytes(id));
+                completion.output.push(id);
+                batch.push(id);
+            }
+        }
+        self.generated = completion.output.len();
         let done = completion.output.len() >= completion.max_tokens
             || completion
                 .grammar
                 .as_ref()
                 .is_some_and(|(_, s)| s.is_complete() && !s.can_continue());
         if !done {
-            if self.cache.len() >= self.cache.capacity() {
+            if self.cache.len() + batch.len() > self.cache.capacity() {
                 self.completion = None;
                 return Ok(Step::Length);
             }
             self.model.forward(
-                &[token],
+                &batch,
                 &mut self.cache,
                 &mut self.scratch,
                 Some(&mut self.logits),
             )?;
-            self.cached.push(token);
+            self.cached.extend_from_slice(&batch);
         }
         Ok(Step::Token(bytes))
+    }
+
+    /// Tokens the current (or the last) completion generated, those a jump-forward appended
+    /// included: a step may append several.
+    pub fn generated(&self) -> usize {
+        self.generated
+    }
+
+    /// Turns jump-forward decoding on (the default) or off: with it, where the grammar admits
+    /// exactly one continuation (a tool call's `","arguments":{"`, a closing `"}}`), its
+    /// tokens are appended without sampling them and read in the next forward pass with the
+    /// token before them.
+    pub fn set_jump_forward(&mut self, on: bool) {
+        self.jump_forward = on;
     }
 
     /// The `k` highest logits of the next token as `[[id, logit], …]` JSON, once the prompt is

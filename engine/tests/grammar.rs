@@ -722,3 +722,36 @@ fn choose_greedy_timing_with_the_top_thousand_tokens_refused() {
         );
     }
 }
+
+#[test]
+fn the_only_continuation_the_grammar_admits_is_forced_and_nothing_where_there_is_a_choice() {
+    let g = grammar(APP);
+    let forced = |text: &str| {
+        let state = feed(&g, &[text.as_bytes()]).unwrap();
+        String::from_utf8(state.forced_bytes(&g, 256)).unwrap()
+    };
+    // a tool's name chosen by its first letter: the rest of the call's head is forced
+    assert_eq!(forced("v"), r#"fs","arguments":{"op":""#);
+    assert_eq!(
+        forced("vfs\",\"arguments\":{\"op\":\"w"),
+        r#"rite","path":""#
+    );
+    // a string's end opens the next key
+    assert_eq!(
+        forced(r#"vfs","arguments":{"op":"write","path":"/a""#),
+        r#","content":""#
+    );
+    // and a call's last string its closing braces
+    assert_eq!(forced(&WRITE_CALL[..WRITE_CALL.len() - 2]), "}}");
+    // a choice (which tool, a string's text) forces nothing, and neither does a whole match
+    assert_eq!(forced(""), "");
+    assert_eq!(forced(r#"vfs","arguments":{"op":"write","path":"/a"#), "");
+    assert_eq!(forced(WRITE_CALL), "");
+    // where the match may end or go on, nothing is forced
+    let optional = grammar(r#"root ::= "a" "b"?"#);
+    let state = feed(&optional, &[b"a"]).unwrap();
+    assert!(state.forced_bytes(&optional, 8).is_empty());
+    // and the limit holds
+    let state = feed(&g, &[b"v"]).unwrap();
+    assert_eq!(state.forced_bytes(&g, 4), b"fs\",");
+}

@@ -23,7 +23,12 @@ fn session() -> Session {
 struct Completion {
     plan: PromptPlan,
     text: String,
+    /// Tokens generated (a step may append several: jump-forward).
     tokens: usize,
+    /// Steps that wrote something.
+    steps: usize,
+    /// Tokens the last of them appended (with what the grammar forced after it).
+    last_step: usize,
     end: Step,
 }
 
@@ -34,19 +39,23 @@ fn complete(session: &mut Session, prompt: &str, grammar: Option<&str>, max: usi
         .unwrap();
     while session.feed(64).unwrap() > 0 {}
     let mut text = Vec::new();
-    let mut tokens = 0;
+    let (mut steps, mut last_step) = (0, 0);
     loop {
+        let before = session.generated();
         match session.next(0.0).unwrap() {
             Step::Token(bytes) => {
                 text.extend(bytes);
-                tokens += 1;
+                steps += 1;
+                last_step = session.generated() - before;
             }
             end @ (Step::Stop | Step::Length) => {
                 let text = String::from_utf8(text).unwrap();
                 return Completion {
                     plan,
                     text,
-                    tokens,
+                    tokens: session.generated(),
+                    steps,
+                    last_step,
                     end,
                 };
             }
@@ -75,9 +84,13 @@ fn the_next_prompt_reuses_the_cache_through_the_model_s_own_reply() {
     let reply = &first.text;
     let next = format!("{PROMPT}{reply}<|im_end|>\n<|im_start|>user\nResult of read_file:\nhello<|im_end|>\n<|im_start|>assistant\n");
     let second = complete(&mut session, &next, Some(GRAMMAR), 64);
-    // the first prompt and the reply as the model wrote it, but for the reply's last token
-    // (never evaluated: the grammar ended there)
-    assert_eq!(second.plan.reused, first.plan.total + first.tokens - 1);
+    // the first prompt and the reply as the model wrote it, but for the reply's last step
+    // (never evaluated: the grammar ended there; its token and the closing "}} forced after it)
+    assert!(first.last_step > 1, "the call's end is forced");
+    assert_eq!(
+        second.plan.reused,
+        first.plan.total + first.tokens - first.last_step
+    );
     assert!(second.plan.total > second.plan.reused);
 }
 
@@ -186,4 +199,39 @@ fn a_model_the_engine_does_not_run_is_refused_with_the_reason() {
         refusal(patched("tokenizer.ggml.pre", "smollm", "falcon")),
         "the engine does not run this model: its pre-tokenizer \"falcon\""
     );
+}
+
+/// The benchmark's tool task (benches/local_model/workload.mjs) as the tab renders it.
+const TOOL_PROMPT: &str = "<|im_start|>system\nReply with one JSON object only.\nTo call a tool: {\"tool\":\"<name>\",\"arguments\":{...}}\nTo answer the user: {\"tool\":\"answer\",\"arguments\":{\"text\":\"<answer>\"}}\nTools:\n- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | list (path)\n(* = required)<|im_end|>\n<|im_start|>user\nUse the vfs tool to write the text hello into the file /notes.txt.<|im_end|>\n<|im_start|>assistant\n";
+const TOOL_GRAMMAR: &str = r#"root ::= call0 | final
+final ::= "{\"tool\":\"answer\",\"arguments\":{\"text\":" string "}}"
+r0 ::= "{" "\"op\":" "\"read\"" "," "\"path\":" string "}"
+r1 ::= "{" "\"op\":" "\"write\"" "," "\"path\":" string "," "\"content\":" string "}"
+r2 ::= "{" "\"op\":" "\"list\"" "," "\"path\":" string "}"
+call0 ::= "{\"tool\":\"vfs\",\"arguments\":" (r0 | r1 | r2) "}"
+string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\bfnrt]"#;
+
+#[test]
+fn jump_forward_writes_the_same_call_in_fewer_steps() {
+    let mut session = session();
+    let jumped = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
+    session.set_jump_forward(false);
+    let stepped = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
+    assert_eq!(
+        stepped.text,
+        r#"{"tool":"vfs","arguments":{"op":"write","path":"/notes.txt","content":"Hello, World!"}}"#
+    );
+    assert_eq!(jumped.text, stepped.text);
+    assert_eq!((jumped.end, stepped.end), (Step::Stop, Step::Stop));
+    // one step per sampled token: the forced stretches ride along with the token before them
+    assert!(
+        jumped.steps * 2 < stepped.steps,
+        "{} steps with jump-forward, {} without",
+        jumped.steps,
+        stepped.steps
+    );
+    // every token counted, forced ones included
+    assert_eq!(stepped.tokens, stepped.steps);
+    assert!(jumped.tokens > jumped.steps);
 }

@@ -77,8 +77,12 @@ pub const BUNDLED_BYTES: u64 = 144_811_072;
 /// module uses the same.
 pub const LOCAL_FILE_PATH: &str = "/.tabloop-local-file/";
 
-/// Small instruct models that run in a tab, smallest first.
-pub const RECOMMENDED: [CatalogModel; 4] = [
+/// Small instruct models that run in a tab: the first four smallest first, then those that
+/// call tools best for their size (Qwen3, on the Berkeley Function Calling Leaderboard; Q8_0,
+/// where Qwen3-0.6B loses nothing to quantization) and a Gemma 3. Sizes of the last three are
+/// their parameters at Q8_0's 8.5 bits, rounded: the host's exact figures could not be read
+/// from here (the download is checked against its Content-Length either way).
+pub const RECOMMENDED: [CatalogModel; 7] = [
     CatalogModel {
         name: "SmolLM2-360M-Instruct Q8_0",
         url: "https://huggingface.co/ngxson/SmolLM2-360M-Instruct-Q8_0-GGUF/resolve/main/smollm2-360m-instruct-q8_0.gguf",
@@ -101,7 +105,25 @@ pub const RECOMMENDED: [CatalogModel; 4] = [
         name: "Llama-3.2-1B-Instruct Q8_0",
         url: "https://huggingface.co/hugging-quants/Llama-3.2-1B-Instruct-Q8_0-GGUF/resolve/main/llama-3.2-1b-instruct-q8_0.gguf",
         bytes: 1_321_079_200,
-        note: "the largest here; needs about 2 GB of memory",
+        note: "needs about 2 GB of memory",
+    },
+    CatalogModel {
+        name: "Qwen3-0.6B Q8_0",
+        url: "https://huggingface.co/Qwen/Qwen3-0.6B-GGUF/resolve/main/Qwen3-0.6B-Q8_0.gguf",
+        bytes: 640_000_000,
+        note: "calls tools in its own format (<tool_call>); thinking is turned off",
+    },
+    CatalogModel {
+        name: "Qwen3-1.7B Q8_0",
+        url: "https://huggingface.co/Qwen/Qwen3-1.7B-GGUF/resolve/main/Qwen3-1.7B-Q8_0.gguf",
+        bytes: 1_830_000_000,
+        note: "the largest here: Qwen3-0.6B's bigger sibling; needs about 2.5 GB of memory",
+    },
+    CatalogModel {
+        name: "Gemma-3-270M-IT Q8_0",
+        url: "https://huggingface.co/ggml-org/gemma-3-270m-it-GGUF/resolve/main/gemma-3-270m-it-Q8_0.gguf",
+        bytes: 292_000_000,
+        note: "Google's smallest Gemma 3: sliding-window attention, its own turn format",
     },
 ];
 

@@ -312,7 +312,7 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
     assert.ok(loaded.info.threads >= 2, `threads: ${loaded.info.threads}`);
     // Headless Chromium here has no GPU: the model falls back to the CPU and says why.
     assert.equal(loaded.info.backend, 'cpu');
-    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, 2 threads$/);
+    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine \(it runs llama; wasm relaxed-simd\), 2 threads$/);
     assert.equal(loaded.events.at(-1).note, loaded.info.backend_note, 'the start event carries the note');
     assert.equal(ggufHits(server), 1);
     Object.assign(f, { load_ms_cold: loaded.info.load_ms, download_ms: loaded.info.download_ms, threads: loaded.info.threads, store: loaded.info.store });
@@ -367,8 +367,11 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
       });
       return { first, second };
     }, GBNF_CALL);
-    // everything the first step held comes back: its prompt and what the model wrote, as it wrote it
-    assert.equal(second.timings.cached_tokens, first.usage.input_tokens + first.usage.output_tokens - 1, JSON.stringify({ first: first.timings, second: second.timings }));
+    // everything the first step held comes back: its prompt and what the model wrote, as it
+    // wrote it, but for its last step, which was never read (the grammar ended there): the
+    // string's closing quote and the "}} the grammar forced after it (jump-forward)
+    const unread = first.usage.input_tokens + first.usage.output_tokens - second.timings.cached_tokens;
+    assert.ok(unread >= 1 && unread <= 3, JSON.stringify({ unread, first: first.timings, second: second.timings }));
     assert.equal(second.timings.prompt_tokens + second.timings.cached_tokens, second.usage.input_tokens);
     Object.assign(f, { step2_cached_tokens: second.timings.cached_tokens, step2_read_tokens: second.timings.prompt_tokens, step2_first_token_ms: second.timings.first_token_ms });
   });

@@ -109,14 +109,20 @@ test('the list, a custom URL with progress, cancel, refusals, remove and a remem
       'Qwen2.5-0.5B-Instruct Q8_0',
       'Llama-3.2-1B-Instruct Q4_K_M',
       'Llama-3.2-1B-Instruct Q8_0',
+      'Qwen3-0.6B Q8_0',
+      'Qwen3-1.7B Q8_0',
+      'Gemma-3-270M-IT Q8_0',
     ]);
-    assert.deepEqual(rows.map((r) => r.chosen), ['true', 'false', 'false', 'false', 'false'], 'the bundled model is the default');
+    assert.deepEqual(rows.map((r) => r.chosen), ['true', 'false', 'false', 'false', 'false', 'false', 'false', 'false'], 'the bundled model is the default');
     assert.equal(rows[0].status, 'served with this page, works offline · 138.1 MiB');
     assert.deepEqual(rows.slice(1).map((r) => r.status), [
       'not downloaded · 368.5 MiB to download',
       'not downloaded · 644.4 MiB to download',
       'not downloaded · 770.3 MiB to download',
       'not downloaded · 1.2 GiB to download',
+      'not downloaded · 610.4 MiB to download',
+      'not downloaded · 1.7 GiB to download',
+      'not downloaded · 278.5 MiB to download',
     ]);
     assert.ok(rows.slice(1).every((r) => r.url.startsWith('https://huggingface.co/') && r.url.includes('/resolve/main/')));
 
@@ -249,7 +255,7 @@ test('a picked file is checked, stored and used by a run; choosing another model
     // The reply done, the header says the model waits, not "Writing: …" for good.
     assert.match(await waitText(page, '[data-testid=model-progress-text]', /^Ready/, 10_000), /^Ready: the last reply was \d+ pieces? \([\d.]+\/s\)$/);
     assert.equal(await page.getAttribute('[data-testid=model-progress]', 'value'), '1');
-    assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine, [12] threads?$/);
+    assert.match(await page.textContent('[data-testid=model-backend]'), /^Runs on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); tabloop engine \(it runs llama; wasm relaxed-simd\), [12] threads?$/);
     // The header holds all of it: the bar and both lines inside its box, none cut off.
     const spilled = await page.evaluate(() => {
       const header = document.querySelector('header.app-header').getBoundingClientRect();

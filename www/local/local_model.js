@@ -1,6 +1,8 @@
 // The in-tab local model: a small GGUF model run in a worker, no server and no key. Models the
-// engine runs (llama-family with 8-bit or 4-bit blocks, ChatML template: the bundled SmolLM2)
-// run on tabloop's own engine (engine/, WebAssembly relaxed SIMD); others, and any model when
+// engine runs (llama, qwen2, qwen3 and gemma3 architectures in F32/F16/BF16, Q8_0, Q4/Q5 and
+// K-quant blocks, ChatML or Gemma templates: the bundled SmolLM2, Qwen2.5, Qwen3, Gemma 3) run
+// on tabloop's own engine (engine/, WebAssembly relaxed SIMD, or SIMD128 where the browser has
+// no relaxed SIMD); others, and any model when
 // the browser offers WebGPU, run on wllama (llama.cpp compiled to wasm). One completion runs at
 // a time; later calls wait their turn.
 //
@@ -104,6 +106,8 @@ function abortError(message) {
  *   tabloop's engine on the CPU when it runs this model, else wllama (and wllama on the GPU
  *   when the browser has one); 'tabloop' only the engine (rejects a model it does not run);
  *   'wllama' only wllama
+ * @param {'simd128'} [options.engineBuild] run the engine's SIMD128 build even where the
+ *   browser has relaxed SIMD (what Safari runs; for tests and benchmarks)
  * @param {boolean} [options.debug] print llama.cpp's own log
  * @returns {Promise<LocalModel>}
  */
@@ -165,8 +169,12 @@ export async function loadLocalModel(options = {}) {
     const note = `on the CPU: ${why}; tabloop engine, ${threads} thread${threads === 1 ? '' : 's'}`;
     init(note);
     try {
-      const running = await startEngine(source.blob, { context: nCtx, threads, signal });
+      const running = await startEngine(source.blob, { context: nCtx, threads, signal, build: options.engineBuild });
       modelStarted();
+      // which engine runs it and why: the engine runs this architecture, with these kernels
+      const kernels = running.info.kernels === 'wasm simd128' ? 'SIMD128: this browser has no relaxed SIMD' : running.info.kernels;
+      const ran = `on the CPU: ${why}; tabloop engine (it runs ${running.info.architecture}; ${kernels}), ${threads} thread${threads === 1 ? '' : 's'}`;
+      init(ran);
       const info = figures({
         runtime: 'tabloop',
         kernels: running.info.kernels,
@@ -177,7 +185,7 @@ export async function loadLocalModel(options = {}) {
         threads_probe: null,
         multithread: running.info.threads > 1,
         backend: 'cpu',
-        backend_note: note,
+        backend_note: ran,
       });
       return new EngineModel(running, info, { batch: nBatch, onUnload: modelStopped });
     } catch (err) {

@@ -95,6 +95,31 @@ impl GrammarState {
         !self.utf8.is_idle() || self.stacks.iter().any(|stack| !stack.is_empty())
     }
 
+    /// The bytes the grammar admits as the only continuation from here, up to `limit` of
+    /// them: while generation may not end, no UTF-8 sequence is open and exactly one ASCII
+    /// byte may come next, that byte. What a jump-forward appends without asking the model.
+    pub fn forced_bytes(&self, grammar: &Grammar, limit: usize) -> Vec<u8> {
+        let mut state = self.clone();
+        let mut out = Vec::new();
+        let mut scratch = Scratch::default();
+        while out.len() < limit && !state.is_complete() && state.utf8.is_idle() {
+            let map = state.first_bytes(grammar);
+            let ones: u32 = map.iter().map(|m| m.count_ones()).sum();
+            let Some(byte) = (0..128u8).find(|b| map[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+            else {
+                break;
+            };
+            if ones != 1 || !state.check(grammar, &[byte], &mut scratch) {
+                break;
+            }
+            if state.advance(grammar, &[byte]).is_err() {
+                break;
+            }
+            out.push(byte);
+        }
+        out
+    }
+
     /// A bitmap of the bytes a token may start with here (a superset: a byte in it may still
     /// be refused by [`accepts`](Self::accepts), one outside it always is).
     pub(super) fn first_bytes(&self, grammar: &Grammar) -> [u64; 4] {

@@ -19,18 +19,19 @@ export class EngineUnsupportedError extends Error {
 /**
  * Starts the engine on a model's bytes.
  * @param {Blob} blob the GGUF file
- * @param {{context?: number, batch?: number, threads?: number, signal?: AbortSignal}} options
+ * @param {{context?: number, batch?: number, threads?: number, signal?: AbortSignal, build?: 'simd128'}} options
+ *   build: the SIMD128 build even where the browser has relaxed SIMD (tests, benchmarks)
  * @returns {Promise<{worker: Worker, info: object, format: object}>}
  *   rejects with EngineUnsupportedError when the engine does not run this model
  */
-export async function startEngine(blob, { context = 4096, threads = 1, signal } = {}) {
+export async function startEngine(blob, { context = 4096, threads = 1, signal, build } = {}) {
   const worker = new Worker(WORKER_URL, { type: 'module', name: 'tabloop-engine' });
   const reply = new Promise((resolve, reject) => {
     worker.onmessage = (event) => resolve(event.data);
     worker.onerror = (event) => reject(new Error(`the engine worker failed: ${event.message ?? 'no message'}`));
   });
   // the Blob itself (no copy): the worker reads it as the engine asks
-  worker.postMessage({ type: 'load', blob, context, threads });
+  worker.postMessage({ type: 'load', blob, context, threads, build });
   const onAbort = () => worker.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   let message;
@@ -51,7 +52,7 @@ export async function startEngine(blob, { context = 4096, threads = 1, signal } 
   const format = chatFormat(message.info.chat_template);
   if (!format) {
     worker.terminate();
-    throw new EngineUnsupportedError('its chat template is not ChatML');
+    throw new EngineUnsupportedError('its chat template is neither ChatML nor Gemma\'s turns');
   }
   return { worker, info: message.info, format };
 }
@@ -122,7 +123,8 @@ export class EngineModel {
             const now = performance.now();
             firstTokenAt ??= now;
             text += message.text;
-            pieces += 1;
+            // tokens so far (a piece may carry several: what the grammar forced rides along)
+            pieces = message.tokens ?? pieces + 1;
             const seconds = (now - firstTokenAt) / 1000;
             guard(() => onProgress?.({ phase: 'writing', loaded: pieces, total: null, per_second: seconds > 0 ? (pieces - 1) / seconds : null }));
             guard(() => onDelta?.(message.text));
@@ -147,6 +149,8 @@ export class EngineModel {
       max_tokens: request?.max_tokens ?? 256,
       temperature: request?.temperature ?? 0,
       batch: this._batch,
+      // jump-forward decoding (on unless the request turns it off: the benchmark compares)
+      jump_forward: request?.jump_forward !== false,
     });
     let message;
     try {

@@ -11,11 +11,12 @@
 // Blob, so it is never whole in memory beside the packed weights.
 //
 // Messages in:  {type: 'load', blob: Blob, context, threads, build?: 'simd128'}
-//               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch}
+//               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch,
+//                jump_forward?: false (every token sampled; on by default)}
 //               {type: 'cancel', id}
 // Messages out: {type: 'loaded', info} | {type: 'load_error', message}
 //               {type: 'prompt', id, loaded, total, reused}
-//               {type: 'token', id, text}
+//               {type: 'token', id, text, tokens (generated so far)}
 //               {type: 'done', id, finish: 'stop'|'length'|'abort', prompt_tokens, reused_tokens, output_tokens, prompt_ms, generation_ms}
 //               {type: 'error', id, message}
 
@@ -150,7 +151,8 @@ async function load({ blob, context, threads, build }) {
 }
 
 async function complete(message) {
-  const { id, prompt, grammar, max_tokens, temperature, batch } = message;
+  const { id, prompt, grammar, max_tokens, temperature, batch, jump_forward = true } = message;
+  exports.tl_jump_forward(jump_forward ? 1 : 0);
   const stream = new TextDecoder();
   const started = performance.now();
   const begin = withText(prompt, (pp, pl) =>
@@ -192,9 +194,10 @@ async function complete(message) {
         generation_ms: performance.now() - promptDone,
       });
     }
-    tokens += 1;
+    // a step may append several tokens (what the grammar forced rides along)
+    tokens = exports.tl_generated();
     const text = stream.decode(outputBytes(), { stream: true });
-    if (text) postMessage({ type: 'token', id, text });
+    if (text) postMessage({ type: 'token', id, text, tokens });
   }
 }
 
