@@ -50,12 +50,16 @@ for model in "${models[@]}"; do
   tab="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" 0 tabloop)"
   # wllama and native llama.cpp on the threads the engine took, so all compare like for like.
   threads="$(node -e 'process.stdout.write(String(JSON.parse(process.argv[1]).threads || 1))' "$tab")"
-  wllama="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" wllama)"
+  # wllama runs a 0.6B model at about a tenth of native speed: past 15 minutes it is stopped
+  wllama="$(flock /tmp/tabloop-browser.lock timeout -s KILL "${WLLAMA_TIMEOUT:-900}" node benches/local_model/tab.mjs "/models/$model" "$threads" wllama)" || wllama=null
   native="$("$VENV/bin/python" benches/local_model/native.py "www/models/$model" "$workload" "$threads")"
   simd128=null
   if [ -n "${SIMD128:-}" ]; then
-    simd128="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" tabloop-simd128)"
+    simd128="$(flock /tmp/tabloop-browser.lock timeout -s KILL 600 node benches/local_model/tab.mjs "/models/$model" "$threads" tabloop-simd128)" || simd128=null
   fi
+  # each run's figures as they come (a long run stopped early keeps what it measured)
+  printf '[bench] %s engine %s\n[bench] %s wllama %s\n[bench] %s native %s\n[bench] %s simd128 %s\n' \
+    "$model" "$tab" "$model" "$wllama" "$model" "$native" "$model" "$simd128" >&2
   results+=("$model|$tab|$wllama|$native|$simd128")
 done
 done
@@ -63,7 +67,7 @@ done
 node - "${results[@]}" <<'JS'
 const rows = process.argv.slice(2).map((r) => {
   const [model, tab, wllama, native, simd128] = r.split('|');
-  return { model, tab: JSON.parse(tab), wllama: JSON.parse(wllama), native: JSON.parse(native), simd128: JSON.parse(simd128) };
+  return { model, tab: JSON.parse(tab), wllama: JSON.parse(wllama || 'null') ?? {}, native: JSON.parse(native), simd128: JSON.parse(simd128 || 'null') };
 });
 const pct = (a, b) => (a && b ? `${Math.round((100 * a) / b)}%` : '-');
 const f = (x) => (x == null ? '-' : Number(x).toFixed(1));

@@ -150,5 +150,9 @@ if (r.local?.length) {
   add('Not measured in this run: `scripts/bench.sh --local` runs `scripts/bench-local.sh` (slow: it loads the');
   add('model in the tab and builds llama.cpp natively once).');
 }
+// Figures of the engine on other families, measured by hand with their own commands (too slow
+// for every run of this script): kept in a file of their own and carried over.
+const families = new URL('../local_model/families.md', import.meta.url);
+if (fs.existsSync(families)) add('', fs.readFileSync(families, 'utf8').trimEnd());
 fs.writeFileSync(output, `${lines.join('\n')}\n`);
 console.log(`[bench] wrote ${output}`);
