@@ -77,16 +77,20 @@ export async function hostListTools() {
  * after a crash, so a tool that calls a remote service can have it deduplicate. `allowHosts`
  * is the session's fetch allow-list (an array of hosts), handed to tools as `ctx.allowHosts`. The core runs
  * `finish` here only when a verifier was registered; without one it is refused, never accepted.
+ * `sample`, if given, is the session's model as a function of JSON text (www/../src/web/sampler.rs),
+ * handed to the tool as `ctx.sample(params)` for an MCP server's sampling request.
  * `stored`, if given, is the promise of the commit of the call's start record, still under way:
  * the tool runs once it resolves, and not at all if it rejects.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHosts, signal, stored) {
+export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHosts, signal, stored, sample) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
       return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
     }
-    const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts, stored };
+    // The session's model for an MCP server's sampling request during this call (JSON in and out).
+    const sampleWith = typeof sample === 'function' ? async (params) => JSON.parse(await sample(JSON.stringify(params))) : undefined;
+    const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts, stored, sample: sampleWith };
     return await module.callToolJson(name, argsJson, ctx);
   } catch (error) {
     return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });

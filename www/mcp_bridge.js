@@ -16,3 +16,15 @@ export async function mcpConnect(options) {
   const [client, registry] = await Promise.all([load('www/mcp/client.js'), load('www/tools/registry.js')]);
   return client.connectMcp(options, registry);
 }
+
+/** The MCP sign-ins kept in this browser, without their tokens. */
+export async function mcpSignIns() {
+  const client = await load('www/mcp/client.js');
+  return client.listTokens();
+}
+
+/** Forgets (and revokes at the server) the sign-in to `serverUrl`, or every one when undefined. */
+export async function mcpRevokeSignIn(serverUrl) {
+  const client = await load('www/mcp/client.js');
+  return client.revokeTokens(serverUrl ?? undefined);
+}

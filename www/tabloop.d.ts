@@ -377,20 +377,112 @@ export function deleteSession(session: string): Promise<void>;
 
 // ---- MCP client ----
 
+/** A form field of an elicitation request, as the client read the server's schema. */
+export interface McpFormField {
+  name: string;
+  title: string;
+  description: string;
+  required: boolean;
+  default?: unknown;
+  kind: 'text' | 'select' | 'multi' | 'number' | 'integer' | 'boolean';
+  options?: { value: string; label: string }[];
+  format?: 'email' | 'uri' | 'date' | 'date-time';
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** Something the server asks of a person (queued in 'ask' mode): a form, a link, a sampling. */
+export type McpPendingRequest = {
+  id: string;
+  server: string;
+  /** The tool call it belongs to, when it came with one. */
+  tool?: string;
+  callId?: string;
+  session?: string;
+  created: number;
+} & (
+  | { kind: 'form'; message: string; requestedSchema: object; fields: McpFormField[] }
+  | { kind: 'url'; message: string; url: string; host: string; elicitationId?: string }
+  | { kind: 'sampling'; params: McpSamplingParams }
+);
+
+export interface McpSamplingParams {
+  messages: { role: 'user' | 'assistant'; content: McpContent | McpContent[] }[];
+  systemPrompt?: string;
+  maxTokens: number;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: object;
+  [field: string]: unknown;
+}
+export interface McpSamplingResult {
+  content: McpContent | string;
+  model: string;
+  stopReason?: string;
+}
+export type McpContent =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: McpResourceContents }
+  | { type: 'resource_link'; uri: string; name?: string; mimeType?: string };
+export interface McpResourceContents { uri: string; mimeType?: string; text?: string; blob?: string }
+export interface McpElicitAnswer { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+
+export interface McpOAuthOptions {
+  /** 'popup' (default: a window from the person's click) or 'redirect' (this tab goes and comes back). */
+  mode?: 'popup' | 'redirect';
+  /** Where the authorization server sends the person back; default www/mcp/oauth/callback.html. */
+  redirectUri?: string;
+  /** Pre-registered credentials (then no registration is attempted). */
+  clientId?: string;
+  clientSecret?: string;
+  /** A Client ID Metadata Document URL to be known by; default the site's oauth-client.json when served over HTTPS. */
+  clientMetadataUrl?: string;
+  clientName?: string;
+  /** Scopes to ask for instead of the server's. */
+  scope?: string;
+  /** Grants without a person, for a page that holds its own credentials. */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  privateKeyPem?: string;
+  signingAlgorithm?: 'ES256' | 'RS256';
+  idToken?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  /** Ignore a sign-in left unfinished (by a reload) and start a new one. */
+  fresh?: boolean;
+  onSignIn?: (info: { server: string; issuer: string; scope?: string; resumed: boolean }) => void;
+}
+
 export interface McpOptions {
   /** Tools are registered as `mcp__<name>__<tool>`; letters, digits, `_` and `-`, at most 24. */
   name: string;
   /** The server's Streamable HTTP endpoint. It must allow this page's origin (CORS) and expose
-   *  the `Mcp-Session-Id` header. */
+   *  the `Mcp-Session-Id` and `WWW-Authenticate` headers. */
   url: string;
-  /** Sent with every request, e.g. `{ authorization: 'Bearer …' }`. Never logged. */
+  /** Sent with every request, e.g. `{ authorization: 'Bearer …' }` (then no OAuth). Never logged. */
   headers?: Record<string, string>;
   /** Permission of every tool of this server (default 'ask'). */
   permission?: Permission;
   /** Per-tool permission, by the server's tool name or the registered name. */
   permissions?: Record<string, Permission>;
-  /** Deadline of each request and tool call in ms (default 30 000). */
+  /** Deadline of each request and tool call in ms (default 30 000); progress extends it. */
   timeoutMs?: number;
+  /** 'auto' (default): 2026-07-28 where the server speaks it, else 2025-11-25 / 2025-06-18 / 2025-03-26. */
+  protocol?: 'auto' | 'legacy' | 'modern';
+  /** OAuth 2.1 sign-in when the server answers 401 (default on; false: never). */
+  oauth?: McpOAuthOptions | false;
+  /** Answers elicitation requests, or 'ask' to queue them for a person (see requests()). Unset: not offered. */
+  elicitation?: ((request: { mode: 'form'; message: string; requestedSchema: object } | { mode: 'url'; message: string; url: string; elicitationId?: string }, info: { tool?: string; callId?: string }) => Promise<McpElicitAnswer>) | 'ask';
+  /** Answers sampling requests, or 'ask' (a person approves; the session's model answers) / 'allow'. Unset: not offered. */
+  sampling?: ((params: McpSamplingParams, info: { tool?: string; callId?: string }) => Promise<McpSamplingResult>) | 'ask' | 'allow';
+  /** The roots offered to the server. Unset: not offered. */
+  roots?: { uri: string; name?: string }[] | (() => Promise<{ uri: string; name?: string }[]>);
+  /** Opens a URL a person agreed to visit (URL elicitation); default window.open. */
+  openUrl?: (url: string) => void;
 }
 
 export interface McpToolState {
@@ -402,29 +494,84 @@ export interface McpToolState {
   fingerprint: string;
   /** The definition changed since it was accepted: calls a human did not approve are refused. */
   changedSinceAccepted: boolean;
+  /** What changed since it was accepted ("- " and "+ " lines), "" when nothing did. */
+  diff: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; [hint: string]: unknown };
 }
 
 export interface McpToolsChange { added: string[]; removed: string[]; changed: string[] }
+export interface McpToolResult { content: McpContent[]; structuredContent?: unknown; isError?: boolean; [field: string]: unknown }
+export interface McpLogEntry { level: string; logger?: string; data: unknown; time: number }
+export interface McpProgress { tool: string; callId?: string; session?: string; progress: number; total?: number; message?: string }
 
 export interface McpConnection {
   readonly name: string;
+  readonly url: string;
   readonly serverInfo: { name: string; version: string; [field: string]: unknown } | null;
   readonly protocolVersion: string;
+  /** 'modern' (2026-07-28, stateless) or 'legacy' (initialize, sessions). */
+  readonly era: 'modern' | 'legacy';
   readonly instructions: string | null;
+  readonly capabilities: Record<string, unknown>;
   tools(): McpToolState[];
   /** Tools not registered, with the reason (a name that does not fit, a non-object schema). */
   skipped(): { tool: string; reason: string }[];
   /** Lists the tools again (also done on `notifications/tools/list_changed`). */
   refresh(): Promise<McpToolsChange>;
   /** Accepts the current definition of one tool (server or registered name), or of all. */
-  accept(tool?: string): void;
-  onToolsChanged(callback: (change: McpToolsChange) => void): void;
+  accept(tool?: string): Promise<void>;
+  onToolsChanged(callback: (change: McpToolsChange) => void): () => void;
+  /** Calls a tool directly (no agent run). */
+  callTool(name: string, args?: object, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<McpToolResult>;
+  readonly resources: {
+    list(): Promise<{ uri: string; name: string; mimeType?: string; [field: string]: unknown }[]>;
+    templates(): Promise<{ uriTemplate: string; name: string; [field: string]: unknown }[]>;
+    read(uri: string, options?: { signal?: AbortSignal }): Promise<{ contents: McpResourceContents[] }>;
+    /** Resolves once subscribed; the result unsubscribes. */
+    subscribe(uri: string, callback: (uri: string) => void): Promise<() => Promise<void>>;
+    unsubscribe(uri: string, callback?: (uri: string) => void): Promise<void>;
+    /** The resource as text for a task (binary described). */
+    asContext(uri: string, options?: { signal?: AbortSignal }): Promise<string>;
+    /** Writes the resource into a session's files (binary as `<name>.base64`); the paths. */
+    toVfs(uri: string, options: { session?: string; volume?: 'session' | 'shared'; dir?: string; signal?: AbortSignal }): Promise<string[]>;
+  };
+  readonly prompts: {
+    list(): Promise<{ name: string; title?: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[] }[]>;
+    get(name: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<{ description?: string; messages: { role: 'user' | 'assistant'; content: McpContent }[] }>;
+    /** The prompt's messages as the text of a task. */
+    asTask(name: string, args?: Record<string, string>): Promise<string>;
+    complete(name: string, argument: string, value: string, context?: Record<string, string>): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
+  };
+  complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: string, value: string, context?: Record<string, string>): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
+  setLogLevel(level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'): Promise<void>;
+  /** The last 200 log messages. */
+  logs(): McpLogEntry[];
+  /** Requests waiting for a person ('ask' mode). */
+  requests(): McpPendingRequest[];
+  /** Answers one; throws (and keeps it) when a form's answer does not fit its schema. */
+  respond(id: string, answer: McpElicitAnswer): void;
+  dismiss(id: string): void;
+  setRoots(roots: { uri: string; name?: string }[]): Promise<void>;
+  on(type: 'tools', callback: (change: McpToolsChange) => void): () => void;
+  on(type: 'progress', callback: (progress: McpProgress) => void): () => void;
+  on(type: 'log', callback: (entry: McpLogEntry) => void): () => void;
+  on(type: 'request', callback: (event: { type: 'request'; request: McpPendingRequest }) => void): () => void;
+  on(type: 'requests', callback: (event: { type: string; id?: string }) => void): () => void;
+  on(type: 'prompts' | 'resources', callback: (event: { type: 'list_changed' | 'updated'; uri?: string }) => void): () => void;
   /** Unregisters the tools and ends the server session. */
   close(): Promise<void>;
 }
 
-/** Connects to an MCP server over Streamable HTTP and registers its tools. */
+/** Connects to an MCP server over Streamable HTTP (signing in if it asks) and registers its tools. */
 export function connectMcp(options: McpOptions): Promise<McpConnection>;
+
+/** The MCP sign-ins this browser keeps (never their tokens). */
+export function mcpSignIns(): Promise<{ serverUrl: string; issuer: string; scopes: string[]; expiresAt: number | null; obtained: number | null; refreshable: boolean }[]>;
+/** Forgets the sign-in to one MCP server (every one when omitted) and tells its authorization server. */
+export function revokeMcpSignIn(serverUrl?: string): Promise<{ serverUrl: string; revokedAtServer: boolean }[]>;
 
 // ---- end MCP client ----
 

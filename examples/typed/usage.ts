@@ -1,7 +1,7 @@
 // Uses every export of the public API with its declared types, so `tsc` catches a declaration
 // that drifts from what pages are told to write.
 import init, {
-  AgentHandle, connectMcp, createAgent, deleteSession, importSession, initSync,
+  AgentHandle, connectMcp, createAgent, deleteSession, importSession, initSync, mcpSignIns, revokeMcpSignIn,
   listSessions, registerTool,
 } from 'tabloop';
 import type { Agent, ChatCompletionChunk, EventRecord, McpToolsChange, Outcome, Status, ToolDescription } from 'tabloop';
@@ -30,8 +30,27 @@ export async function main(): Promise<void> {
   const mcp = await connectMcp({ name: 'docs', url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer token' }, permission: 'ask' });
   mcp.onToolsChanged((change: McpToolsChange) => console.log(change.added, change.changed, change.removed));
   console.log(mcp.protocolVersion, mcp.serverInfo?.name, mcp.tools().map((t) => t.changedSinceAccepted), mcp.skipped());
-  mcp.accept();
+  await mcp.accept();
   await mcp.refresh();
+  const mcpWithPeople = await connectMcp({
+    name: 'notes', url: 'https://notes.example.com/mcp', elicitation: 'ask', sampling: 'ask',
+    roots: [{ uri: 'file:///project', name: 'project' }], oauth: { mode: 'popup', clientName: 'my app' },
+  });
+  mcpWithPeople.on('request', ({ request }) => {
+    if (request.kind === 'form') mcpWithPeople.respond(request.id, { action: 'accept', content: { name: request.fields[0]?.name ?? '' } });
+    else mcpWithPeople.respond(request.id, { action: 'decline' });
+  });
+  mcpWithPeople.on('progress', (p) => console.log(p.tool, p.progress, p.total));
+  const read = await mcpWithPeople.resources.read('file:///project/README.md');
+  console.log(read.contents[0]?.text, await mcpWithPeople.resources.toVfs('file:///project/README.md', { session: 'notes' }));
+  const unsubscribe = await mcpWithPeople.resources.subscribe('file:///project/README.md', (uri) => console.log('changed', uri));
+  await unsubscribe();
+  const promptTask = await mcpWithPeople.prompts.asTask('summarise', { topic: 'tabloop' });
+  const suggestions = await mcpWithPeople.prompts.complete('summarise', 'topic', 'ta');
+  await mcpWithPeople.setLogLevel('warning');
+  const called = await mcpWithPeople.callTool('search', { query: 'x' });
+  console.log(promptTask, suggestions.values, mcpWithPeople.logs().length, called.isError, mcpWithPeople.era, mcpWithPeople.tools()[0]?.diff);
+  console.log(await mcpSignIns(), await revokeMcpSignIn('https://notes.example.com/mcp'));
 
   const streaming = async function* (): AsyncGenerator<ChatCompletionChunk> {
     yield { choices: [{ index: 0, delta: { content: 'hello' }, finish_reason: 'stop' }] };

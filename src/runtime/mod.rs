@@ -13,6 +13,7 @@ mod notice;
 pub mod options;
 pub mod prices;
 mod resume;
+pub mod sampling;
 mod service;
 pub mod synthetic;
 pub mod synthetic_stream;

@@ -23,6 +23,7 @@ pub mod mcp_api;
 pub mod model_library;
 pub mod provider;
 pub mod remote_client;
+pub mod sampler;
 pub mod session_handle;
 pub mod stop_hook;
 pub mod timer;

@@ -12,6 +12,7 @@ use super::custom_client;
 use super::idb_store::IdbStore;
 use super::locks::SessionLock;
 use super::log_channel;
+use super::sampler::Sampler;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
 use super::visibility::VisibilityWatch;
@@ -79,7 +80,11 @@ impl Platform for TabPlatform {
                 // Hidden-tab time is not charged; the watch ends with the driver.
                 let visibility = VisibilityWatch::start(&live);
                 let gates = store.commit_gates();
-                let tools = Rc::new(JsToolHost::new(&session, launch.allow_hosts.clone(), gates));
+                let name = launch.provider.model.clone().unwrap_or_default();
+                let tools = Rc::new(
+                    JsToolHost::new(&session, launch.allow_hosts.clone(), gates)
+                        .with_sampler(Sampler::new(model.clone(), name)),
+                );
                 drive(launch, model, store, tools, Rc::new(BrowserClock)).await;
                 drop(visibility);
                 lock.release().await;

@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::abort::AbortOnDrop;
 use super::commit_gates::CommitGates;
 use super::js_error::JsFailure;
+use super::sampler::Sampler;
 use crate::core::ToolInvocation;
 use crate::ports::{ToolHost, ToolOutput};
 use crate::runtime::options::HostToolSpec;
@@ -39,6 +40,7 @@ extern "C" {
         allow_hosts: &JsValue,
         signal: &web_sys::AbortSignal,
         stored: Option<js_sys::Promise>,
+        sample: &JsValue,
     ) -> Result<js_sys::Promise, JsValue>;
 }
 
@@ -98,6 +100,8 @@ pub struct JsToolHost {
     session_id: String,
     /// The session store's appends under way: a call may wait on one of them in JavaScript.
     gates: CommitGates,
+    /// The session's model, for MCP servers that ask it something during a call.
+    sampler: Option<Sampler>,
 }
 
 impl JsToolHost {
@@ -110,7 +114,14 @@ impl JsToolHost {
             allow_hosts: hosts.into(),
             session_id: session.to_string(),
             gates,
+            sampler: None,
         }
+    }
+
+    /// Lets each call's MCP servers sample the session's model (as `ctx.sample`).
+    pub fn with_sampler(mut self, sampler: Sampler) -> Self {
+        self.sampler = Some(sampler);
+        self
     }
 
     /// Runs a call, in the registry once `stored` (a commit's promise) resolves if given, and
@@ -125,6 +136,11 @@ impl JsToolHost {
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
         };
         let args = json::to_string(&invocation.args);
+        // Lives until the call ends: the function is dead once it is dropped.
+        let sample = self.sampler.as_ref().map(Sampler::function);
+        let sample_fn = sample
+            .as_ref()
+            .map_or(JsValue::UNDEFINED, |f| f.as_ref().clone());
         let promise = match host_call_tool(
             &invocation.tool,
             &args,
@@ -135,6 +151,7 @@ impl JsToolHost {
             &self.allow_hosts,
             &abort.signal(),
             stored,
+            &sample_fn,
         ) {
             Ok(promise) => promise,
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),

@@ -7,14 +7,16 @@
 // the rest). It exits 0 when the connection and every call succeeded, 1 otherwise.
 //
 // The suite's test servers are written for native clients and send no CORS headers. A server
-// deployed for browsers must send them, so the launcher adds them to the test servers' answers
-// (Playwright routing, the page's URLs unchanged); nothing else about a request or its answer
-// is touched, and the OAuth popup's navigations are not routed at all.
+// deployed for browsers must send them, so Chromium reaches them through a forward proxy here
+// that adds the headers (and answers preflights), streaming answers through unchanged; the
+// page's URLs stay the servers' own, and nothing else about a request or an answer changes.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { chromium } from 'playwright-core';
 import { launchBrowser } from '../e2e/support/browser.mjs';
+import { startCorsProxy } from './cors_proxy.mjs';
+import fs from 'node:fs';
 import { serveSite } from '../e2e/support/site.mjs';
-import { openEmbed } from '../e2e/support/embed.mjs';
 import { installScriptedModel } from '../e2e/support/page_model.mjs';
 import { scenarioPlan } from './plans.mjs';
 
@@ -26,39 +28,29 @@ if (!serverUrl) {
   process.exit(2);
 }
 
-const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-allow-headers': '*',
-  'access-control-expose-headers': '*',
-};
-
-/** Adds CORS headers to the answers of every server on `origin`'s host other than the site. */
-async function allowCors(page, siteOrigin) {
-  await page.route((url) => url.origin !== siteOrigin && (url.hostname === 'localhost' || url.hostname === '127.0.0.1'), async (route) => {
-    const request = route.request();
-    if (request.isNavigationRequest()) return route.continue();
-    if (request.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: CORS_HEADERS });
-    let response;
-    try {
-      response = await route.fetch({ maxRedirects: 0 });
-    } catch (error) {
-      console.error(`fetch of ${request.url()} failed: ${error.message}`);
-      return route.abort('connectionfailed');
-    }
-    const headers = { ...response.headers(), ...CORS_HEADERS };
-    return route.fulfill({ response, headers });
-  });
-}
-
 const plan = scenarioPlan(scenario, context);
-const site = await serveSite();
-const browser = await launchBrowser();
+// A browser host started by scripts/mcp-conformance.sh (browser_host.mjs) is shared by every
+// scenario; without one this process starts its own site, proxy and Chromium.
+const host = process.env.TABLOOP_CONFORMANCE_HOST ? JSON.parse(fs.readFileSync(process.env.TABLOOP_CONFORMANCE_HOST, 'utf8')) : undefined;
+let site;
+let proxy;
+let browser;
+if (host) {
+  site = { url: host.siteUrl };
+  browser = await chromium.connect(host.wsEndpoint);
+} else {
+  site = await serveSite();
+  proxy = await startCorsProxy(new URL(site.url).origin);
+  // Playwright routes loopback through the proxy too (its `<-loopback>` bypass rule).
+  browser = await launchBrowser({ proxy: { server: proxy.url } });
+}
 let exitCode = 1;
 try {
-  const page = await openEmbed(await browser.newContext(), site);
+  // Generous: on a loaded machine a dozen pages compile the wasm at once.
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${site.url}/embed.html`);
+  await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 100_000 });
   page.on('console', (message) => console.error(`page ${message.type()}: ${message.text()}`));
-  await allowCors(page, new URL(site.url).origin);
   await installScriptedModel(page);
   const result = await page.evaluate(runInPage, { url: serverUrl, plan });
   console.log(JSON.stringify(result, null, 2));
@@ -67,7 +59,8 @@ try {
   console.error(`the client failed: ${error?.stack ?? error}`);
 } finally {
   await browser.close();
-  await site.close();
+  await site.close?.();
+  await proxy?.close();
 }
 process.exit(exitCode);
 
@@ -85,11 +78,33 @@ async function runInPage({ url, plan }) {
   } catch (error) {
     return { ok: false, stage: 'connect', error: String(error?.message ?? error) };
   }
-  const listed = connection.tools().map((t) => t.mcpName);
+  const tools = connection.tools();
+  const listed = tools.map((t) => t.mcpName);
   log.push({ listed });
-  const calls = plan.calls === 'all' ? listed.map((name) => ({ name, args: plan.args?.[name] ?? {} })) : plan.calls;
+  // Arguments that fit a schema: each required property given a value of its type.
+  const fitting = (schema) => Object.fromEntries((schema?.required ?? []).map((key) => {
+    const property = schema.properties?.[key] ?? {};
+    const value = property.enum?.[0] ?? { string: 'example', integer: 1, number: 1, boolean: true, object: {}, array: [] }[property.type] ?? 'example';
+    return [key, value];
+  }));
+  let calls = plan.calls === 'all' ? tools.map((t) => ({ name: t.mcpName, args: plan.args?.[t.mcpName] ?? fitting(t.inputSchema) })) : plan.calls;
+  if (plan.echoSchema) {
+    const from = tools.find((t) => t.mcpName === plan.echoSchema.from);
+    if (!from) return { ok: false, stage: 'list', error: `no tool ${plan.echoSchema.from}` };
+    calls = [{ name: plan.echoSchema.into, args: { schema: from.inputSchema } }];
+  }
   let finished = [];
-  if (calls.length > 0) {
+  if (plan.direct) {
+    for (const call of calls) {
+      try {
+        const result = await connection.callTool(call.name, call.args);
+        finished.push({ content: JSON.stringify(result.content), is_error: result.isError === true });
+      } catch (error) {
+        finished.push({ content: String(error?.message ?? error), is_error: true });
+      }
+    }
+    log.push({ direct: finished });
+  } else if (calls.length > 0) {
     const model = scriptedProvider([
       ...calls.map((call, i) => ({ calls: [{ id: `c${i}`, name: `mcp__conf__${call.name.replace(/[^A-Za-z0-9_-]/g, '_')}`, args: call.args }] })),
       { text: 'done' },

@@ -1,7 +1,8 @@
 // What the conformance launcher does in each client scenario of @modelcontextprotocol/conformance:
 // the options given to `tabloop.connectMcp` (what a page embedding tabloop would pass: an
 // elicitation answer, pre-registered OAuth credentials) and the tools to call once connected.
-// A scenario not named here connects, lists the tools and calls each with empty arguments.
+// A scenario not named here connects, lists the tools and calls each with arguments that fit
+// its input schema (or the calls the scenario's context names, `toolCalls`).
 
 /** The Client ID Metadata Document URL the suite's CIMD scenarios expect as client_id. */
 export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
@@ -10,13 +11,24 @@ export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-m
  * @param {string} scenario MCP_CONFORMANCE_SCENARIO
  * @param {object} context MCP_CONFORMANCE_CONTEXT, parsed ({} when unset)
  * @returns {{options: object, calls: 'all' | {name: string, args: object}[], args?: object,
- *   elicitationAnswer?: object}} (plain data: it is handed to the page)
+ *   elicitationAnswer?: object, echoSchema?: {from: string, into: string}, direct?: boolean}}
+ *   (plain data: it is handed to the page)
  */
 export function scenarioPlan(scenario, context) {
   const oauth = { clientMetadataUrl: CIMD_CLIENT_METADATA_URL, clientName: 'tabloop conformance' };
+  // Calls the scenario names exactly (some with arguments their schema refuses, e.g. a null):
+  // made with the connection's own callTool, as a page would, not through a model's run.
+  if (Array.isArray(context.toolCalls)) return { options: {}, direct: true, calls: context.toolCalls.map((c) => ({ name: c.name, args: c.arguments ?? {} })) };
   switch (scenario) {
     case 'initialize':
+    case 'json-schema-ref-no-deref':
       return { options: {}, calls: [] };
+    case 'json-schema-2020-12-preservation':
+      // Echo the schema the client was given for one tool back through another: the suite
+      // compares it with what it sent, keyword for keyword.
+      return { options: {}, calls: [], echoSchema: { from: 'json_schema_2020_12_tool', into: 'json_schema_echo' } };
+    case 'sep-2322-client-request-state':
+      return { options: {}, elicitationAnswer: { action: 'accept', content: { confirmed: true } }, calls: 'all' };
     case 'tools_call':
       return { options: {}, calls: 'all', args: { add_numbers: { a: 2, b: 3 } } };
     case 'elicitation-sep1034-client-defaults':

@@ -3,27 +3,17 @@
 // starts on loopback: tools registered with their schemas, calls through a run (approval, error
 // results, untrusted output), the session id and protocol headers, list_changed and definition
 // drift, cancellation, timeouts, a vanished server, and cursor pagination.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmbedSuite, stopEmbedSuite, openEmbed } from './support/embed.mjs';
-import { installScriptedModel } from './support/page_model.mjs';
+import { useScriptedEmbed } from './support/scripted_embed.mjs';
 import { startMcpServer } from './support/mcp_server.mjs';
 
-let site;
-let browser;
-
-before(async () => ({ site, browser } = await startEmbedSuite()));
-after(() => stopEmbedSuite({ site, browser }));
-
-async function open(context) {
-  const page = await openEmbed(context, site);
-  await installScriptedModel(page);
-  return page;
-}
+const suite = useScriptedEmbed();
+const open = (context) => suite.open(context);
 
 test('connectMcp registers the server tools; a run calls them with approval, errors and untrusted text', async () => {
   const mcp = await startMcpServer({ token: 'e2e-token' });
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     const page = await open(context);
     const result = await page.evaluate(async ({ url }) => {
@@ -90,7 +80,7 @@ test('connectMcp registers the server tools; a run calls them with approval, err
 
 test('a changed tool definition (list_changed) needs approval again; accept() or an approved call pins it', async () => {
   const mcp = await startMcpServer();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     const page = await open(context);
     await page.evaluate(async ({ url }) => {
@@ -137,7 +127,7 @@ test('a changed tool definition (list_changed) needs approval again; accept() or
 
 test('cancel reaches the server, a silent server times out, and a vanished server is an error result', async () => {
   const mcp = await startMcpServer();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     const page = await open(context);
     const cancelled = await page.evaluate(async ({ url }) => {
@@ -185,7 +175,7 @@ test('cancel reaches the server, a silent server times out, and a vanished serve
 
 test('tools/list is followed across cursor pages; bad options are refused clearly', async () => {
   const mcp = await startMcpServer({ paged: true });
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     const page = await open(context);
     const result = await page.evaluate(async ({ url }) => {
@@ -213,7 +203,7 @@ test('tools/list is followed across cursor pages; bad options are refused clearl
 
 test('a server that forgot the session (404) gets a new one; the call is sent once more and succeeds', async () => {
   const mcp = await startMcpServer();
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   try {
     const page = await open(context);
     await page.evaluate(async ({ url }) => {

@@ -1,17 +1,22 @@
 // Owns reading a text/event-stream response body into events ({event, data, id}), for the MCP
-// transport: both a POST's streamed answer and the server's standing GET stream use it.
+// transport: a POST's streamed answer, the server's standing GET stream and a modern
+// `subscriptions/listen` stream all use it. It also keeps what a reconnection needs: the last
+// event id seen and the reconnection time the server asked for (`retry`).
 
 /**
- * Yields each complete event of a `ReadableStream` of bytes. A partial event at the end of the
- * stream is dropped, as the EventSource standard does.
+ * Yields each complete event of a `ReadableStream` of bytes, as the EventSource standard
+ * dispatches them: an event with no data is not dispatched (a server's "priming" event carries
+ * only an id and a retry time), and a partial event at the end of the stream is dropped.
+ * `cursor.lastEventId` and `cursor.retryMs` are updated as the fields arrive, dispatched or not.
  * @param {ReadableStream<Uint8Array>} body
+ * @param {{lastEventId?: string, retryMs?: number}} [cursor]
  * @returns {AsyncGenerator<{event: string, data: string, id: string|undefined}>}
  */
-export async function* readSse(body) {
+export async function* readSse(body, cursor = {}) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  let event = { event: '', data: [], id: undefined };
+  let event = { event: '', data: [] };
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -25,8 +30,9 @@ export async function* readSse(body) {
         if (buffer[newline] === '\r' && newline + 1 === buffer.length) break;
         buffer = buffer.slice(newline + width);
         if (line === '') {
-          if (event.data.length) yield { event: event.event || 'message', data: event.data.join('\n'), id: event.id };
-          event = { event: '', data: [], id: event.id };
+          const data = event.data.join('\n');
+          if (data !== '') yield { event: event.event || 'message', data, id: cursor.lastEventId };
+          event = { event: '', data: [] };
           continue;
         }
         if (line.startsWith(':')) continue;
@@ -36,7 +42,8 @@ export async function* readSse(body) {
         if (text.startsWith(' ')) text = text.slice(1);
         if (field === 'data') event.data.push(text);
         else if (field === 'event') event.event = text;
-        else if (field === 'id') event.id = text;
+        else if (field === 'id' && !text.includes('\0')) cursor.lastEventId = text;
+        else if (field === 'retry' && /^\d+$/.test(text)) cursor.retryMs = Number(text);
       }
     }
   } finally {

@@ -160,6 +160,8 @@ export function createRegistry() {
       idempotencyKey: typeof ctx?.idempotencyKey === 'string' ? ctx.idempotencyKey : '',
       // Hosts the session lets http_fetch reach without approval (the `allowHosts` option).
       allowHosts: Object.freeze(Array.isArray(ctx?.allowHosts) ? ctx.allowHosts.filter((h) => typeof h === 'string') : []),
+      // The session's model, for a tool (an MCP server) that needs a completion during the call.
+      sample: typeof ctx?.sample === 'function' ? ctx.sample : undefined,
     });
     // The call's answer: the tool's, or a timeout's or an abort's, whichever comes first.
     let settle;
