@@ -266,6 +266,26 @@ export interface Outcome {
   handoff: { task: string; progress: string[]; findings: string[]; stuck_on: string[]; last_message: string } | null;
 }
 
+/** Bounds on how long `run` waits for a run paused because its provider is unreachable. */
+export interface RunOptions {
+  /** Resolve as paused once a pause has lasted this long (0: as soon as the run pauses). */
+  pauseTimeoutMs?: number;
+  /** Aborted during a pause: resolve as paused; aborted while the run works: cancel it. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What `run` resolves to when its wait was bounded and the run is paused. The run stays
+ * paused in the log: `retryProvider()` (or the network's return, when it paused offline)
+ * continues it, and its end is told by `onStatus` ('finished').
+ */
+export interface PausedOutcome {
+  stopReason: 'paused';
+  detail: { reason: 'provider_unreachable' };
+  explanation: string;
+  finalText: null;
+}
+
 /** A persisted event: `{ seq, at, type, ...fields }` (see the event log schema). */
 export interface EventRecord { seq: number; at: number; type: string; [field: string]: unknown }
 
@@ -320,7 +340,12 @@ export interface Agent {
    */
   onEvent(callback: (event: EventRecord) => void): void;
   onStatus(callback: (status: Status) => void): void;
+  /**
+   * Runs a task. A run whose provider stays unreachable pauses (nothing lost) and by default
+   * `run` waits through the pause; `options` bound that wait (see RunOptions).
+   */
   run(task: string): Promise<Outcome>;
+  run(task: string, options: RunOptions): Promise<Outcome | PausedOutcome>;
   cancel(): void;
   approve(callId: string): void;
   deny(callId: string, reason?: string): void;

@@ -73,6 +73,10 @@ export async function main(): Promise<void> {
   });
   const outcome: Outcome = await agent.run('Say hello.');
   console.log(outcome.stopReason, outcome.finalText, outcome.usage.inputTokens, outcome.costUsd);
+  // A page that cannot wait through a provider outage bounds the wait; the run stays paused.
+  const bounded = await agent.run('Say hello again.', { pauseTimeoutMs: 30_000, signal: AbortSignal.timeout(120_000) });
+  if (bounded.stopReason === 'paused') console.log('paused:', bounded.explanation, bounded.detail.reason);
+  else console.log(bounded.steps);
   agent.extendBudget({ maxSteps: 10 });
   agent.retryStorage();
   agent.deny('call-1', 'not now');

@@ -1,7 +1,7 @@
 //! A session open in this page: the control half the JS API and the UI share. It queues
 //! commands for the session's driver (wherever and whenever the platform runs it), keeps the
-//! approvals the driver asked for and the callers waiting for a run to end, and tells every
-//! listener what the session reports.
+//! approvals the driver asked for, the callers waiting for a run to end and whether the run is
+//! paused for its provider, and tells every listener what the session reports.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ use futures::channel::oneshot;
 use super::driver::Command;
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
-use crate::core::{BudgetLimits, Input, RunOutcome};
+use crate::core::{BudgetLimits, Event, Input, RunOutcome};
 
 /// What a live session tells its listeners.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,10 @@ pub struct LiveSession {
     waiters: RefCell<Vec<Waiter>>,
     approvals: RefCell<BTreeMap<String, String>>,
     writer: Cell<bool>,
+    /// The message of the pause the run is in (its provider unreachable), as last stored.
+    paused: RefCell<Option<String>>,
+    /// Woken when `paused` changes (a pause, its end, or the run's end).
+    pause_watchers: RefCell<Vec<oneshot::Sender<()>>>,
 }
 
 impl LiveSession {
@@ -54,6 +58,8 @@ impl LiveSession {
             waiters: RefCell::default(),
             approvals: RefCell::default(),
             writer: Cell::new(false),
+            paused: RefCell::default(),
+            pause_watchers: RefCell::default(),
         })
     }
 
@@ -65,6 +71,30 @@ impl LiveSession {
     /// Whether this page writes the session.
     pub fn is_writer(&self) -> bool {
         self.writer.get()
+    }
+
+    /// Why the run waits for its provider, while this page has seen it paused and not yet
+    /// resumed or ended (`None` otherwise).
+    pub fn paused(&self) -> Option<String> {
+        self.paused.borrow().clone()
+    }
+
+    /// Resolves at the next change of [`LiveSession::paused`]: the run pauses, goes on, or ends.
+    pub fn pause_changed(&self) -> oneshot::Receiver<()> {
+        let (sender, receiver) = oneshot::channel();
+        self.pause_watchers.borrow_mut().push(sender);
+        receiver
+    }
+
+    /// Records the pause state a stored event sets, waking the watchers when it changed.
+    fn note_pause(&self, paused: Option<String>) {
+        if *self.paused.borrow() == paused {
+            return;
+        }
+        *self.paused.borrow_mut() = paused;
+        for watcher in self.pause_watchers.borrow_mut().drain(..) {
+            let _ = watcher.send(());
+        }
     }
 
     /// Sends a task (or a message joining the current run); resolves when that run ends.
@@ -222,11 +252,17 @@ impl LiveSession {
                     for waiter in live.waiters.borrow_mut().drain(..) {
                         let _ = waiter.send(Ok(outcome.clone()));
                     }
+                    live.note_pause(None);
                 }
-                Notice::Persisted(_)
-                | Notice::Delta(_)
-                | Notice::StorageFailed(_)
-                | Notice::StorageRecovered => {}
+                Notice::Persisted(record) => {
+                    if let Event::RunPaused { message, .. } = &record.event {
+                        live.note_pause(Some(message.clone()));
+                    } else if matches!(record.event, Event::RunUnpaused | Event::RunFinished { .. })
+                    {
+                        live.note_pause(None);
+                    }
+                }
+                Notice::Delta(_) | Notice::StorageFailed(_) | Notice::StorageRecovered => {}
             }
             live.emit(&SessionEvent::Notice(Box::new(notice)));
         })

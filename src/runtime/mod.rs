@@ -4,6 +4,7 @@
 //! the only session lifecycle code (open, list, import, export, fork, delete) and the live
 //! session the JS API and the UI control.
 
+mod bounded;
 mod commit;
 mod driver;
 mod dyn_files;
@@ -19,6 +20,7 @@ pub mod synthetic;
 pub mod synthetic_stream;
 mod work;
 
+pub use bounded::{settle_run, PauseWait, RunEnd};
 pub use driver::{Command, Driver, DriverError};
 pub use dyn_files::DynFiles;
 pub use dyn_store::DynStore;

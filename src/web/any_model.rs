@@ -7,8 +7,10 @@ use crate::runtime::options::{ProviderKind, ProviderOptions};
 
 use super::custom_client::CustomModel;
 use super::local_shared::local_model;
+use super::network;
 use super::provider::Provider;
 use super::remote_client::RemoteModel;
+use futures::future::Either;
 
 /// A remote or local model behind one [`ModelClient`].
 pub enum AnyModel {
@@ -66,7 +68,19 @@ impl ModelClient for AnyModel {
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> Result<ModelReply, ModelError> {
         match self {
-            AnyModel::Remote(model) => model.complete(request, on_delta).await,
+            AnyModel::Remote(model) => {
+                // Offline, a remote call fails at once (and one under way when the network
+                // goes is cut): the run pauses until the network returns.
+                if !network::online() {
+                    return Err(network::offline_error());
+                }
+                let call = model.complete(request, on_delta);
+                futures::pin_mut!(call);
+                match futures::future::select(call, network::went_offline()).await {
+                    Either::Left((reply, _)) => reply,
+                    Either::Right(((), _)) => Err(network::offline_error()),
+                }
+            }
             AnyModel::Local(url) => {
                 local_model(url.clone())
                     .await?

@@ -11,11 +11,14 @@ use wasm_bindgen::prelude::*;
 use super::custom_client;
 use super::idb_index::warm_index_parsing;
 use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
-use super::timer::when_idle;
+use super::timer::{when_idle, BrowserClock};
 use super::tool_host::register_tool as register_js_tool;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
-use crate::runtime::{ListedSession, LiveSession, Notice, SessionEvent, SessionService};
+
+use crate::runtime::{
+    settle_run, ListedSession, LiveSession, Notice, RunEnd, SessionEvent, SessionService,
+};
 use crate::view::public::{outcome_json, record_text, records_text};
 
 thread_local! {
@@ -180,13 +183,25 @@ impl AgentHandle {
     }
 
     /// Runs a task; resolves to `{ stopReason, explanation, finalText, steps, usage, costUsd }`.
-    pub async fn run(&self, task: String) -> Result<JsValue, JsValue> {
-        let outcome = self
-            .inner
-            .run(task, None)
-            .await
-            .map_err(|_| error("the session stopped"))?;
-        outcome.map(|o| to_js(&outcome_json(&o))).map_err(error)
+    /// Options `{ signal, pauseTimeoutMs }` bound the wait on a run paused for its provider:
+    /// the call then resolves to `{ stopReason: 'paused', explanation }` and the run stays
+    /// paused (an abort while the run works cancels it).
+    pub async fn run(&self, task: String, options: JsValue) -> Result<JsValue, JsValue> {
+        let finished = self.inner.run(task, None);
+        let bound = super::run_bound::RunBound::from_options(&options);
+        let end = settle_run(
+            &self.inner,
+            finished,
+            bound.wait,
+            &BrowserClock,
+            bound.aborted(),
+        )
+        .await
+        .map_err(error)?;
+        Ok(match end {
+            RunEnd::Finished(outcome) => to_js(&outcome_json(&outcome)),
+            RunEnd::Paused(message) => super::run_bound::paused_outcome(&message),
+        })
     }
 
     /// Cancels the run in progress.

@@ -12,6 +12,7 @@ use super::custom_client;
 use super::idb_store::IdbStore;
 use super::locks::SessionLock;
 use super::log_channel;
+use super::network::OnlineWatch;
 use super::sampler::Sampler;
 use super::timer::BrowserClock;
 use super::tool_host::{registered_tools, JsToolHost};
@@ -79,6 +80,8 @@ impl Platform for TabPlatform {
                 live.became_writer();
                 // Hidden-tab time is not charged; the watch ends with the driver.
                 let visibility = VisibilityWatch::start(&live);
+                // A run paused while offline goes on when the network returns.
+                let online = OnlineWatch::start(&live);
                 let gates = store.commit_gates();
                 let name = launch.provider.model.clone().unwrap_or_default();
                 let tools = Rc::new(
@@ -86,7 +89,7 @@ impl Platform for TabPlatform {
                         .with_sampler(Sampler::new(model.clone(), name)),
                 );
                 drive(launch, model, store, tools, Rc::new(BrowserClock)).await;
-                drop(visibility);
+                drop((visibility, online));
                 lock.release().await;
             });
             Ok(())

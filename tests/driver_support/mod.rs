@@ -32,6 +32,8 @@ pub enum Scripted {
     Reply(ModelReply),
     /// Streams these deltas, then never replies (a model still writing).
     Writing(Vec<StreamDelta>),
+    /// Fails with this error (a provider that cannot be reached, say).
+    Fail(ModelError),
 }
 
 #[derive(Default)]
@@ -68,6 +70,7 @@ impl ModelClient for ScriptedModel {
                 on_delta(StreamDelta::Text(reply.text.clone()));
                 Ok(reply)
             }
+            Some(Scripted::Fail(error)) => Err(error),
             Some(Scripted::Writing(deltas)) => {
                 deltas.into_iter().for_each(&mut *on_delta);
                 let _flag = DropFlag(self.dropped.clone());

@@ -26,6 +26,16 @@ export class McpTransportError extends Error {
 }
 
 const MAX_ERROR_BODY = 2000;
+
+/**
+ * Throws at once while the browser says it has no network: a request would only wait for its
+ * deadline (or fail with a bare "Failed to fetch"); `offline: true` tells the caller why.
+ */
+function refuseOffline() {
+  if (globalThis.navigator?.onLine === false) {
+    throw new McpTransportError('offline: the browser has no network connection, so the MCP server cannot be reached', undefined, { offline: true });
+  }
+}
 /** How often a legacy stream that ended before its answer is resumed before giving up. */
 const MAX_RESUMPTIONS = 5;
 /** The wait before resuming when the server gave no `retry` time. */
@@ -82,6 +92,7 @@ export class StreamableHttpTransport {
    */
   async post(message, options = {}) {
     if (this.closed) throw new McpTransportError('the MCP connection is closed');
+    refuseOffline();
     const deadline = options.deadline ?? new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
     const isRequest = message.id !== undefined && message.method !== undefined;
     try {
@@ -174,6 +185,7 @@ export class StreamableHttpTransport {
 
   /** The GET that resumes a stream after `lastEventId`; its event-stream body. */
   async resume(lastEventId, deadline, id) {
+    refuseOffline();
     const headers = { ...(await this.headers('text/event-stream')), 'last-event-id': lastEventId };
     let response;
     try {
