@@ -1,9 +1,20 @@
 //! Model text drawn as markdown. The HTML comes from [`render_markdown`], which escapes every
 //! character of the text and writes only its own small set of tags, so nothing the model wrote
 //! becomes markup. A remote image is a button until clicked; only then is an `<img>` made.
+//! The HTML reaches the DOM through the page's one HTML-writing Trusted Types policy
+//! (www/policy/markdown_html.js); the site's content policy refuses any other.
 
+use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(module = "/www/policy/markdown_html.js")]
+extern "C" {
+    /// Sets the element's children to the renderer's HTML through the `tabloop-markdown` policy.
+    #[wasm_bindgen(js_name = setMarkdownHtml)]
+    fn set_markdown_html(element: &web_sys::Element, html: &str);
+}
 
 use crate::view::{render_markdown, safe_url};
 
@@ -14,7 +25,13 @@ pub fn MarkdownText(
     text: String,
 ) -> impl IntoView {
     let html = render_markdown(&text);
-    view! { <div class="md" inner_html=html on:click=load_image></div> }
+    let node = NodeRef::<html::Div>::new();
+    Effect::new(move |_| {
+        if let Some(element) = node.get() {
+            set_markdown_html(&element, &html);
+        }
+    });
+    view! { <div class="md" node_ref=node on:click=load_image></div> }
 }
 
 /// Replaces a clicked image placeholder with the image it names.

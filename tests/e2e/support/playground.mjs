@@ -83,7 +83,8 @@ export async function showImported(page, session) {
 /** Runs axe-core on the page; returns the serious and critical violations (id, impact, nodes). */
 export async function axeSerious(page) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) {
-    await page.addScriptTag({ content: axeSource });
+    // Evaluated by the test driver: the page's content policy refuses an injected <script>.
+    await page.evaluate(`${axeSource}\n;undefined`);
   }
   const result = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
