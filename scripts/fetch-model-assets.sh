@@ -24,7 +24,7 @@ fail() { printf '[model-assets] error: %s\n' "$*" >&2; exit 1; }
 file_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
 # 1. wllama from npm (the version package.json pins).
-want_wllama="$(node -p "require('./package.json').devDependencies['@wllama/wllama']")"
+want_wllama="$(node -p "require('./package.json').dependencies['@wllama/wllama']")"
 have_wllama="$(node -p "try { require('./$WLLAMA_DIR/package.json').version } catch { '' }")"
 if [ "$have_wllama" = "$want_wllama" ] && [ -f "$WLLAMA_DIR/esm/index.js" ]; then
   step "@wllama/wllama $want_wllama: present"

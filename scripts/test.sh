@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every check: formatting, clippy (native and wasm32),
+# Installs what is missing, then runs every check: formatting, clippy (native and wasm32), the
+# supply-chain checks (cargo deny, npm audit),
 # native tests, browser tests (wasm-bindgen-test in headless Chromium), a release build, and the
 # end-to-end tests against the built site in headless Chromium. Exits non-zero on any failure.
 set -euo pipefail
@@ -29,6 +30,9 @@ for target in wasm32-unknown-unknown wasm32-wasip1-threads; do
     RUSTFLAGS="-C target-feature=+simd128,+bulk-memory,+nontrapping-fptoint" \
     cargo clippy -p tabloop-engine --lib --target "$target" -- -D warnings
 done
+
+section "supply chain: cargo deny check (advisories, licences, bans, sources) and npm audit --omit=dev"
+bash scripts/supply-chain.sh
 
 section "types: tsc over www/tabloop.d.ts and examples/typed"
 tsc -p tsconfig.json
