@@ -17,7 +17,7 @@ use crate::ui::{
     ServiceContext,
 };
 #[cfg(feature = "playground")]
-use crate::view::{DownloadProgress, PickedModel, StoredModel};
+use crate::view::{DownloadProgress, PickedModel, StorageUse, StoredModel};
 #[cfg(feature = "playground")]
 use futures::future::{FutureExt, LocalBoxFuture};
 
@@ -101,6 +101,14 @@ impl ModelLibrary for TabModelLibrary {
 
     fn remove(&self, url: String) -> LocalBoxFuture<'static, Result<(), String>> {
         async move { model_library::remove_model(&url).await }.boxed_local()
+    }
+
+    fn storage_use(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>> {
+        model_library::storage_use(model_library::KeepStorage::Read).boxed_local()
+    }
+
+    fn keep_storage(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>> {
+        model_library::storage_use(model_library::KeepStorage::Ask).boxed_local()
     }
 }
 

@@ -105,3 +105,18 @@ export async function libraryRemove(url) {
   const target = url || (await module.modelStatus(['']))[0].key;
   return store.clearModelCache(target);
 }
+
+/**
+ * The browser storage this site uses: `{ usage, quota, persisted }` from
+ * navigator.storage.estimate() and persisted() (`persisted` null where the browser cannot
+ * say). With `persist`, navigator.storage.persist() is asked first (the browser decides; a
+ * refusal is not an error).
+ * @param {boolean} persist
+ */
+export async function libraryStorage(persist) {
+  const storage = globalThis.navigator?.storage;
+  if (persist && typeof storage?.persist === 'function') await storage.persist().catch(() => false);
+  const estimate = typeof storage?.estimate === 'function' ? await storage.estimate() : {};
+  const persisted = typeof storage?.persisted === 'function' ? Boolean(await storage.persisted()) : null;
+  return { usage: count(estimate?.usage) ?? 0, quota: count(estimate?.quota) ?? 0, persisted };
+}

@@ -1,6 +1,7 @@
 //! What the model list needs from the browser's model storage, as a trait the composition root
 //! implements (the UI never builds adapters): list what is stored, download a model into
-//! storage, store a picked file, remove a model. Dropping a returned future aborts the work.
+//! storage, store a picked file, remove a model, read the storage's figures. Dropping a
+//! returned future aborts the work.
 //! Also where the chosen model is remembered between visits (`localStorage`).
 
 use std::rc::Rc;
@@ -8,7 +9,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use leptos::prelude::*;
 
-use crate::view::{PickedModel, StoredModel};
+use crate::view::{PickedModel, StorageUse, StoredModel};
 
 /// Bytes done so far, and all bytes when known.
 pub type ByteProgressFn = Rc<dyn Fn(u64, Option<u64>)>;
@@ -32,6 +33,10 @@ pub trait ModelLibrary {
     ) -> LocalBoxFuture<'static, Result<PickedModel, String>>;
     /// Removes the model at `url` from storage.
     fn remove(&self, url: String) -> LocalBoxFuture<'static, Result<(), String>>;
+    /// How much browser storage the site uses, of what it may, and whether it is kept.
+    fn storage_use(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>>;
+    /// Asks the browser to keep the site's storage (persistent storage), then reads it again.
+    fn keep_storage(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>>;
 }
 
 /// The library the composition root provides (stored locally: it is not `Send`).

@@ -5,12 +5,14 @@ use leptos::prelude::*;
 use super::error_alert::ErrorAlert;
 use super::file_browser::FileBrowser;
 use super::model_progress::ModelProgress;
+use super::network_state::NetworkState;
 use super::session_list::SessionList;
 use super::session_view::SessionView;
 use super::settings_panel::SettingsPanel;
 use super::startup::start;
 use super::state::AppState;
 use super::theme_toggle::ThemeToggle;
+use super::update_banner::UpdateBanner;
 
 /// The whole playground page. On mount it lists the stored sessions and resumes those with a
 /// run in flight.
@@ -28,8 +30,10 @@ pub fn Playground() -> impl IntoView {
             <div class="header-progress">
                 <ModelProgress progress=app.progress/>
             </div>
+            <NetworkState/>
             <ThemeToggle/>
         </header>
+        <UpdateBanner/>
         <main class="playground">
             <aside class="sidebar">
                 <SessionList app/>

@@ -1,9 +1,11 @@
 //! The settings form: which model answers and the step budget. The API key stays in memory.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::model_chooser::ModelChooser;
 use super::run_settings_form::RunSettingsForm;
+use super::storage_use::StorageUseLine;
 use crate::runtime::options::ProviderKind;
 use crate::view::{
     model_title, parse_max_steps, provider_from_value, provider_value, DownloadProgress, Settings,
@@ -23,6 +25,8 @@ pub fn SettingsPanel(
     progress: Signal<Option<DownloadProgress>>,
 ) -> impl IntoView {
     let steps_text = RwSignal::new(String::new());
+    // Whether the panel is unfolded now, by the person or by the page.
+    let shown = RwSignal::new(false);
     let steps_error = RwSignal::new(None::<String>);
     let is_local = move || settings.with(|s| s.provider == ProviderKind::Local);
     let summary = move || {
@@ -59,7 +63,17 @@ pub fn SettingsPanel(
             }
         };
     view! {
-        <details class="settings" prop:open=move || open.get()>
+        <details
+            class="settings"
+            prop:open=move || open.get()
+            on:toggle=move |ev| {
+                let unfolded = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+                    .is_some_and(|d| d.open());
+                shown.set(unfolded);
+            }
+        >
             <summary>
                 <span class="settings-title">"Model & budget"</span>
                 <span class="settings-summary">{summary}</span>
@@ -142,6 +156,7 @@ pub fn SettingsPanel(
                     }
                 }}
             </p>
+            <StorageUseLine open=shown/>
         </details>
     }
 }

@@ -12,6 +12,7 @@ mod live;
 mod markdown;
 mod model_catalog;
 mod model_prices;
+mod offline;
 pub mod public;
 mod run_meters;
 mod run_settings;
@@ -41,6 +42,7 @@ pub use model_catalog::{
     LOCAL_FILE_PATH, RECOMMENDED,
 };
 pub use model_prices::{builtin_price_hint, ModelPrice, ModelPrices};
+pub use offline::{network_badge, NetworkBadge, StorageUse};
 pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
 pub use run_settings::{
     parse_price, permission_from_value, permission_value, BudgetField, RunSettings,

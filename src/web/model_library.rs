@@ -1,12 +1,12 @@
 //! The models kept in the browser, for the playground's model list: what is stored, a download
-//! into storage, a picked file stored, a model removed. Reached through
+//! into storage, a picked file stored, a model removed, the storage's figures. Reached through
 //! `www/model_library_bridge.js`; dropping a download's or a store's future aborts it.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
-use crate::view::{PickedModel, StoredModel};
+use crate::view::{PickedModel, StorageUse, StoredModel};
 use crate::web::abort::AbortOnDrop;
 use crate::web::js_error::JsFailure;
 
@@ -35,6 +35,10 @@ extern "C" {
     /// `libraryRemove(url)`: removes a model from storage.
     #[wasm_bindgen(catch, js_name = libraryRemove)]
     fn library_remove(url: &str) -> Result<js_sys::Promise, JsValue>;
+
+    /// `libraryStorage(persist)`: `{ usage, quota, persisted }` of the site's storage.
+    #[wasm_bindgen(catch, js_name = libraryStorage)]
+    fn library_storage(persist: bool) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// Bytes done of a download or a store.
@@ -117,4 +121,27 @@ pub async fn store_model_file(
 /// Removes the model at `url` (`""`: the bundled one) from browser storage.
 pub async fn remove_model(url: &str) -> Result<(), String> {
     settle::<u32>(library_remove(url)).await.map(|_| ())
+}
+
+/// How much storage the site uses and whether the browser keeps it; with
+/// [`KeepStorage::Ask`], persistent storage is requested first.
+pub async fn storage_use(keep: KeepStorage) -> Result<StorageUse, String> {
+    let promise = library_storage(keep == KeepStorage::Ask).map_err(|e| failure(&e))?;
+    let value = JsFuture::from(promise).await.map_err(|e| failure(&e))?;
+    let field = |name: &str| js_sys::Reflect::get(&value, &name.into()).unwrap_or_default();
+    let bytes = |name: &str| field(name).as_f64().filter(|n| *n >= 0.0).unwrap_or(0.0) as u64;
+    Ok(StorageUse {
+        usage: bytes("usage"),
+        quota: bytes("quota"),
+        persisted: field("persisted").as_bool(),
+    })
+}
+
+/// Whether [`storage_use`] asks for persistent storage first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepStorage {
+    /// Only read the figures.
+    Read,
+    /// Ask the browser to keep the storage, then read.
+    Ask,
 }

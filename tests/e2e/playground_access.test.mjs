@@ -42,7 +42,7 @@ test('keyboard: Ctrl+Enter sends, Esc stops the run; axe is clean on every main 
     // Tab order follows the page: the session list, the settings, then the composer.
     const order = [];
     await page.focus('[data-testid=new-session]');
-    for (let i = 0; i < 25; i++) {
+    for (let i = 0; i < 30; i++) {
       order.push(await page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.id ?? document.activeElement?.tagName));
       await page.keyboard.press('Tab');
     }

@@ -14,12 +14,14 @@ const TYPES = {
   '.gguf': 'application/octet-stream',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.webmanifest': 'application/manifest+json',
 };
 
 /**
  * Starts a server for `root` on 127.0.0.1 with an ephemeral port.
  * @param {string} root directory to serve
- * @param {{isolated?: boolean, routes?: Record<string, (req, res) => void>}} [options]
+ * @param {{isolated?: boolean, routes?: Record<string, (req, res) => void>, down?: () => boolean}} [options]
+ *   `down()` true: every request's connection is dropped unanswered (the network is gone)
  * @returns {Promise<{url: string, close: () => Promise<void>, hits: string[]}>}
  */
 export async function serveStatic(root, options = {}) {
@@ -27,6 +29,7 @@ export async function serveStatic(root, options = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     hits.push(url.pathname);
+    if (options.down?.()) return req.socket.destroy();
     const route = options.routes?.[url.pathname];
     if (route) return route(req, res);
     const file = path.normalize(path.join(root, decodeURIComponent(url.pathname)));

@@ -8,10 +8,13 @@ import { serveStatic } from './server.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Starts the site; fails clearly when the release build is missing. */
+/**
+ * Starts the site; fails clearly when the release build is missing. Options: `isolated`
+ * (COOP/COEP, default true), `dist` (another built directory), `down` (see serveStatic).
+ */
 export async function serveSite(options = {}) {
   // TABLOOP_DIST points at another build (e.g. to run a new test against an older build).
-  const dist = process.env.TABLOOP_DIST ?? path.join(repo, 'dist');
+  const dist = options.dist ?? process.env.TABLOOP_DIST ?? path.join(repo, 'dist');
   if (!fs.existsSync(path.join(dist, 'tabloop_bg.wasm'))) {
     throw new Error('dist/ is missing: run `trunk build --release --public-url ./` (scripts/test.sh does)');
   }
@@ -20,7 +23,7 @@ export async function serveSite(options = {}) {
   for (const page of fs.readdirSync(path.join(repo, 'tests/e2e/pages'))) {
     fs.copyFileSync(path.join(repo, 'tests/e2e/pages', page), path.join(root, page));
   }
-  const server = await serveStatic(root, { isolated: options.isolated ?? true });
+  const server = await serveStatic(root, { isolated: options.isolated ?? true, down: options.down });
   return { ...server, root };
 }
 
