@@ -17,6 +17,18 @@ if ! "$VENV/bin/python" -c "import gguf, importlib.metadata as m, sys; sys.exit(
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q "gguf==$GGUF_VERSION"
 fi
+# The hostile-GGUF corpus (scripts/hostile_gguf.py), for engine/tests/hostile_gguf.rs and
+# tests/e2e/hostile_gguf.test.mjs; a few seconds.
+HOSTILE="target/hostile-gguf"
+hostile_stamp="$HOSTILE/.written-by-$(cat scripts/hostile_gguf.py scripts/synthetic_gguf.py | sha256sum | cut -c1-16)"
+if [ -f "$hostile_stamp" ]; then
+  echo "[synthetic] $HOSTILE: present"
+else
+  mkdir -p "$HOSTILE"
+  rm -f "$HOSTILE"/.written-by-*
+  "$VENV/bin/python" scripts/hostile_gguf.py "$HOSTILE" | sed 's/^/[synthetic] /'
+  touch "$hostile_stamp"
+fi
 OUT="target/synthetic"
 stamp="$OUT/.written-by-$(sha256sum scripts/synthetic_gguf.py | cut -c1-16)$(printf '%s' "$*" | sha256sum | cut -c1-8)"
 if [ -f "$stamp" ]; then

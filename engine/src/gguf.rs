@@ -287,6 +287,11 @@ impl<'a> Gguf<'a> {
         let data_start = reader.at.div_ceil(alignment) * alignment;
         let mut tensors = Vec::with_capacity(infos.len());
         for (name, dims, kind, offset) in infos {
+            if offset % alignment != 0 {
+                return error(format!(
+                    "tensor {name} starts at offset {offset}, which is not aligned to {alignment} bytes"
+                ));
+            }
             let elements = dims
                 .iter()
                 .try_fold(1usize, |n, d| n.checked_mul(*d))
@@ -320,6 +325,7 @@ impl<'a> Gguf<'a> {
                 len,
             });
         }
+        check_layout(&tensors)?;
         Ok(Gguf {
             version,
             metadata,
@@ -385,6 +391,26 @@ impl<'a> Gguf<'a> {
             .get(tensor.start..tensor.start + tensor.len)
             .unwrap_or(&[])
     }
+}
+
+/// Refuses a tensor table in which a name appears twice or two tensors share bytes.
+fn check_layout(tensors: &[TensorInfo]) -> Result<(), GgufError> {
+    let mut names = std::collections::HashSet::with_capacity(tensors.len());
+    for tensor in tensors {
+        if !names.insert(tensor.name.as_str()) {
+            return error(format!("tensor {} appears twice", tensor.name));
+        }
+    }
+    let mut order: Vec<&TensorInfo> = tensors.iter().filter(|t| t.len > 0).collect();
+    order.sort_by_key(|t| t.start);
+    for pair in order.windows(2) {
+        if let [a, b] = pair {
+            if a.start + a.len > b.start {
+                return error(format!("tensors {} and {} overlap", a.name, b.name));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A cursor over the file's bytes; every read is bounds-checked.

@@ -4,7 +4,10 @@
 //! run of cached tokens whose text starts the new prompt is kept, even when the prompt's own
 //! tokenization would split that text otherwise (the model's earlier reply, as it wrote it).
 
-use crate::gguf::Gguf;
+use crate::gguf::{Gguf, Value};
+
+/// The longest chat template read (real ones are a few kilobytes; the worker renders it).
+const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
 use crate::grammar::{Grammar, GrammarState};
 use crate::model::{Architecture, KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
 use crate::repetition::{breaks_run, RepeatGuard};
@@ -192,6 +195,14 @@ impl Session {
         context: usize,
         threads: usize,
     ) -> Result<Session, LoadError> {
+        if let Some(Value::Str(template)) = file.get("tokenizer.chat_template") {
+            if template.len() > MAX_TEMPLATE_BYTES {
+                return Err(LoadError::Invalid(format!(
+                    "the chat template is {} bytes; more than {MAX_TEMPLATE_BYTES} is refused",
+                    template.len()
+                )));
+            }
+        }
         unsupported(file).map_or(Ok(()), |why| Err(LoadError::Unsupported(why)))?;
         let model = Model::from_parts(file, source).map_err(LoadError::Invalid)?;
         let tokenizer =

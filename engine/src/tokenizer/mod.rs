@@ -170,7 +170,17 @@ impl Tokenizer {
                     .ok_or_else(|| error("the file has no tokenizer.ggml.merges"))?
                     .strings()
                     .map_err(|e| error(format!("tokenizer.ggml.merges: {e}")))?;
+                let given = merges.len();
                 let merges = Merges::new(&merges, &vocab, &alphabet);
+                // A few unusable merges are tolerated (llama.cpp drops them too); a table most
+                // of whose merges join nothing of the vocabulary is not this vocabulary's.
+                if merges.len() * 2 < given {
+                    return Err(error(format!(
+                        "tokenizer.ggml.merges: only {} of the {given} merges join tokens of \
+                         the vocabulary",
+                        merges.len()
+                    )));
+                }
                 let encoder = Encoder::Bpe {
                     merges,
                     alphabet,
