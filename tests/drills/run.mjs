@@ -96,7 +96,13 @@ async function main() {
   fs.writeFileSync(path.join(args.out, 'figures.json'), `${JSON.stringify({ meta, figures: figures.list, details: figures.details }, null, 2)}\n`);
   const md = reliabilityMarkdown(figures.list, meta);
   fs.writeFileSync(path.join(args.out, 'RELIABILITY.md'), md);
-  if (args.md) fs.writeFileSync(args.md, md);
+  if (args.md) {
+    // Sections after the drills' table (## Fuzzing, ## Hostile GGUF files) are other commands'
+    // figures: kept as they are.
+    const old = fs.existsSync(args.md) ? fs.readFileSync(args.md, 'utf8') : '';
+    const at = old.indexOf('\n## ');
+    fs.writeFileSync(args.md, at >= 0 ? md + old.slice(at) : md);
+  }
   const failures = figures.failures();
   console.log(`\n${figures.list.length} figures, ${failures.length} missing their goal; written to ${args.out}`);
   for (const f of failures) console.log(`  MISSED ${f.drill}: ${f.name} = ${JSON.stringify(f.value)} (goal ${JSON.stringify(f.goal)}) ${f.note}`);

@@ -1,0 +1,3 @@
+#![no_main]
+//! Fuzz target: see `tabloop_fuzz::checks::check_markdown`.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tabloop_fuzz::checks::check_markdown(data));

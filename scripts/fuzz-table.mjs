@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Rewrites the "## Fuzzing" section of RELIABILITY.md from target/fuzz/figures.json (what
+// scripts/fuzz.sh measured, summed over its runs) and the regression inputs kept in
+// fuzz/regressions/. The drills' table above it is left as it is.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const figures = JSON.parse(fs.readFileSync(path.join(repo, 'target/fuzz/figures.json'), 'utf8'));
+const WHAT = {
+  gguf: 'GGUF reader and tensor loader (whole and streamed), then a prompt through the model',
+  tokenizer: 'tokenizer loading (vocabulary, merges, types, scores, special ids) and encoding',
+  grammar: 'GBNF compiler and matcher (accepts, advance, forced bytes)',
+  sse_providers: 'SSE parser; OpenAI, Anthropic and custom-provider stream and reply JSON; error bodies',
+  mcp_sampling: "MCP sampling/createMessage parameters into a model request and back",
+  markdown: 'markdown renderer, output checked for any tag, attribute or URL that could run',
+};
+const regressions = (t) => {
+  const dir = path.join(repo, 'fuzz/regressions', t);
+  return fs.existsSync(dir) ? fs.readdirSync(dir).length : 0;
+};
+const n = (x) => x.toLocaleString('en-US');
+const rows = Object.keys(WHAT).filter((t) => figures[t]).map((t) => {
+  const f = figures[t];
+  return `| \`${t}\`: ${WHAT[t]} | ${n(f.executions)} | ${Math.round(f.wall_s / 60 * 10) / 10} min | ${n(f.edges)} | ${f.crashes} | ${regressions(t)} |`;
+});
+const core = ['gguf', 'tokenizer', 'grammar'].reduce((s, t) => s + (figures[t]?.executions ?? 0), 0);
+const section = `## Fuzzing
+
+Coverage-guided fuzzing (cargo-fuzz, libFuzzer) of every parser of outside input in Rust:
+\`scripts/fuzz.sh SECONDS [TARGET...]\` runs each target (fuzz/fuzz_targets/, the checks in
+fuzz/src/checks.rs) for that long, one at a time under \`nice\`, and this table is written from
+what it measured (\`node scripts/fuzz-table.mjs\`). Not part of CI; \`tests/fuzz_regressions.rs\`
+replays the seed corpora (fuzz/corpus/) and every input that ever failed a check
+(fuzz/regressions/) in \`cargo test\`. Edges: libFuzzer's coverage counter at the end of the last
+run; crashes: inputs failing at the end (0 is the goal); regressions: inputs kept in
+fuzz/regressions/. Executions over the GGUF, tokenizer and grammar targets: ${n(core)}.
+
+| target | executions | wall time | edges | crashes | regressions |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
+const file = path.join(repo, 'RELIABILITY.md');
+const text = fs.readFileSync(file, 'utf8');
+const start = text.indexOf('\n## Fuzzing');
+let out;
+if (start < 0) {
+  out = `${text.trimEnd()}\n\n${section}`;
+} else {
+  const next = text.indexOf('\n## ', start + 1);
+  out = `${text.slice(0, start)}\n${section}${next >= 0 ? text.slice(next) : ''}`;
+}
+fs.writeFileSync(file, out.replace(/\n{3,}/g, '\n\n'));
+console.log(`RELIABILITY.md: ## Fuzzing written (${rows.length} targets, ${n(core)} core executions)`);
