@@ -587,7 +587,7 @@ fn a_snapshot_head_is_written_as_stored_and_resumes_the_same_agent() {
 #[test]
 fn a_session_digest_is_written_as_stored_and_reads_back() {
     let digest = SessionDigest::from_records(&session());
-    let written = tabloop::protocol::encode::to_string(&digest);
+    let written = serde_json::to_string(&digest).unwrap();
     assert_golden("session_digest.json", &written);
     let stored = std::fs::read_to_string(golden("session_digest.json")).unwrap();
     let read: SessionDigest = serde_json::from_str(&stored).unwrap();

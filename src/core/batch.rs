@@ -3,6 +3,7 @@
 //! all together when every tool is parallel-safe, otherwise one at a time in the model's order.
 //! `todo` runs inside the core; `finish` runs only when the completion check passes.
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::Agent;
@@ -12,7 +13,6 @@ use super::run::{Phase, TodoItem, TodoStatus};
 use super::schema;
 use super::tool_batch::{parse_args, Slot, SlotState, ToolBatch};
 use super::{completion, InputError};
-use crate::protocol::decode::FromJson;
 
 impl Agent {
     pub(super) fn on_tool_finished(
@@ -252,7 +252,7 @@ const UNVERIFIED_FINISH: &str =
 
 /// The core's own todo tool: replaces the list and shows it back.
 fn run_todo(args: &Value) -> (String, bool) {
-    let items = Vec::<TodoItem>::from_json(args.get("items").unwrap_or(&Value::Null));
+    let items = Vec::<TodoItem>::deserialize(args.get("items").unwrap_or(&Value::Null));
     match items {
         Ok(items) => {
             let open = items

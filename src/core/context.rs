@@ -3,10 +3,7 @@
 
 use std::rc::Rc;
 
-use serde::Serialize;
-
-use crate::protocol::decode::{deserialize_via_json, DecodeError, Fields, FromJson};
-use crate::protocol::encode::{Object, ToJson};
+use serde::{Deserialize, Serialize};
 
 use crate::protocol::request_messages::new_lineage;
 use crate::protocol::{Message, RequestMessages};
@@ -21,7 +18,8 @@ and brief. Answer with the summary only.";
 ///
 /// The messages are shared with the requests projected from them (see [`RequestMessages`]):
 /// a request is dropped before the next message arrives, so appending never copies them.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(from = "StoredTranscript")]
 pub struct Transcript {
     #[serde(serialize_with = "super::compact_messages::serialize")]
     messages: Rc<Vec<Message>>,
@@ -33,30 +31,24 @@ pub struct Transcript {
     lineage: u64,
 }
 
-impl FromJson for Transcript {
-    /// A read transcript starts a lineage of its own.
-    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
-        let fields = Fields::of(value)?;
-        Ok(Self::with_messages(
-            super::compact_messages::read(fields.raw("messages")?)?,
-            fields.get("summary")?,
-            fields.get("first_live")?,
-            fields.get("live_tokens")?,
-        ))
-    }
+/// A transcript as a snapshot stores it; read, it starts a lineage of its own.
+#[derive(Deserialize)]
+struct StoredTranscript {
+    #[serde(deserialize_with = "super::compact_messages::deserialize")]
+    messages: Vec<Message>,
+    summary: Option<String>,
+    first_live: usize,
+    live_tokens: u64,
 }
 
-deserialize_via_json!(Transcript);
-
-impl ToJson for Transcript {
-    fn write_json(&self, out: &mut String) {
-        let mut object = Object::new(out);
-        object.key("\"messages\":");
-        super::compact_messages::write(&self.messages, object.out);
-        object.member("\"summary\":", &self.summary);
-        object.member("\"first_live\":", &self.first_live);
-        object.member("\"live_tokens\":", &self.live_tokens);
-        object.end();
+impl From<StoredTranscript> for Transcript {
+    fn from(stored: StoredTranscript) -> Self {
+        Self::with_messages(
+            stored.messages,
+            stored.summary,
+            stored.first_live,
+            stored.live_tokens,
+        )
     }
 }
 

@@ -3,9 +3,7 @@
 //! run has spent. Plain data the sessions index stores next to the records and the playground
 //! shows.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_struct, json_tagged};
+use serde::{Deserialize, Serialize};
 
 use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
@@ -34,7 +32,7 @@ pub fn task_title(task: &str) -> String {
 }
 
 /// What the current run is doing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunPhase {
     /// No run has started yet.
@@ -54,17 +52,8 @@ pub enum RunPhase {
     },
 }
 
-json_tagged!(RunPhase, "kind", {
-    "idle" => Idle,
-    "working" => Working,
-    "calling_model" => CallingModel,
-    "running_tools" => RunningTools,
-    "awaiting_approval" => AwaitingApproval,
-    "finished" => Finished { stop },
-});
-
 /// What a run had spent at some point, as the timeline and status bar show it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct SpentSummary {
     /// Steps started.
     pub steps: u32,
@@ -75,13 +64,6 @@ pub struct SpentSummary {
     /// Spend in USD.
     pub cost_usd: f64,
 }
-
-json_struct!(SpentSummary {
-    steps,
-    tool_calls,
-    tokens,
-    cost_usd
-});
 
 impl SpentSummary {
     /// The summary of a ledger.
@@ -96,7 +78,7 @@ impl SpentSummary {
 }
 
 /// A session at a glance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionDigest {
     /// Session id (empty until the log's first record).
     pub session: String,
@@ -116,17 +98,6 @@ pub struct SessionDigest {
     #[serde(default)]
     pub paused: Option<String>,
 }
-
-json_struct!(SessionDigest {
-    session,
-    title,
-    flight,
-    phase,
-    spent,
-    limits,
-    records,
-    paused
-});
 
 impl Default for SessionDigest {
     fn default() -> Self {

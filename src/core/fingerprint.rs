@@ -33,16 +33,14 @@ pub fn action_arguments(args: &Value, raw: &str) -> String {
 
 fn write_canonical(value: &Value, out: &mut String, squash: bool) {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => {
-            crate::protocol::json::write_value(value, out)
-        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
         Value::String(s) => {
             let text = if squash {
                 squash_whitespace(s)
             } else {
                 s.clone()
             };
-            crate::protocol::json::write_str(&text, out);
+            out.push_str(&crate::protocol::json_text(&text));
         }
         Value::Array(items) => {
             out.push('[');
@@ -62,7 +60,7 @@ fn write_canonical(value: &Value, out: &mut String, squash: bool) {
                 if i > 0 {
                     out.push(',');
                 }
-                crate::protocol::json::write_str(key, out);
+                out.push_str(&crate::protocol::json_text(key));
                 out.push(':');
                 if let Some(v) = map.get(*key) {
                     write_canonical(v, out, squash);

@@ -2,14 +2,12 @@
 //! sessions digest and, through the digest, every view and the session service read it from
 //! here, so they can never disagree about it.
 
-use serde::Serialize;
-
-use crate::protocol::encode::json_tagged;
+use serde::{Deserialize, Serialize};
 
 use super::log::Event;
 
 /// Where the session's current (or last) run stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Flight {
     /// No run has started yet.
@@ -26,12 +24,6 @@ pub enum Flight {
         run: u32,
     },
 }
-
-json_tagged!(Flight, "state", {
-    "no_run" => NoRun,
-    "in_flight" => InFlight { run },
-    "ended" => Ended { run },
-});
 
 impl Flight {
     /// Folds one event in. Only a run's start, its continuation and its end move it.

@@ -2,7 +2,6 @@
 
 use super::log::HandoffReport;
 use super::run::RunState;
-use crate::protocol::json::fixed_f64;
 
 impl HandoffReport {
     /// Builds the report from a run's state.
@@ -13,7 +12,7 @@ impl HandoffReport {
             run.ledger.tool_calls,
             run.ledger.input_tokens(),
             run.ledger.usage.output_tokens,
-            fixed_f64(run.ledger.cost_usd, 4)
+            format!("{:.4}", run.ledger.cost_usd)
         )];
         progress.extend(
             run.tool_stats

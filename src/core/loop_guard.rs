@@ -9,9 +9,7 @@
 //! log, so it survives reloads and compaction. Each observation costs O(1), and the state
 //! remembers only the most recent distinct observations, so its size does not grow with the run.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_external, json_struct};
+use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
@@ -26,7 +24,7 @@ use super::recent_map::RecentMap;
 const REMEMBERED: usize = 256;
 
 /// What the guard says about one observation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// Nothing wrong.
     Continue,
@@ -36,13 +34,7 @@ pub enum Verdict {
     Stop(Detector),
 }
 
-json_external!(Verdict {
-    units: ["Continue" => Continue],
-    newtypes: ["Diagnose" => Diagnose, "Stop" => Stop],
-    structs: [],
-});
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Seen {
     /// Occurrences since the evidence last grew.
     count: u32,
@@ -50,13 +42,8 @@ struct Seen {
     evidence_after_first: usize,
 }
 
-json_struct!(Seen {
-    count,
-    evidence_after_first
-});
-
 /// Guard state of one run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopGuard {
     seen: RecentMap<u64, Seen>,
     /// Recent distinct results, and how many distinct results the run has seen in all.
@@ -74,18 +61,6 @@ pub struct LoopGuard {
     /// Detectors that have already asked for a diagnosis (asked once per detector and target).
     diagnosed: RecentMap<(Detector, u64), ()>,
 }
-
-json_struct!(LoopGuard {
-    seen,
-    evidence,
-    evidence_total,
-    errors,
-    recent,
-    same_result_streak,
-    last_result,
-    streak_actions,
-    diagnosed
-});
 
 /// One observation to judge.
 pub struct Observation<'a> {

@@ -6,16 +6,17 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 
-use serde::Serialize;
-
-use crate::protocol::decode::{DecodeError, FromJson};
-use crate::protocol::encode::ToJson;
+use serde::{Deserialize, Serialize};
 
 /// Up to `cap` entries; inserting a new key beyond that forgets the oldest inserted one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     into = "Entries<K, V>",
-    bound(serialize = "K: Serialize + Clone, V: Serialize + Clone")
+    from = "Entries<K, V>",
+    bound(
+        serialize = "K: Serialize + Clone, V: Serialize + Clone",
+        deserialize = "K: Deserialize<'de>, V: Deserialize<'de>"
+    )
 )]
 pub struct RecentMap<K: Eq + Hash + Clone, V> {
     values: HashMap<K, V>,
@@ -24,32 +25,8 @@ pub struct RecentMap<K: Eq + Hash + Clone, V> {
 }
 
 /// The serialised form: entries oldest first.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Entries<K, V>(Vec<(K, V)>);
-
-impl<K: FromJson + Eq + Hash + Clone, V: FromJson> FromJson for RecentMap<K, V> {
-    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
-        Vec::<(K, V)>::from_json(value).map(|entries| Entries(entries).into())
-    }
-}
-
-impl<K: ToJson + Eq + Hash + Clone, V: ToJson> ToJson for RecentMap<K, V> {
-    /// Entries oldest first, each `[key, value]`.
-    fn write_json(&self, out: &mut String) {
-        out.push('[');
-        let entries = self
-            .order
-            .iter()
-            .filter_map(|key| Some((key, self.values.get(key)?)));
-        for (i, entry) in entries.enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            entry.write_json(out);
-        }
-        out.push(']');
-    }
-}
 
 impl<K: Eq + Hash + Clone, V> Default for RecentMap<K, V> {
     fn default() -> Self {
@@ -122,7 +99,7 @@ mod tests {
         assert_eq!((*value, inserted), (7, true), "0 was forgotten");
         let json = serde_json::to_string(&map).unwrap();
         assert_eq!(json, "[[3,3],[4,4],[0,7]]");
-        let back: RecentMap<u64, u64> = crate::protocol::decode::from_str(&json).unwrap();
+        let back: RecentMap<u64, u64> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, map);
     }
 }

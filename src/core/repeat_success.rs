@@ -93,7 +93,8 @@ pub fn repeated_success(messages: &[Message]) -> Option<(String, String)> {
 /// The same tool with the same arguments, as the loop guard counts the same action.
 fn same_call(a: &ToolCall, b: &ToolCall) -> bool {
     let form = |call: &ToolCall| {
-        let args = crate::protocol::json::parse(&call.arguments).unwrap_or(Value::Null);
+        let args =
+            serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap_or(Value::Null);
         action_arguments(&args, &call.arguments)
     };
     a.name == b.name && form(a) == form(b)

@@ -5,8 +5,7 @@ use super::agent::Agent;
 use super::error::ReplayError;
 use super::log::{Event, Record, SCHEMA_VERSION};
 use super::state::AgentState;
-use crate::protocol::decode;
-use crate::protocol::encode::ToJson;
+use crate::protocol::json_text;
 
 impl Agent {
     /// Folds a log back into an agent with the same state the live agent had. Call
@@ -124,7 +123,7 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
     let Some((_, first)) = lines.peek() else {
         return Err(ReplayError::Empty);
     };
-    let version = crate::protocol::json::parse(first)
+    let version = serde_json::from_str::<serde_json::Value>(first)
         .ok()
         .and_then(|v| v.get("event")?.get("schema_version")?.as_u64());
     if let Some(found) = version {
@@ -137,7 +136,7 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
     }
     lines
         .map(|(i, line)| {
-            decode::from_str(line).map_err(|e| ReplayError::Malformed {
+            serde_json::from_str(line).map_err(|e| ReplayError::Malformed {
                 line: i + 1,
                 message: e.to_string(),
             })
@@ -149,7 +148,7 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
 pub fn to_jsonl(records: &[Record]) -> String {
     let mut out = String::new();
     for record in records {
-        record.write_json(&mut out);
+        out.push_str(&json_text(record));
         out.push('\n');
     }
     out

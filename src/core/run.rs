@@ -4,9 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_external, json_names, json_struct};
+use serde::{Deserialize, Serialize};
 
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
@@ -14,7 +12,7 @@ use super::loop_guard::{LoopGuard, Observation, Verdict};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
 
 /// Where a run is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Phase {
     /// Between steps while the next decision is made (never seen between two inputs).
     Between,
@@ -36,14 +34,8 @@ pub enum Phase {
     Finished(Box<RunOutcome>),
 }
 
-json_external!(Phase {
-    units: ["Between" => Between],
-    newtypes: ["Tools" => Tools, "BatchDone" => BatchDone, "Finished" => Finished],
-    structs: ["AwaitingModel" => AwaitingModel { request, purpose, cut }],
-});
-
 /// One item of the model's task list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {
     /// Stable id chosen by the model.
     pub id: String,
@@ -53,10 +45,8 @@ pub struct TodoItem {
     pub status: TodoStatus,
 }
 
-json_struct!(TodoItem { id, text, status });
-
 /// Whether a todo is finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     /// Still to do: blocks completion.
@@ -65,16 +55,15 @@ pub enum TodoStatus {
     Done,
 }
 
-json_names!(TodoStatus { "open" => Open, "done" => Done });
-
 /// Everything about the current (or last) run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
     /// Run number in the session, from 1.
     pub number: u32,
     /// The task (the message that started the run).
     pub task: String,
     /// Where the run's messages start in the transcript (its task).
+    #[serde(default)]
     pub first_message: usize,
     /// Limits.
     pub limits: BudgetLimits,
@@ -127,37 +116,6 @@ pub struct RunState {
     /// Completions the stop hook blocked in this run.
     pub stop_hook_blocks: u32,
 }
-
-json_struct!(RunState {
-    number,
-    task,
-    first_message = default,
-    limits,
-    ledger,
-    phase,
-    step,
-    step_open,
-    step_evidence,
-    guard,
-    verdict,
-    consecutive_errors,
-    consecutive_blocks,
-    output_recoveries,
-    verification_failed,
-    verified_summary,
-    todos,
-    queued,
-    tool_stats,
-    findings,
-    errors,
-    last_text,
-    compacted_since_step,
-    model_retries,
-    model_retry_delay_ms,
-    paused,
-    stop_hook_pending,
-    stop_hook_blocks
-});
 
 impl RunState {
     /// A fresh run.

@@ -7,8 +7,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::protocol::json::display_f64;
-
 /// Validates `value` against `schema`; on failure, every problem with its JSON path.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
@@ -41,16 +39,13 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
         if !allowed.contains(value) {
             errors.push(format!(
                 "{path}: must be one of {}",
-                crate::protocol::json::to_string(&Value::Array(allowed.clone()))
+                Value::Array(allowed.clone())
             ));
         }
     }
     if let Some(constant) = schema.get("const") {
         if constant != value {
-            errors.push(format!(
-                "{path}: must be {}",
-                crate::protocol::json::to_string(constant)
-            ));
+            errors.push(format!("{path}: must be {}", constant));
         }
     }
     match value {
@@ -142,12 +137,12 @@ fn is_absolute_uri(s: &str) -> bool {
 fn check_number(schema: &Map<String, Value>, n: f64, path: &str, errors: &mut Vec<String>) {
     if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
         if n < min {
-            errors.push(format!("{path}: must be at least {}", display_f64(min)));
+            errors.push(format!("{path}: must be at least {}", min));
         }
     }
     if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
         if n > max {
-            errors.push(format!("{path}: must be at most {}", display_f64(max)));
+            errors.push(format!("{path}: must be at most {}", max));
         }
     }
 }
@@ -235,7 +230,7 @@ fn type_name(expected: &Value) -> String {
     match expected {
         Value::String(t) => t.clone(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            crate::protocol::json::to_string(expected)
+            expected.to_string()
         }
     }
 }

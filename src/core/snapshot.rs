@@ -8,14 +8,14 @@
 //! holds the rest of the state with only the messages after its last part. So what a session
 //! writes for snapshots stays proportional to what it adds, however long it gets.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::agent::Agent;
+use super::compact_messages::Part;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
 use super::state::AgentState;
-use crate::protocol::decode;
-use crate::protocol::encode::{self, json_struct};
+use crate::protocol::json_text;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
 /// [`AgentState`] changes; older snapshots are then ignored and rebuilt.
@@ -28,7 +28,7 @@ pub const SNAPSHOT_EVERY: u64 = 500;
 pub const PART_MESSAGES: usize = 256;
 
 /// The head of a snapshot: the folded state minus the messages kept in parts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Head {
     /// [`SNAPSHOT_VERSION`] of the writer.
     version: u32,
@@ -44,15 +44,6 @@ struct Head {
     state: AgentState,
 }
 
-json_struct!(Head {
-    version,
-    schema,
-    records,
-    last,
-    parts,
-    state
-});
-
 /// A snapshot to store: its head, replacing the last one, and the parts the store lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotWrite {
@@ -67,7 +58,7 @@ pub struct SnapshotWrite {
 }
 
 fn record_hash(record: &Record) -> Option<String> {
-    Some(sha256_hex(&[&encode::to_string(record)]))
+    Some(sha256_hex(&[&json_text(record)]))
 }
 
 impl Agent {
@@ -84,11 +75,7 @@ impl Agent {
         let new_parts = messages
             [first_part as usize * PART_MESSAGES..parts as usize * PART_MESSAGES]
             .chunks(PART_MESSAGES)
-            .map(|part| {
-                let mut out = String::new();
-                super::compact_messages::write(part, &mut out);
-                out
-            })
+            .map(|part| json_text(&Part(part.to_vec())))
             .collect::<Vec<_>>();
         let transcript = self
             .state
@@ -104,7 +91,7 @@ impl Agent {
         };
         Some(SnapshotWrite {
             records: self.state.next_seq,
-            head: encode::to_string(&head),
+            head: json_text(&head),
             first_part,
             parts: new_parts,
         })
@@ -126,7 +113,7 @@ impl Agent {
         parts: &[String],
         tail: &[Record],
     ) -> Option<(Agent, u64)> {
-        let head: Head = decode::from_str(head).ok()?;
+        let head: Head = serde_json::from_str(head).ok()?;
         let (first, rest) = tail.split_first()?;
         let matches = head.version == SNAPSHOT_VERSION
             && head.schema == SCHEMA_VERSION
@@ -139,8 +126,7 @@ impl Agent {
         }
         let mut earlier = Vec::with_capacity(head.parts as usize * PART_MESSAGES);
         for part in &parts[..head.parts as usize] {
-            let part = crate::protocol::json::parse(part).ok()?;
-            let messages = super::compact_messages::read(&part).ok()?;
+            let Part(messages) = serde_json::from_str(part).ok()?;
             if messages.len() != PART_MESSAGES {
                 return None;
             }

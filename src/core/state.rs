@@ -1,9 +1,7 @@
 //! The agent's state and the fold that builds it: `apply` is the only place state changes, used
 //! by live runs and by replay alike, so a replayed log rebuilds exactly the live state.
 
-use serde::Serialize;
-
-use crate::protocol::encode::json_struct;
+use serde::{Deserialize, Serialize};
 
 use std::collections::BTreeSet;
 
@@ -25,7 +23,7 @@ pub const CONTINUE_PROMPT: &str =
     "Your last reply was cut off at the output limit. Continue exactly where it stopped.";
 
 /// Everything the core knows about a session, folded from its log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentState {
     /// Session id.
     pub session: String,
@@ -50,20 +48,6 @@ pub struct AgentState {
     /// Approval scopes (tool + key, e.g. a host) a human approved in this session.
     pub approved_scopes: BTreeSet<String>,
 }
-
-json_struct!(AgentState {
-    session,
-    config,
-    next_seq,
-    last_at,
-    suspended,
-    transcript,
-    run,
-    flight,
-    next_request,
-    last_user_text,
-    approved_scopes
-});
 
 impl AgentState {
     /// The state right after `SessionStarted`.

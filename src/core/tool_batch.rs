@@ -3,11 +3,8 @@
 //! in a [`BatchSummary`] for the next decision. The run and the transcript around it take what
 //! the batch reports; the batch itself reads nothing outside its slots.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::protocol::decode::FromJson;
-use crate::protocol::encode::{json_external, json_struct};
-use crate::protocol::json::{self, JsonError};
 use serde_json::Value;
 
 use super::fingerprint::args_hash;
@@ -16,7 +13,7 @@ use super::run::TodoItem;
 use crate::protocol::{Message, ToolCall};
 
 /// The tool calls of one reply.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolBatch {
     /// One slot per call, in the model's order.
     pub slots: Vec<Slot>,
@@ -31,16 +28,8 @@ pub struct ToolBatch {
     pub malformed: bool,
 }
 
-json_struct!(ToolBatch {
-    slots,
-    parallel,
-    cut,
-    approval_decided,
-    malformed
-});
-
 /// One tool call of a batch.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slot {
     /// The call as the model made it.
     pub call: ToolCall,
@@ -62,20 +51,8 @@ pub struct Slot {
     pub attempts: u32,
 }
 
-json_struct!(Slot {
-    call,
-    args,
-    kind,
-    args_hash,
-    scope,
-    state,
-    approved,
-    interrupted,
-    attempts
-});
-
 /// Where a tool call is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SlotState {
     /// Not started and not refused yet.
     Pending,
@@ -95,14 +72,8 @@ pub enum SlotState {
     },
 }
 
-json_external!(SlotState {
-    units: ["Pending" => Pending, "Running" => Running],
-    newtypes: [],
-    structs: ["AwaitingApproval" => AwaitingApproval { after_interrupt }, "Done" => Done { content, is_error }],
-});
-
 /// What a complete tool batch left for the next decision.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchSummary {
     /// A human decided an approval during the batch.
     pub approval_decided: bool,
@@ -112,14 +83,8 @@ pub struct BatchSummary {
     pub finish: Option<FinishResult>,
 }
 
-json_struct!(BatchSummary {
-    approval_decided,
-    cut,
-    finish
-});
-
 /// What a `finish` call that ran came to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FinishResult {
     /// Its verifier passed; the summary the model gave.
     Verified(String),
@@ -128,12 +93,6 @@ pub enum FinishResult {
     /// It was accepted with no verifier to run: the summary, an unchecked claim.
     Unverified(String),
 }
-
-json_external!(FinishResult {
-    units: ["Failed" => Failed],
-    newtypes: ["Verified" => Verified, "Unverified" => Unverified],
-    structs: [],
-});
 
 /// One call's result as the run around the batch takes it.
 pub struct CallResult<'a> {
@@ -362,15 +321,15 @@ fn new_slot(config: &AgentConfig, call: &ToolCall) -> Slot {
 }
 
 /// Parses model-produced argument text; an empty string means no arguments.
-pub fn parse_args(raw: &str) -> Result<Value, JsonError> {
+pub fn parse_args(raw: &str) -> Result<Value, serde_json::Error> {
     if raw.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    json::parse(raw)
+    serde_json::from_str(raw)
 }
 
 fn parse_todos(args: &Value) -> Option<Vec<TodoItem>> {
-    Vec::from_json(args.get("items")?).ok()
+    Vec::deserialize(args.get("items")?).ok()
 }
 
 fn finish_summary(args: &Value) -> String {

@@ -1,7 +1,7 @@
 //! Declarations of the tools the core itself understands: `todo` (executed by the core) and
 //! `finish` (executed by the host's verifier, accepted only when the completion check passes).
 
-use crate::protocol::json::json;
+use serde_json::json;
 
 use super::log::{Permission, ToolDecl, ToolKind};
 use crate::protocol::ToolSpec;

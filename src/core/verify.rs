@@ -13,7 +13,6 @@ use super::error::ReplayError;
 use super::input::Input;
 use super::log::{Event, InterruptCause, Record};
 use super::run::Phase;
-use crate::protocol::encode;
 
 /// Where a replay first differed from the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -25,9 +24,6 @@ pub struct Divergence {
     /// What the fresh agent wrote there (JSON), or why it wrote nothing.
     pub got: String,
 }
-
-crate::protocol::encode::write_struct!(Divergence { seq, expected, got });
-crate::protocol::json::to_value_via_text!(Divergence);
 
 /// The result of a verification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,7 +37,7 @@ pub struct VerifyReport {
 }
 
 fn json(record: &Record) -> String {
-    encode::to_string(record)
+    crate::protocol::json_text(record)
 }
 
 /// Feeds `records`' inputs to a fresh agent and compares what it writes with `records`.

@@ -63,7 +63,7 @@ fn detail(message: &str) -> String {
 }
 
 /// One session in the store.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionSummary {
     /// Session id.
     pub session: String,
@@ -72,12 +72,6 @@ pub struct SessionSummary {
     /// Time of the last record.
     pub updated_at: Millis,
 }
-
-crate::protocol::encode::json_struct!(SessionSummary {
-    session,
-    records,
-    updated_at
-});
 
 /// One session in the sessions index: what a session list shows, without reading its log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::json::json;
+use serde_json::json;
 
 use super::model::{ModelError, ModelReply, ModelRequest};
 use super::openai::{build_request, OpenAiStream};
@@ -50,7 +50,7 @@ impl CompletionAssembler {
         }
         self.stream.push(&SseEvent {
             event: "message".into(),
-            data: super::json::to_string(chunk),
+            data: chunk.to_string(),
             id: None,
         })
     }
@@ -59,7 +59,7 @@ impl CompletionAssembler {
     /// that is not an object is `Malformed`, as in [`CompletionAssembler::push_chunk`].
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Vec<StreamDelta>, ModelError> {
         if !text.trim_start().starts_with('{') {
-            let value = super::json::parse(text).map_err(|error| {
+            let value = serde_json::from_str::<serde_json::Value>(text).map_err(|error| {
                 malformed(format!("the custom provider's chunk is not JSON: {error}"))
             })?;
             return self.push_chunk(&value);

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::json::json;
+use serde_json::json;
 
 use super::message::{Message, ToolSpec};
 use super::model::ModelRequest;

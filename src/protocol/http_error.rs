@@ -14,7 +14,7 @@ const MAX_BODY_EXCERPT: usize = 300;
 /// and its message; it never contains request headers, and API keys echoed by the provider are
 /// redacted.
 pub fn parse_error_body(status: u16, body: &str, retry_after_ms: Option<u64>) -> ModelError {
-    let parsed = crate::protocol::json::parse(body).ok();
+    let parsed = serde_json::from_str::<serde_json::Value>(body).ok();
     let detail = parsed.as_ref().and_then(describe);
     let should_retry =
         (status == 429 && parsed.as_ref().is_some_and(is_quota_exhausted)).then_some(false);

@@ -35,8 +35,6 @@ pub struct LocalRequest {
     pub temperature: f32,
 }
 
-crate::protocol::encode::write_struct!(LocalRequest { messages, grammar = omit_empty, max_tokens, temperature });
-
 impl LocalRequest {
     /// The whole reply, from what the runtime generated: the start of the turn the request
     /// wrote for the model (a last assistant message, [`REPLY_PREFIX`]) followed by `generated`.
@@ -169,7 +167,7 @@ fn needs_url(tool: &ToolSpec) -> bool {
 
 /// `{"role", "content"}`.
 fn text_message(role: &str, content: String) -> Value {
-    super::json::json!({ "role": role, "content": content })
+    serde_json::json!({ "role": role, "content": content })
 }
 
 /// An assistant turn as the model would have written it: one `{"tool", "arguments"}` object per
@@ -192,7 +190,7 @@ fn render_assistant(text: &str, tool_calls: &[ToolCall], tools: &[ToolSpec]) -> 
     }
     lines.extend(tool_calls.iter().map(|call| {
         // Arguments that are not valid JSON are embedded as a string.
-        let arguments = crate::protocol::json::parse(&call.arguments)
+        let arguments = serde_json::from_str::<serde_json::Value>(&call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.clone()));
         let schema = tools
             .iter()
@@ -229,7 +227,7 @@ pub fn parse_local_output(
         return reply;
     }
     let candidate = strip_code_fence(text.trim());
-    match crate::protocol::json::parse(candidate) {
+    match serde_json::from_str::<serde_json::Value>(candidate) {
         Ok(Value::Object(object)) => {
             let tool = object.get("tool").and_then(Value::as_str);
             let arguments = object.get("arguments").filter(|a| a.is_object());
@@ -245,7 +243,7 @@ pub fn parse_local_output(
                     reply.tool_calls.push(ToolCall {
                         id: call_id,
                         name: name.to_string(),
-                        arguments: super::json::to_string(arguments),
+                        arguments: arguments.to_string(),
                     });
                     reply.text = String::new();
                     reply.finish = FinishReason::ToolUse;
@@ -253,7 +251,7 @@ pub fn parse_local_output(
                 (Some(name), None, None) => {
                     let raw = object
                         .get("arguments")
-                        .map_or("null".into(), super::json::to_string);
+                        .map_or("null".into(), Value::to_string);
                     reply.tool_calls.push(ToolCall {
                         id: call_id,
                         name: name.to_string(),

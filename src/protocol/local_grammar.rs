@@ -159,14 +159,11 @@ impl Builder {
             return "value".into();
         }
         if let Some(constant) = schema.get("const") {
-            return literal(&super::json::to_string(constant));
+            return literal(&constant.to_string());
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
             if !values.is_empty() {
-                let shown: Vec<String> = values
-                    .iter()
-                    .map(|v| literal(&super::json::to_string(v)))
-                    .collect();
+                let shown: Vec<String> = values.iter().map(|v| literal(&v.to_string())).collect();
                 return format!("({})", shown.join(" | "));
             }
         }
@@ -419,7 +416,7 @@ fn write_value(out: &mut String, value: &Value, schema: &Value) {
             out.push(']');
         }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            super::json::write_value(value, out);
+            out.push_str(&value.to_string());
         }
     }
 }
@@ -442,7 +439,7 @@ fn pointer_escape(key: &str) -> String {
 
 /// `text` as a JSON string.
 pub(super) fn json_text(text: &str) -> String {
-    super::json::to_string(&Value::String(text.to_string()))
+    super::json_text(text)
 }
 
 /// `text` as a GBNF string literal.

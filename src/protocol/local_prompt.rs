@@ -118,7 +118,7 @@ fn branch_list(schema: &Value) -> Option<String> {
         key = Some(name);
         let value = constant
             .as_str()
-            .map_or_else(|| super::json::to_string(constant), str::to_string);
+            .map_or_else(|| constant.to_string(), str::to_string);
         let (required, _) = super::local_grammar::key_order(branch);
         let rest: Vec<&str> = required
             .iter()
@@ -188,10 +188,7 @@ fn type_hint(schema: &Value) -> String {
         let mut shown: Vec<String> = values
             .iter()
             .take(MAX_ENUM_VALUES)
-            .map(|v| {
-                v.as_str()
-                    .map_or_else(|| super::json::to_string(v), str::to_string)
-            })
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
             .collect();
         if values.len() > MAX_ENUM_VALUES {
             shown.push("…".to_string());

@@ -165,7 +165,7 @@ pub fn prose_reply(
             let call = ToolCall {
                 id: call_id,
                 name: tool.clone(),
-                arguments: super::json::to_string(&Value::Object(arguments)),
+                arguments: Value::Object(arguments).to_string(),
             };
             (String::new(), vec![call], FinishReason::ToolUse)
         }

@@ -2,13 +2,10 @@
 //!
 //! Provider adapters translate these to and from each provider's wire format.
 
-use serde::Serialize;
-
-use super::decode::{deserialize_via_json, DecodeError, Fields, FromJson};
-use super::encode::{json_struct, json_tagged, Object, ToJson};
+use serde::{Deserialize, Serialize};
 
 /// One message of the transcript sent to a model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
     /// Instructions from the user of the runtime (or the runtime itself).
@@ -22,6 +19,7 @@ pub enum Message {
         text: String,
         /// Tool calls in the order the model made them.
         #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default)]
         tool_calls: Vec<ToolCall>,
     },
     /// The observed result of one tool call, answering the call with the same id.
@@ -36,12 +34,6 @@ pub enum Message {
         is_error: bool,
     },
 }
-
-json_tagged!(Message, "role", {
-    "user" => User { text },
-    "assistant" => Assistant { text, tool_calls = omit_empty },
-    "tool" => Tool { call_id, name, content, is_error },
-});
 
 impl Message {
     /// Approximate size in tokens (4 characters a token), used for context accounting when the
@@ -64,7 +56,7 @@ impl Message {
 
 /// A tool call as the model produced it. `arguments` is the raw text the model emitted, which
 /// may be invalid JSON; the core validates it before anything runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// Provider-assigned call id (unique within a reply).
     pub id: String,
@@ -74,14 +66,8 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-json_struct!(ToolCall {
-    id,
-    name,
-    arguments
-});
-
 /// What a model is told about a tool.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
     /// Unique tool name.
     pub name: String,
@@ -94,34 +80,10 @@ pub struct ToolSpec {
     /// cannot say in a shape every remote provider accepts. Whatever it admits must also satisfy
     /// `parameters` (the core checks calls against that). Remote providers never see it.
     /// Read as `localParameters` too, as pages register tools.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "localParameters",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub local_parameters: Option<serde_json::Value>,
-}
-
-impl FromJson for ToolSpec {
-    fn from_json(value: &serde_json::Value) -> Result<Self, DecodeError> {
-        let fields = Fields::of(value)?;
-        Ok(Self {
-            name: fields.get("name")?,
-            description: fields.get("description")?,
-            parameters: fields.get("parameters")?,
-            local_parameters: fields
-                .get_aliased_or_default("local_parameters", "localParameters")?,
-        })
-    }
-}
-
-deserialize_via_json!(ToolSpec);
-
-impl ToJson for ToolSpec {
-    fn write_json(&self, out: &mut String) {
-        let mut object = Object::new(out);
-        object.member("\"name\":", &self.name);
-        object.member("\"description\":", &self.description);
-        object.member("\"parameters\":", &self.parameters);
-        if let Some(local) = &self.local_parameters {
-            object.member("\"local_parameters\":", local);
-        }
-        object.end();
-    }
 }

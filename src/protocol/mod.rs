@@ -4,11 +4,7 @@
 pub mod anthropic;
 pub mod chat_completion;
 pub mod custom_delta;
-pub mod decode;
-pub mod encode;
 pub mod http_error;
-pub mod json;
-mod json_scan;
 pub mod local;
 pub mod local_grammar;
 pub mod local_prompt;
@@ -18,8 +14,6 @@ pub mod model;
 pub mod openai;
 pub mod openai_body;
 mod openai_chunk;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod openai_chunk_agreement;
 pub mod request_messages;
 pub mod retry;
 pub mod sse;
@@ -39,3 +33,9 @@ pub use request_messages::RequestMessages;
 pub use retry::{parse_retry_after, GiveUpReason, RetryDecision, RetryPolicy, StreamRetryRule};
 pub use sse::{SseEvent, SseParser};
 pub use stream::StreamDelta;
+
+/// `value` as compact JSON text, as serde_json writes it. The crate's types always serialise
+/// (their maps have string keys); were one ever to fail, the text is `null`.
+pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
+}

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::encode::{json_names, json_struct, json_tagged};
 use super::message::{ToolCall, ToolSpec};
 use super::request_messages::RequestMessages;
 
@@ -21,7 +20,7 @@ pub struct ModelRequest {
 }
 
 /// Why a model stopped producing output, mapped from each provider's own names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {
     /// Natural end of turn (`end_turn`, `stop`, `stop_sequence`).
@@ -38,22 +37,20 @@ pub enum FinishReason {
     Malformed,
 }
 
-json_names!(FinishReason { "end_turn" => EndTurn, "tool_use" => ToolUse, "max_tokens" => MaxTokens, "refusal" => Refusal, "malformed" => Malformed });
-
 /// Token usage of one call as the provider reported it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens billed at the full input price (excluding cached ones).
     pub input_tokens: u64,
     /// Generated tokens.
     pub output_tokens: u64,
     /// Prompt tokens served from the provider's cache (read), billed at the cached price.
+    #[serde(default)]
     pub cached_input_tokens: u64,
     /// Prompt tokens written to the provider's cache, billed at the input price.
+    #[serde(default)]
     pub cache_write_tokens: u64,
 }
-
-json_struct!(Usage { input_tokens, output_tokens, cached_input_tokens = default, cache_write_tokens = default });
 
 impl Usage {
     /// Adds another call's usage to this one.
@@ -66,24 +63,24 @@ impl Usage {
 }
 
 /// A complete reply, assembled from a stream or a single response.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelReply {
     /// Visible text.
     pub text: String,
     /// Tool calls in the order the model made them.
+    #[serde(default)]
     pub tool_calls: Vec<ToolCall>,
     /// Why the model stopped.
     pub finish: FinishReason,
     /// Token usage.
     pub usage: Usage,
     /// The model that answered, as the provider named it.
+    #[serde(default)]
     pub model: String,
 }
 
-json_struct!(ModelReply { text, tool_calls = default, finish, usage, model = default });
-
 /// What went wrong with a model call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModelErrorKind {
     /// A non-success HTTP status.
@@ -96,6 +93,7 @@ pub enum ModelErrorKind {
         /// `x-should-retry` header, or `false` for a 429 that means a spend limit or an exhausted
         /// quota (retrying cannot help).
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         should_retry: Option<bool>,
     },
     /// The provider reported an error inside the stream (SSE `error` event).
@@ -122,20 +120,8 @@ pub enum ModelErrorKind {
     LocalModel,
 }
 
-json_tagged!(ModelErrorKind, "kind", {
-    "http" => Http { status, retry_after_ms, should_retry = omit_empty },
-    "provider" => Provider { error_type },
-    "network" => Network,
-    "first_byte_timeout" => FirstByteTimeout,
-    "idle_timeout" => IdleTimeout,
-    "truncated" => Truncated { partial },
-    "malformed" => Malformed,
-    "cancelled" => Cancelled,
-    "local_model" => LocalModel,
-});
-
 /// A failed model call. Messages never contain API keys.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, Deserialize)]
 #[error("{message}")]
 pub struct ModelError {
     /// Classification used for retry decisions.
@@ -143,8 +129,6 @@ pub struct ModelError {
     /// Human-readable description.
     pub message: String,
 }
-
-json_struct!(ModelError { kind, message });
 
 impl ModelError {
     /// Whether the same request may be sent again (the official SDKs' matrix: network errors,

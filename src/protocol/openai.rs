@@ -1,9 +1,7 @@
 //! OpenAI-compatible Chat Completions: the streaming request body, the request headers, and
 //! [`OpenAiStream`], which assembles `chat.completion.chunk` events into a [`ModelReply`].
 
-use serde_json::{Map, Value};
-
-use super::json::json;
+use serde_json::{json, Map, Value};
 
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
@@ -161,10 +159,9 @@ impl OpenAiStream {
             self.done = true;
             return Ok(Vec::new());
         }
-        // Most chunks are read by the hand-written scanner; anything it declines (invalid JSON,
-        // an error member) takes the general reading below, which gives the same answer slowly.
-        let mut chunk = Chunk::default();
-        if fast_chunk(data, &mut chunk).is_some() {
+        // Most chunks are read into their serde shape; anything it refuses (invalid JSON, an
+        // error member, an unexpected shape) takes the general reading below.
+        if let Some(chunk) = fast_chunk(data) {
             return Ok(self.take_chunk(&chunk));
         }
         self.take_general(data)
@@ -172,7 +169,7 @@ impl OpenAiStream {
 
     /// Reads a chunk as a JSON tree: any shape, and the `error` member.
     pub(crate) fn take_general(&mut self, data: &str) -> Result<Vec<StreamDelta>, ModelError> {
-        let chunk = super::json::parse(data)
+        let chunk: Value = serde_json::from_str(data)
             .map_err(|e| malformed(format!("invalid JSON in stream chunk: {e}")))?;
         if let Some(error) = chunk.get("error") {
             return Err(stream_error(error));
@@ -196,28 +193,29 @@ impl OpenAiStream {
         Ok(deltas)
     }
 
-    /// Applies a chunk read by the scanner, exactly as the general reading would.
+    /// Applies a chunk read into its serde shape, exactly as the general reading would.
     fn take_chunk(&mut self, chunk: &Chunk<'_>) -> Vec<StreamDelta> {
         if let (Some(model), true) = (&chunk.model, self.model.is_empty()) {
             self.model = model.to_string();
         }
-        if let Some(usage) = chunk.usage {
-            self.usage = usage;
+        if let Some(usage) = &chunk.usage {
+            self.usage = usage.usage();
         }
         let mut deltas = Vec::new();
-        for choice in chunk.choices.iter() {
+        for choice in chunk.choices.iter().flatten() {
             if let Some(delta) = &choice.delta {
                 self.take_texts(
                     [&delta.content, &delta.refusal].map(|s| s.as_deref()),
                     [&delta.reasoning_content, &delta.reasoning].map(|s| s.as_deref()),
                     &mut deltas,
                 );
-                for (position, call) in delta.tool_calls.iter().enumerate() {
+                for (position, call) in delta.tool_calls.iter().flatten().enumerate() {
+                    let function = call.function.as_ref();
                     let fragment = CallFragment {
                         index: call.index,
                         id: call.id.as_deref(),
-                        name: call.name.as_deref(),
-                        arguments: call.arguments.as_deref(),
+                        name: function.and_then(|f| f.name.as_deref()),
+                        arguments: function.and_then(|f| f.arguments.as_deref()),
                     };
                     self.take_call_delta(position, fragment, &mut deltas);
                 }

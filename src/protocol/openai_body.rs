@@ -1,12 +1,16 @@
-//! [`request_body`]: the Chat Completions request as JSON text, written straight from the
-//! [`ModelRequest`] without building a `serde_json::Value` tree first. The body carries the
-//! whole transcript every step, so this is the part of a step's cost that grows with history:
-//! a [`BodyCache`] keeps the transcript's text between requests, so a step writes only the
-//! messages it added. [`build_request`](super::openai::build_request) stays the readable
-//! definition of the same object, and the tests hold the two equal.
+//! [`request_body`]: the Chat Completions request as JSON text, written by serde from borrowed
+//! views of the [`ModelRequest`] ([`ChatMessage`], [`ChatTool`]) without building a
+//! `serde_json::Value` tree first. The body carries the whole transcript every step, so this is
+//! the part of a step's cost that grows with history: a [`BodyCache`] keeps the transcript's
+//! text between requests, so a step writes only the messages it added.
+//! [`build_request`](super::openai::build_request) stays the readable definition of the same
+//! object, and the tests hold the two equal. Members are declared in the order a `Value` map
+//! writes them (sorted), so the text is the tree's byte for byte.
 
-use super::encode::{Object, ToJson};
-use super::json::write_str;
+use std::borrow::Cow;
+
+use serde::Serialize;
+
 use super::message::{Message, ToolCall, ToolSpec};
 use super::model::ModelRequest;
 
@@ -25,6 +29,124 @@ pub struct BodyCache {
     text: String,
 }
 
+/// One message of the request, as `message_json` shapes it.
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    /// The text; null for a reply that only calls tools. A failed tool result is prefixed
+    /// with `Error: `.
+    content: Option<Cow<'a, str>>,
+    role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tool_calls: Vec<ChatCall<'a>>,
+}
+
+/// A tool call of an assistant message.
+#[derive(Serialize)]
+struct ChatCall<'a> {
+    function: ChatFunction<'a>,
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A call's function: its name and argument text.
+#[derive(Serialize)]
+struct ChatFunction<'a> {
+    arguments: &'a str,
+    name: &'a str,
+}
+
+/// A tool offered to the model.
+#[derive(Serialize)]
+struct ChatTool<'a> {
+    function: ChatToolFunction<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A tool's name, description and JSON Schema.
+#[derive(Serialize)]
+struct ChatToolFunction<'a> {
+    description: &'a str,
+    name: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+impl<'a> ChatMessage<'a> {
+    fn new(role: &'static str, content: Option<Cow<'a, str>>) -> Self {
+        ChatMessage {
+            content,
+            role,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
+
+    fn of(message: &'a Message) -> Self {
+        match message {
+            Message::User { text } => Self::new("user", Some(text.as_str().into())),
+            Message::Assistant { text, tool_calls } => ChatMessage {
+                tool_calls: tool_calls.iter().map(ChatCall::of).collect(),
+                ..Self::new(
+                    "assistant",
+                    (!text.is_empty() || tool_calls.is_empty()).then(|| text.as_str().into()),
+                )
+            },
+            Message::Tool {
+                call_id,
+                content,
+                is_error,
+                ..
+            } => ChatMessage {
+                tool_call_id: Some(call_id),
+                ..Self::new(
+                    "tool",
+                    Some(if *is_error {
+                        format!("Error: {content}").into()
+                    } else {
+                        content.as_str().into()
+                    }),
+                )
+            },
+        }
+    }
+}
+
+impl<'a> ChatCall<'a> {
+    fn of(call: &'a ToolCall) -> Self {
+        ChatCall {
+            function: ChatFunction {
+                arguments: &call.arguments,
+                name: &call.name,
+            },
+            id: &call.id,
+            kind: "function",
+        }
+    }
+}
+
+impl<'a> ChatTool<'a> {
+    fn of(tool: &'a ToolSpec) -> Self {
+        ChatTool {
+            function: ChatToolFunction {
+                description: &tool.description,
+                name: &tool.name,
+                parameters: &tool.parameters,
+            },
+            kind: "function",
+        }
+    }
+}
+
+/// Appends `value` as JSON text (these borrowed views always serialise).
+fn append<T: Serialize + ?Sized>(value: &T, out: &mut String) {
+    if let Ok(text) = serde_json::to_string(value) {
+        out.push_str(&text);
+    }
+}
+
 /// The streaming request body for `req` and `model` as UTF-8 JSON, as `build_request(req, model)`
 /// would serialise it, writing only the messages `cache` does not hold yet: all of them when
 /// `req` is not the transcript `cache` last saw grown at its end (another lineage, a compacted
@@ -35,106 +157,36 @@ pub fn request_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> V
         cache.written = 0;
         cache.system = req.system.clone();
         if let Some(system) = &req.system {
-            cache.text.push_str("{\"content\":");
-            write_str(system, &mut cache.text);
-            cache.text.push_str(",\"role\":\"system\"}");
+            append(
+                &ChatMessage::new("system", Some(system.as_str().into())),
+                &mut cache.text,
+            );
         }
     }
     for message in &req.messages[cache.written..] {
         if !cache.text.is_empty() {
             cache.text.push(',');
         }
-        write_message(message, &mut cache.text);
+        append(&ChatMessage::of(message), &mut cache.text);
     }
     cache.lineage = req.messages.lineage();
     cache.written = req.messages.len();
+    // The object around the cached array, its members in sorted order, each value by serde.
     let mut out = String::with_capacity(cache.text.len() + 512);
-    let mut body = Object::new(&mut out);
-    body.member("\"max_completion_tokens\":", &req.max_output_tokens);
-    body.key("\"messages\":");
-    body.out.push('[');
-    body.out.push_str(&cache.text);
-    body.out.push(']');
-    body.member("\"model\":", model);
-    body.key("\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    out.push_str("{\"max_completion_tokens\":");
+    out.push_str(&req.max_output_tokens.to_string());
+    out.push_str(",\"messages\":[");
+    out.push_str(&cache.text);
+    out.push_str("],\"model\":");
+    append(&model, &mut out);
+    out.push_str(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
     if !req.tools.is_empty() {
-        body.key("\"tools\":");
-        body.out.push('[');
-        for (i, tool) in req.tools.iter().enumerate() {
-            if i > 0 {
-                body.out.push(',');
-            }
-            write_tool(tool, body.out);
-        }
-        body.out.push(']');
+        out.push_str(",\"tools\":");
+        let tools: Vec<ChatTool<'_>> = req.tools.iter().map(ChatTool::of).collect();
+        append(&tools, &mut out);
     }
-    body.end();
+    out.push('}');
     out.into_bytes()
-}
-
-/// One message as `message_json` shapes it (keys in the order a `Value` map writes them).
-fn write_message(message: &Message, out: &mut String) {
-    let mut map = Object::new(out);
-    match message {
-        Message::User { text } => {
-            map.member("\"content\":", text);
-            map.key("\"role\":\"user\"");
-        }
-        Message::Assistant { text, tool_calls } => {
-            if text.is_empty() && !tool_calls.is_empty() {
-                map.key("\"content\":null");
-            } else {
-                map.member("\"content\":", text);
-            }
-            map.key("\"role\":\"assistant\"");
-            if !tool_calls.is_empty() {
-                map.key("\"tool_calls\":");
-                map.out.push('[');
-                for (i, call) in tool_calls.iter().enumerate() {
-                    if i > 0 {
-                        map.out.push(',');
-                    }
-                    write_call(call, map.out);
-                }
-                map.out.push(']');
-            }
-        }
-        Message::Tool {
-            call_id,
-            content,
-            is_error,
-            ..
-        } => {
-            if *is_error {
-                map.member("\"content\":", &format!("Error: {content}"));
-            } else {
-                map.member("\"content\":", content);
-            }
-            map.key("\"role\":\"tool\"");
-            map.member("\"tool_call_id\":", call_id);
-        }
-    }
-    map.end();
-}
-
-fn write_call(call: &ToolCall, out: &mut String) {
-    out.push_str("{\"function\":{\"arguments\":");
-    write_str(&call.arguments, out);
-    out.push_str(",\"name\":");
-    write_str(&call.name, out);
-    out.push_str("},\"id\":");
-    write_str(&call.id, out);
-    out.push_str(",\"type\":\"function\"}");
-}
-
-fn write_tool(tool: &ToolSpec, out: &mut String) {
-    out.push_str("{\"function\":{\"description\":");
-    write_str(&tool.description, out);
-    out.push_str(",\"name\":");
-    write_str(&tool.name, out);
-    out.push_str(",\"parameters\":");
-    tool.parameters.write_json(out);
-    out.push_str("},\"type\":\"function\"}");
 }
 
 #[cfg(test)]

@@ -208,7 +208,9 @@ pub fn parse_retry_after(headers: &[(String, String)], now_unix_ms: u64) -> Opti
 /// A finite, non-negative decimal number.
 fn non_negative(text: &str) -> Option<f64> {
     let looks_numeric = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-    super::json::parse_f64(text).filter(|n| looks_numeric && n.is_finite() && *n >= 0.0)
+    text.parse::<f64>()
+        .ok()
+        .filter(|n| looks_numeric && n.is_finite() && *n >= 0.0)
 }
 
 /// Parses an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`) to Unix milliseconds.

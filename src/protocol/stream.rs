@@ -87,7 +87,7 @@ pub(crate) fn partial_reply(
 /// calls in a partial reply: a cut object never parses).
 pub(crate) fn is_complete_object(arguments: &str) -> bool {
     matches!(
-        super::json::parse(arguments),
+        serde_json::from_str::<serde_json::Value>(arguments),
         Ok(serde_json::Value::Object(_))
     )
 }

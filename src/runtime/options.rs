@@ -3,11 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use crate::protocol::decode::{self, read_struct, DecodeError, Fields, FromJson};
-use crate::protocol::encode::json_names;
 
 use crate::core::{
     finish_tool, todo_tool, AgentConfig, ApprovalScope, BudgetLimits, Event, GuardThresholds,
@@ -16,7 +13,7 @@ use crate::core::{
 use crate::protocol::ToolSpec;
 
 /// Which model answers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
     /// The model running in the tab (no key, no server).
@@ -31,13 +28,12 @@ pub enum ProviderKind {
     Custom,
 }
 
-json_names!(ProviderKind { "local" => Local, "openai" => Openai, "anthropic" => Anthropic, "custom" => Custom });
-crate::protocol::json::to_value_via_text!(ProviderKind);
-
 /// Provider settings. The API key is used for requests only and never enters the log.
-#[derive(Clone, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderOptions {
     /// Which provider.
+    #[serde(default)]
     pub kind: ProviderKind,
     /// Base URL (e.g. `https://api.openai.com/v1`); for `local`, the GGUF URL.
     pub base_url: Option<String>,
@@ -46,8 +42,6 @@ pub struct ProviderOptions {
     /// Model name.
     pub model: Option<String>,
 }
-
-read_struct!(ProviderOptions { kind = default, base_url: "baseUrl", api_key: "apiKey", model });
 
 impl std::fmt::Debug for ProviderOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -61,7 +55,8 @@ impl std::fmt::Debug for ProviderOptions {
 }
 
 /// Budget options in the API's camelCase; missing fields keep the defaults.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BudgetOptions {
     /// Most steps.
     pub max_steps: Option<u32>,
@@ -76,15 +71,6 @@ pub struct BudgetOptions {
     /// Most active wall-clock milliseconds.
     pub max_wall_ms: Option<u64>,
 }
-
-read_struct!(BudgetOptions {
-    max_steps: "maxSteps",
-    max_tool_calls: "maxToolCalls",
-    max_input_tokens: "maxInputTokens",
-    max_output_tokens: "maxOutputTokens",
-    max_cost_usd: "maxCostUsd",
-    max_wall_ms: "maxWallMs",
-});
 
 impl BudgetOptions {
     /// These options laid over `base`.
@@ -101,7 +87,8 @@ impl BudgetOptions {
 }
 
 /// Everything `createAgent` accepts.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AgentOptions {
     /// Session id; an existing session is resumed.
     pub session: Option<String>,
@@ -109,10 +96,12 @@ pub struct AgentOptions {
     /// session uses the local model.
     pub provider: Option<ProviderOptions>,
     /// Run limits.
+    #[serde(default)]
     pub budget: BudgetOptions,
     /// Tool names offered to the model; `None` offers every registered tool plus todo and finish.
     pub tools: Option<Vec<String>>,
     /// Per-tool permission overrides.
+    #[serde(default)]
     pub permissions: BTreeMap<String, Permission>,
     /// System prompt.
     pub system: Option<String>,
@@ -123,8 +112,10 @@ pub struct AgentOptions {
     /// Output-token cap per call.
     pub max_output_tokens: Option<u32>,
     /// A final answer needs the finish tool's verifier to pass.
+    #[serde(default)]
     pub require_finish: bool,
     /// Loop-guard thresholds; missing fields keep the defaults.
+    #[serde(default)]
     pub guard: GuardOptions,
     /// Compact when the projected context passes this share of the window (0 < x ≤ 1).
     pub compaction_threshold: Option<f64>,
@@ -140,32 +131,14 @@ pub struct AgentOptions {
     /// Hosts the built-in `http_fetch` may reach without the user's approval (`example.com`,
     /// `*.example.com`, `host:port`; a loopback or private address only by an exact entry).
     /// Handed to the tools with each call, never written to the log: give it again on resume.
+    #[serde(default)]
     pub allow_hosts: Vec<String>,
 }
 
-read_struct!(AgentOptions {
-    session,
-    provider,
-    budget = default,
-    tools,
-    permissions = default,
-    system,
-    price,
-    context_window: "contextWindow",
-    max_output_tokens: "maxOutputTokens",
-    require_finish: "requireFinish" = default,
-    guard = default,
-    compaction_threshold: "compactionThreshold",
-    compaction_keep_recent: "compactionKeepRecent",
-    max_tool_result_chars: "maxToolResultChars",
-    max_consecutive_errors: "maxConsecutiveErrors",
-    context_per_task: "contextPerTask",
-    allow_hosts: "allowHosts" = default,
-});
-
 /// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool
 /// observations, each `diagnose` below its `stop`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GuardOptions {
     /// Same action, same state, no new evidence: diagnose at this count.
     pub repeat_diagnose: Option<u32>,
@@ -187,18 +160,6 @@ pub struct GuardOptions {
     /// for the local model, off for the others).
     pub end_on_repeated_success: Option<bool>,
 }
-
-read_struct!(GuardOptions {
-    repeat_diagnose: "repeatDiagnose",
-    repeat_stop: "repeatStop",
-    thrash_diagnose: "thrashDiagnose",
-    thrash_stop: "thrashStop",
-    stagnation_diagnose: "stagnationDiagnose",
-    stagnation_stop: "stagnationStop",
-    error_repeat_diagnose: "errorRepeatDiagnose",
-    error_repeat_stop: "errorRepeatStop",
-    end_on_repeated_success: "endOnRepeatedSuccess",
-});
 
 impl GuardOptions {
     /// These thresholds over `base`; refuses a pair whose diagnosis would not come first.
@@ -239,47 +200,41 @@ impl GuardOptions {
 }
 
 /// A tool as the page registered it (the JS registry's spec without `execute`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HostToolSpec {
     /// Name.
     pub name: String,
     /// What it does.
+    #[serde(default)]
     pub description: String,
     /// JSON Schema of its arguments.
+    #[serde(default = "empty_object_schema")]
     pub parameters: Value,
     /// A narrower schema for small local models (see [`ToolSpec::local_parameters`]).
+    #[serde(default)]
     pub local_parameters: Option<Value>,
     /// Default permission.
+    #[serde(default = "ask")]
     pub permission: Permission,
     /// Safe to re-run.
+    #[serde(default)]
     pub idempotent: bool,
     /// Safe to run alongside others.
+    #[serde(default)]
     pub parallel_safe: bool,
     /// What an approval also covers: `{ urlHost: "<argument>" }` = later calls to that host.
+    #[serde(default)]
     pub approval_scope: Option<ApprovalScope>,
 }
 
 fn empty_object_schema() -> Value {
-    crate::protocol::json::json!({"type": "object"})
+    serde_json::json!({"type": "object"})
 }
 
-impl FromJson for HostToolSpec {
-    fn from_json(value: &Value) -> Result<Self, DecodeError> {
-        let fields = Fields::of(value)?;
-        Ok(Self {
-            name: fields.get("name")?,
-            description: fields.get_or_default("description")?,
-            parameters: fields.get_or("parameters", empty_object_schema)?,
-            local_parameters: fields.get_or_default("localParameters")?,
-            permission: fields.get_or("permission", || Permission::Ask)?,
-            idempotent: fields.get_or_default("idempotent")?,
-            parallel_safe: fields.get_or_default("parallelSafe")?,
-            approval_scope: fields.get_or_default("approvalScope")?,
-        })
-    }
+fn ask() -> Permission {
+    Permission::Ask
 }
-
-decode::deserialize_via_json!(HostToolSpec);
 
 /// Options that cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -347,7 +302,7 @@ impl AgentOptions {
         if !(compaction_threshold > 0.0 && compaction_threshold <= 1.0) {
             return Err(OptionsError::Invalid(format!(
                 "compactionThreshold must be in (0, 1], got {}",
-                crate::protocol::json::display_f64(compaction_threshold)
+                compaction_threshold
             )));
         }
         let max_observation_chars = self
@@ -431,7 +386,7 @@ fn check_provider(provider: &ProviderOptions) -> Result<(), OptionsError> {
 impl ProviderOptions {
     /// What the log keeps of the provider: everything but the key.
     pub fn describe(&self) -> Value {
-        crate::protocol::json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
+        serde_json::json!({"kind": self.kind, "baseUrl": self.base_url, "model": self.model})
     }
 
     /// These options completed from a stored description of the same kind: a page resuming a
@@ -446,7 +401,7 @@ impl ProviderOptions {
 
     /// The provider a stored configuration describes (with no key).
     pub fn from_description(value: &Value) -> Option<Self> {
-        let mut provider = ProviderOptions::from_json(value).ok()?;
+        let mut provider = ProviderOptions::deserialize(value).ok()?;
         provider.api_key = None;
         Some(provider)
     }

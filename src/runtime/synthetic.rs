@@ -3,7 +3,7 @@
 //! with no model and no I/O. Used by the native criterion bench and the browser bench page; its
 //! log (and one of plain replies) also feeds the playground's long-session and markdown tests.
 
-use crate::protocol::json::json;
+use serde_json::json;
 
 use crate::core::{
     Agent, AgentConfig, BudgetLimits, Effect, Input, Permission, Record, ToolDecl, ToolKind,

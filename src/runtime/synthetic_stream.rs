@@ -3,7 +3,7 @@
 //! fragments, with the metadata real providers repeat in every chunk. Parsed the way the fetch
 //! client parses a response: [`SseParser`] over network-sized pieces, then [`OpenAiStream`].
 
-use crate::protocol::json::json;
+use serde_json::json;
 
 use crate::protocol::{ModelError, ModelReply, OpenAiStream, SseParser};
 
@@ -13,7 +13,7 @@ pub fn chat_completion_sse(text_chunks: usize) -> Vec<u8> {
     let mut out = String::new();
     let mut push = |chunk: serde_json::Value| {
         out.push_str("data: ");
-        crate::protocol::json::write_value(&chunk, &mut out);
+        out.push_str(&chunk.to_string());
         out.push_str("\n\n");
     };
     let head = |delta: serde_json::Value, finish: serde_json::Value| {

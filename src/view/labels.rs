@@ -80,8 +80,8 @@ pub(super) fn guard(detector: Detector, stop: bool, message: &str) -> TimelineIt
 
 /// The arguments as indented JSON, or the raw text when the model sent invalid JSON.
 pub fn pretty_args(raw: &str) -> String {
-    crate::protocol::json::parse(raw)
-        .map(|v| crate::protocol::json::to_string_pretty(&v))
+    serde_json::from_str::<serde_json::Value>(raw)
+        .and_then(|v| serde_json::to_string_pretty(&v))
         .unwrap_or_else(|_| raw.to_string())
 }
 

@@ -3,12 +3,13 @@
 //! user added (a custom URL, a picked file), each with what browser storage holds of it. Plain
 //! data, so the model list component only renders it.
 
-use crate::protocol::decode::{read_names, read_struct};
+use serde::Deserialize;
 
 use super::format::format_bytes;
 
 /// Where a stored model is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StoreKind {
     /// The Cache API.
     Cache,
@@ -18,10 +19,8 @@ pub enum StoreKind {
     Memory,
 }
 
-read_names!(StoreKind { "cache" => Cache, "opfs" => Opfs, "memory" => Memory });
-
 /// What browser storage holds of one model, as the model files module reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct StoredModel {
     /// The model's URL (`""` for the bundled model).
     pub url: String,
@@ -31,10 +30,8 @@ pub struct StoredModel {
     pub bytes: Option<u64>,
 }
 
-read_struct!(StoredModel { url, store, bytes });
-
 /// A picked file once stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct PickedModel {
     /// The key to load it by (the settings' model URL).
     pub url: String,
@@ -47,14 +44,6 @@ pub struct PickedModel {
     /// Why it is only used from the file until the page closes, when it is.
     pub note: Option<String>,
 }
-
-read_struct!(PickedModel {
-    url,
-    name,
-    store,
-    bytes,
-    note
-});
 
 /// A recommended model: a stable Hugging Face `resolve` URL and the size listed for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,23 +2,23 @@
 //! a model applies to every session started with that model (and survives a reload, stored
 //! by the form as JSON). A model without a typed price keeps the built-in table's price.
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::BTreeMap;
 
 use crate::core::Price;
-use crate::protocol::decode;
-use crate::protocol::encode::{self, json_struct};
 use crate::runtime::prices::builtin_price;
 
 /// USD per million tokens typed for one model (`None`: not typed).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize)]
 pub struct ModelPrice {
     /// Input tokens.
+    #[serde(default)]
     pub input: Option<f64>,
     /// Output tokens.
+    #[serde(default)]
     pub output: Option<f64>,
 }
-
-json_struct!(ModelPrice { input = default, output = default });
 
 /// Typed prices by model name (`local` for the in-tab model).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -57,12 +57,12 @@ impl ModelPrices {
 
     /// The table as stored.
     pub fn to_json(&self) -> String {
-        encode::to_string(&self.0)
+        crate::protocol::json_text(&self.0)
     }
 
     /// A stored table; anything unreadable is an empty one (prices are typed again).
     pub fn from_json(text: &str) -> Self {
-        decode::from_str(text).map(Self).unwrap_or_default()
+        serde_json::from_str(text).map(Self).unwrap_or_default()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::json::json;
+use serde_json::json;
 
 use crate::core::{Event, Record, RunOutcome, StopReason};
 
@@ -41,7 +41,7 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 /// ...fields }`. The event's own text (the log's writer, which the bundle has anyway) with the
 /// position spliced in front, so the page parses it once and nothing is written twice.
 pub fn record_text(record: &Record) -> String {
-    let event = crate::protocol::encode::to_string(&record.event);
+    let event = crate::protocol::json_text(&record.event);
     // An event is always an object (`{"type":…}`): its fields follow `seq` and `at`.
     let fields = event.strip_prefix('{').unwrap_or("\"type\":null}");
     format!(r#"{{"seq":{},"at":{},{fields}"#, record.seq, record.at)

@@ -4,7 +4,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::protocol::encode::Object;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -107,20 +106,25 @@ pub async fn list_sessions() -> Result<JsValue, JsValue> {
 
 /// `listSessions`' result as JSON text.
 fn listing_json(listed: &[ListedSession]) -> String {
-    let mut out = String::from("[");
-    for (i, s) in listed.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let mut row = Object::new(&mut out);
-        row.member("\"session\":", &s.session);
-        row.member("\"records\":", &s.digest.records);
-        row.member("\"updatedAt\":", &s.updated_at);
-        row.member("\"title\":", &s.digest.title);
-        row.end();
+    /// One row as the page sees it.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Row<'a> {
+        session: &'a str,
+        records: u64,
+        updated_at: u64,
+        title: &'a str,
     }
-    out.push(']');
-    out
+    let rows: Vec<Row<'_>> = listed
+        .iter()
+        .map(|s| Row {
+            session: &s.session,
+            records: s.digest.records,
+            updated_at: s.updated_at,
+            title: &s.digest.title,
+        })
+        .collect();
+    crate::protocol::json_text(&rows)
 }
 
 /// Imports a session exported as JSON lines; resolves to its id. Refuses a log from a newer
@@ -295,7 +299,7 @@ impl AgentHandle {
 }
 
 fn status_json(event: &SessionEvent) -> Option<Value> {
-    use crate::protocol::json::json;
+    use serde_json::json;
     let notice = match event {
         SessionEvent::Writer => return Some(json!({"type": "writer"})),
         SessionEvent::Follower => return Some(json!({"type": "follower"})),
@@ -330,10 +334,7 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
 fn pause_status(event: &crate::core::Event) -> Option<Value> {
     use crate::core::Event;
     if let Event::RunPaused { message, .. } = event {
-        return Some(
-            crate::protocol::json::json!({"type": "provider_unreachable", "message": message}),
-        );
+        return Some(serde_json::json!({"type": "provider_unreachable", "message": message}));
     }
-    matches!(event, Event::RunUnpaused)
-        .then(|| crate::protocol::json::json!({"type": "provider_recovered"}))
+    matches!(event, Event::RunUnpaused).then(|| serde_json::json!({"type": "provider_recovered"}))
 }

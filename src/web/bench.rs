@@ -40,7 +40,7 @@ pub fn bench_session_log(events: u32, session: &str) -> String {
 #[wasm_bindgen(js_name = benchRepliesLog)]
 pub fn bench_replies_log(session: String, texts: String) -> Result<String, JsValue> {
     let texts: Vec<String> =
-        crate::protocol::decode::from_str(&texts).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        serde_json::from_str(&texts).map_err(|e| JsValue::from_str(&e.to_string()))?;
     Ok(to_jsonl(&crate::runtime::synthetic::replies_log(
         &session, &texts,
     )))

@@ -88,13 +88,7 @@ impl CustomModel {
             body,
         } = sent.borrow_mut().delta(request, &self.model);
         let keep = u32::try_from(keep).unwrap_or(u32::MAX);
-        custom_request_object(
-            transcript,
-            &crate::protocol::json::to_string(&body),
-            keep,
-            same_tools,
-        )
-        .map_err(|error| {
+        custom_request_object(transcript, &body.to_string(), keep, same_tools).map_err(|error| {
             sent.borrow_mut().forget();
             provider_failure(&error)
         })
@@ -214,7 +208,7 @@ impl<'a> Item<'a> {
 
 /// A whole completion's JSON (the rare shape: it is rewritten as a chunk, so it is read as a tree).
 fn parse_item(text: &str) -> Result<Value, ModelError> {
-    crate::protocol::json::parse(text)
+    serde_json::from_str::<serde_json::Value>(text)
         .map_err(|error| malformed(format!("the custom provider's reply is not JSON: {error}")))
 }
 

@@ -13,8 +13,6 @@ use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
 use super::js_error::to_store_error;
 use crate::core::{BudgetLimits, Record, RunPhase, SessionDigest, StopReason, DIGEST_SCHEMA};
 use crate::ports::{EventStore, IndexedSession, StoreError};
-use crate::protocol::decode::{self, DecodeError, Fields, FromJson};
-use crate::protocol::encode;
 
 /// The digests a page last wrote or is writing, per session: the base the next append folds
 /// onto. Derived data, so two stores over the same database compare equal whatever they cached.
@@ -81,28 +79,15 @@ pub struct IndexArg {
 
 /// A sessions row as the JS `index` returns it (`indexRow` returns one as an object); `D` is
 /// the form its digest arrives in: spliced in as JSON (a `Value`), or as a JSON string.
-#[derive(Debug)]
+#[derive(Debug, serde::Deserialize)]
 struct IndexRow<D> {
     session: String,
     records: u64,
     updated_at: u64,
     digest: Option<D>,
     digest_schema: Option<u32>,
+    #[serde(default)]
     name: Option<String>,
-}
-
-impl<D: FromJson> FromJson for IndexRow<D> {
-    fn from_json(value: &Value) -> Result<Self, DecodeError> {
-        let fields = Fields::of(value)?;
-        Ok(Self {
-            session: fields.get("session")?,
-            records: fields.get("records")?,
-            updated_at: fields.get("updated_at")?,
-            digest: fields.get("digest")?,
-            digest_schema: fields.get("digest_schema")?,
-            name: fields.get_or_default("name")?,
-        })
-    }
 }
 
 /// A row's digest, whichever form it arrived in.
@@ -112,13 +97,13 @@ trait DigestForm {
 
 impl DigestForm for String {
     fn digest(&self) -> Option<SessionDigest> {
-        decode::from_str(self).ok()
+        serde_json::from_str(self).ok()
     }
 }
 
 impl DigestForm for Value {
     fn digest(&self) -> Option<SessionDigest> {
-        SessionDigest::from_json(self).ok()
+        <SessionDigest as serde::Deserialize>::deserialize(self).ok()
     }
 }
 
@@ -163,11 +148,11 @@ pub fn warm_index_parsing() -> Option<SessionDigest> {
         paused: Some(String::new()),
         ..SessionDigest::default()
     };
-    let text = encode::to_string(&digest);
+    let text = crate::protocol::json_text(&digest);
     let index = format!(
         r#"[{{"session":"","records":0,"updated_at":0,"digest_schema":{DIGEST_SCHEMA},"name":null,"digest":{text}}}]"#
     );
-    let rows: Vec<IndexRow<Value>> = decode::from_str(&index).ok()?;
+    let rows: Vec<IndexRow<Value>> = serde_json::from_str(&index).ok()?;
     rows.first()?.current()
 }
 
@@ -183,7 +168,7 @@ impl IdbStore {
         for record in records {
             folded.push(record);
         }
-        let digest = encode::to_string(&folded);
+        let digest = crate::protocol::json_text(&folded);
         Some(IndexArg {
             base: base.records,
             digest,
@@ -208,13 +193,13 @@ impl IdbStore {
     /// Every session with its digest; rebuilds (and stores) the digests that are not current.
     pub(super) async fn read_index(&self) -> Result<Vec<IndexedSession>, StoreError> {
         let spliced = self.index_text(true).await?;
-        let rows = match decode::from_str::<Vec<IndexRow<Value>>>(&spliced) {
+        let rows = match serde_json::from_str::<Vec<IndexRow<Value>>>(&spliced) {
             Ok(rows) => rows.into_iter().map(IndexRow::listed).collect(),
             // A stored digest that is not JSON (nothing this store writes): read each as a
             // string, so that row alone is rebuilt.
             Err(_) => {
                 let quoted = self.index_text(false).await?;
-                let rows: Vec<IndexRow<String>> = decode::from_str(&quoted)
+                let rows: Vec<IndexRow<String>> = serde_json::from_str(&quoted)
                     .map_err(|e| StoreError::Corrupt(format!("sessions index: {e}")))?;
                 rows.into_iter().map(IndexRow::listed).collect()
             }
@@ -255,7 +240,7 @@ impl IdbStore {
     /// Folds the digest of `session` from its log and stores it if the log did not move on.
     async fn rebuild(&self, session: &str) -> Result<SessionDigest, StoreError> {
         let digest = SessionDigest::from_records(&self.load(session).await?);
-        let json = encode::to_string(&digest);
+        let json = crate::protocol::json_text(&digest);
         // Not stored when the log grew meanwhile: the next listing rebuilds it again.
         let _ = js_put_digest(
             self.db_name(),

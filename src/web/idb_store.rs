@@ -14,8 +14,6 @@ use crate::core::{Record, SnapshotWrite};
 use crate::ports::{
     Durability, EventStore, IndexedSession, SessionSummary, StoreError, StoredSnapshot,
 };
-use crate::protocol::decode;
-use crate::protocol::encode::ToJson;
 
 #[wasm_bindgen(module = "/www/store/idb_append.js")]
 extern "C" {
@@ -189,7 +187,7 @@ impl EventStore for IdbStore {
             if !jsons.is_empty() {
                 jsons.push('\n');
             }
-            record.write_json(&mut jsons);
+            jsons.push_str(&crate::protocol::json_text(record));
         }
         let strict = durability == Durability::Strict;
         // In this append's turn: its digest folds over the one before it, even if that append
@@ -327,7 +325,7 @@ impl EventStore for IdbStore {
         let json = json
             .as_string()
             .ok_or_else(|| StoreError::Corrupt("sessions did not come back as text".into()))?;
-        decode::from_str(&json).map_err(|e| StoreError::Corrupt(format!("sessions: {e}")))
+        serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("sessions: {e}")))
     }
 
     async fn rename(&self, session: &str, name: Option<String>) -> Result<(), StoreError> {
@@ -359,7 +357,7 @@ fn parse_rows(session: &str, rows: JsValue, from: u64) -> Result<Vec<Record>, St
     let mut records = Vec::with_capacity(rows.len());
     for (offset, json) in rows.iter().enumerate() {
         let index = from + offset as u64;
-        let record: Record = decode::from_str(json)
+        let record: Record = serde_json::from_str(json)
             .map_err(|e| StoreError::Corrupt(format!("record {index} of {session}: {e}")))?;
         if record.seq != index {
             return Err(StoreError::Corrupt(format!(

@@ -3,9 +3,10 @@
 //! reply constrained by their schemas), streams the generated text to `on_delta`, and maps the
 //! output back to text or a tool call. Dropping the future aborts the generation.
 
+use serde::Deserialize;
+
 use std::cell::Cell;
 
-use crate::protocol::decode::{read_names, read_struct};
 use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use wasm_bindgen::prelude::*;
@@ -34,7 +35,7 @@ pub struct LocalLoadOptions {
 }
 
 /// Progress of the model, as the module reports it: loading it, then each completion.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct LoadProgress {
     /// `download`, `cache` or `init` while loading; `prompt` (tokens read) and `writing`
     /// (pieces generated) during a completion, `idle` (what it wrote) once it ended; `ready`
@@ -47,12 +48,12 @@ pub struct LoadProgress {
     /// Whether the bytes come from browser storage rather than the network.
     pub from_cache: bool,
     /// While writing: pieces per second so far.
+    #[serde(default)]
     pub per_second: Option<f64>,
     /// When starting: where the model runs (`on the CPU: this browser has no WebGPU adapter`).
+    #[serde(default)]
     pub note: Option<String>,
 }
-
-read_struct!(LoadProgress { phase, loaded, total, from_cache, per_second = default, note = default });
 
 /// A started in-tab model.
 #[derive(Debug)]
@@ -212,7 +213,7 @@ impl LocalModel {
         local: &LocalRequest,
         on_text: &mut dyn FnMut(String),
     ) -> Result<BridgeOutput, ModelError> {
-        let json = crate::protocol::encode::to_string(local);
+        let json = crate::protocol::json_text(local);
         let (sender, mut receiver) = mpsc::unbounded::<String>();
         let forward = Closure::<dyn FnMut(String)>::new(move |text: String| {
             // The receiver lives as long as this call; after that there is nobody to tell.
@@ -281,7 +282,7 @@ impl LocalModel {
 }
 
 /// What `bridgeComplete` resolves to.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
 struct BridgeOutput {
     /// All generated text.
     text: String,
@@ -293,15 +294,9 @@ struct BridgeOutput {
     output_tokens: u64,
 }
 
-read_struct!(BridgeOutput {
-    text,
-    finish,
-    input_tokens,
-    output_tokens
-});
-
 /// Why the local model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 enum BridgeFinish {
     /// End of answer.
     Stop,
@@ -310,8 +305,6 @@ enum BridgeFinish {
     /// Aborted.
     Abort,
 }
-
-read_names!(BridgeFinish { "stop" => Stop, "length" => Length, "abort" => Abort });
 
 /// The error for a rejected bridge call: `Cancelled` for an abort, `LocalModel` otherwise.
 fn local_failure(error: &JsValue) -> ModelError {

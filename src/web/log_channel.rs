@@ -5,6 +5,8 @@
 //! [`HINT_INTERVAL_MS`] (a post costs its tab tens of microseconds; a run writing a step a
 //! millisecond would otherwise pay that every step). The last records are always posted.
 
+use serde::{Deserialize, Serialize};
+
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -18,15 +20,13 @@ const CHANNEL: &str = "tabloop-log";
 pub const HINT_INTERVAL_MS: u64 = 16;
 
 /// A hint: `session` has records up to `seq`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct Advanced {
     /// Session id.
     pub session: String,
     /// Last seq written.
     pub seq: u64,
 }
-
-crate::protocol::encode::json_struct!(Advanced { session, seq });
 
 type Listener = Rc<dyn Fn(&Advanced)>;
 /// The page's channel with its message handler (kept alive as long as the channel).
@@ -56,7 +56,7 @@ fn with_channel(f: impl FnOnce(&web_sys::BroadcastChannel)) {
                     let Some(text) = event.data().as_string() else {
                         return;
                     };
-                    let Ok(hint) = crate::protocol::decode::from_str::<Advanced>(&text) else {
+                    let Ok(hint) = serde_json::from_str::<Advanced>(&text) else {
                         return;
                     };
                     let listeners = LISTENERS.with(|l| l.borrow().clone());
@@ -105,7 +105,7 @@ pub fn post_delay(last: Option<u64>, now: u64) -> u64 {
 fn post_pending() {
     let pending = PENDING.with(|pending| std::mem::take(&mut *pending.borrow_mut()));
     for (session, seq) in pending {
-        let text = crate::protocol::encode::to_string(&Advanced { session, seq });
+        let text = crate::protocol::json_text(&Advanced { session, seq });
         with_channel(|channel| {
             // A tab that cannot post simply leaves its followers to catch up on takeover.
             let _ = channel.post_message(&JsValue::from_str(&text));

@@ -2,6 +2,8 @@
 //! into storage, a picked file stored, a model removed, the storage's figures. Reached through
 //! `www/model_library_bridge.js`; dropping a download's or a store's future aborts it.
 
+use serde::Deserialize;
+
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
@@ -42,15 +44,13 @@ extern "C" {
 }
 
 /// Bytes done of a download or a store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct ByteProgress {
     /// Bytes so far.
     pub loaded: u64,
     /// All bytes, when known.
     pub total: Option<u64>,
 }
-
-crate::protocol::decode::read_struct!(ByteProgress { loaded, total });
 
 /// Why an operation failed, in words; `"stopped"` for an abort.
 fn failure(error: &JsValue) -> String {
@@ -62,7 +62,7 @@ fn failure(error: &JsValue) -> String {
     }
 }
 
-async fn settle<T: crate::protocol::decode::FromJson>(
+async fn settle<T: serde::de::DeserializeOwned>(
     promise: Result<js_sys::Promise, JsValue>,
 ) -> Result<T, String> {
     let value = JsFuture::from(promise.map_err(|e| failure(&e))?)

@@ -41,10 +41,9 @@ impl Provider {
     pub fn body(self, request: &ModelRequest, model: &str, cache: &mut BodyCache) -> Vec<u8> {
         match self {
             Provider::OpenAi => openai_body::request_body(request, model, cache),
-            Provider::Anthropic => {
-                crate::protocol::json::to_string(&anthropic::build_request(request, model))
-                    .into_bytes()
-            }
+            Provider::Anthropic => anthropic::build_request(request, model)
+                .to_string()
+                .into_bytes(),
         }
     }
 

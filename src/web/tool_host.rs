@@ -1,8 +1,8 @@
 //! The [`ToolHost`] over the JavaScript tool registry (`www/tools/registry.js`, reached through
 //! `www/host_bridge.js`). Dropping a call's future aborts its AbortSignal.
 
-use crate::protocol::decode::{self, read_struct};
-use crate::protocol::json;
+use serde::Deserialize;
+
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -64,7 +64,7 @@ pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
         .await
         .map_err(|e| JsFailure::from_js(&e))?;
     let text = text.as_string().unwrap_or_default();
-    decode::from_str(&text).map_err(|e| JsFailure {
+    serde_json::from_str(&text).map_err(|e| JsFailure {
         name: "TypeError".into(),
         message: format!("tool list: {e}"),
     })
@@ -77,14 +77,14 @@ pub async fn run_stop_hook(
     timeout_ms: u32,
 ) -> crate::core::StopVerdict {
     use crate::core::StopVerdict;
-    let json = json::to_string(&crate::view::public::stop_proposal_json(proposal));
+    let json = crate::protocol::json_text(&crate::view::public::stop_proposal_json(proposal));
     let failed = |message: String| StopVerdict::Failed { message };
     let promise = match host_run_stop_hook(hook, &json, f64::from(timeout_ms)) {
         Ok(promise) => promise,
         Err(e) => return failed(JsFailure::from_js(&e).to_string()),
     };
     match JsFuture::from(promise).await {
-        Ok(text) => decode::from_str(&text.as_string().unwrap_or_default())
+        Ok(text) => serde_json::from_str(&text.as_string().unwrap_or_default())
             .unwrap_or_else(|e| failed(format!("unreadable stop hook answer: {e}"))),
         Err(e) => failed(JsFailure::from_js(&e).to_string()),
     }
@@ -135,7 +135,7 @@ impl JsToolHost {
             Ok(abort) => abort,
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
         };
-        let args = json::to_string(&invocation.args);
+        let args = crate::protocol::json_text(&invocation.args);
         // Lives until the call ends: the function is dead once it is dropped.
         let sample = self.sampler.as_ref().map(Sampler::function);
         let sample_fn = sample
@@ -161,7 +161,7 @@ impl JsToolHost {
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
         };
         abort.disarm();
-        match decode::from_str::<Outcome>(&text) {
+        match serde_json::from_str::<Outcome>(&text) {
             Ok(Outcome {
                 ok: true, value, ..
             }) => ToolOutput {
@@ -184,14 +184,17 @@ impl JsToolHost {
     }
 }
 
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Outcome {
     ok: bool,
+    #[serde(default)]
     value: Value,
+    #[serde(default)]
     error: Option<String>,
+    #[serde(default)]
     needs_approval: bool,
 }
-
-read_struct!(Outcome { ok, value = default, error = default, needs_approval: "needsApproval" = default });
 
 impl ToolHost for JsToolHost {
     async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
@@ -226,7 +229,7 @@ fn render(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            json::to_string(value)
+            crate::protocol::json_text(value)
         }
     }
 }

@@ -13,7 +13,7 @@ pub fn verify_replay(jsonl: String) -> Result<JsValue, JsValue> {
     let fail = |e: &dyn std::fmt::Display| JsValue::from(js_sys::Error::new(&e.to_string()));
     let records = parse_jsonl(&jsonl).map_err(|e| fail(&e))?;
     let report = verify(&records).map_err(|e| fail(&e))?;
-    let value = crate::protocol::json::json!({
+    let value = serde_json::json!({
         "ok": report.divergence.is_none(),
         "records": report.records,
         "inputs": report.inputs,

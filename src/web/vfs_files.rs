@@ -1,7 +1,8 @@
 //! [`Files`] over the tools' virtual filesystem (`www/tools/vfs.js`, reached through
 //! `www/vfs_bridge.js`): the same database, volumes and path checks as the `vfs` tool.
 
-use crate::protocol::decode::{self, read_struct, FromJson};
+use serde::Deserialize;
+
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -31,23 +32,24 @@ extern "C" {
 pub struct VfsFiles;
 
 /// What the bridge answers.
+#[derive(Deserialize)]
 struct Answer {
     ok: bool,
+    #[serde(default)]
     value: Value,
+    #[serde(default)]
     code: String,
+    #[serde(default)]
     error: String,
 }
 
-read_struct!(Answer { ok, value = default, code = default, error = default });
-
 /// A file as the bridge lists it.
+#[derive(Deserialize)]
 struct Listed {
     path: String,
     size: u64,
     mtime: u64,
 }
-
-read_struct!(Listed { path, size, mtime });
 
 /// The bridge's volume name and session id for `volume`.
 fn volume_args(volume: &Volume) -> (&'static str, &str) {
@@ -65,7 +67,7 @@ async fn call(promise: Result<js_sys::Promise, JsValue>) -> Result<Value, FilesE
         .map_err(unavailable)?
         .as_string()
         .unwrap_or_default();
-    let answer: Answer = decode::from_str(&text)
+    let answer: Answer = serde_json::from_str(&text)
         .map_err(|e| FilesError::Unavailable(format!("unreadable answer: {e}")))?;
     if answer.ok {
         return Ok(answer.value);
@@ -84,7 +86,7 @@ impl Files for VfsFiles {
     async fn list(&self, volume: &Volume) -> Result<Vec<FileEntry>, FilesError> {
         let (kind, session) = volume_args(volume);
         let value = call(vfs_files(kind, session)).await?;
-        let listed = Vec::<Listed>::from_json(&value)
+        let listed = <Vec<Listed> as Deserialize>::deserialize(&value)
             .map_err(|e| FilesError::Unavailable(format!("unreadable file list: {e}")))?;
         Ok(listed
             .into_iter()
@@ -100,10 +102,7 @@ impl Files for VfsFiles {
         let (kind, session) = volume_args(volume);
         let value = call(vfs_content(kind, session, path)).await?;
         value.as_str().map(str::to_string).ok_or_else(|| {
-            FilesError::Unavailable(format!(
-                "a file's content is not text: {}",
-                crate::protocol::json::to_string(&value)
-            ))
+            FilesError::Unavailable(format!("a file's content is not text: {}", value))
         })
     }
 

@@ -2,14 +2,12 @@
 //! what it spent. Wall-clock time counts only while the tab was active; suspended time is kept
 //! apart.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_names, json_struct};
+use serde::{Deserialize, Serialize};
 
 use crate::protocol::Usage;
 
 /// Which budget ran out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetKind {
     /// Loop steps (model calls of the main loop).
@@ -26,9 +24,6 @@ pub enum BudgetKind {
     WallClock,
 }
 
-json_names!(BudgetKind { "steps" => Steps, "tool_calls" => ToolCalls, "input_tokens" => InputTokens, "output_tokens" => OutputTokens, "cost" => Cost, "wall_clock" => WallClock });
-crate::protocol::json::to_value_via_text!(BudgetKind);
-
 impl BudgetKind {
     /// A short human name.
     pub fn label(self) -> &'static str {
@@ -44,7 +39,7 @@ impl BudgetKind {
 }
 
 /// Limits of one run; `None` means unlimited.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BudgetLimits {
     /// Most loop steps.
     pub max_steps: Option<u32>,
@@ -60,15 +55,6 @@ pub struct BudgetLimits {
     pub max_wall_ms: Option<u64>,
 }
 
-json_struct!(BudgetLimits {
-    max_steps,
-    max_tool_calls,
-    max_input_tokens,
-    max_output_tokens,
-    max_cost_usd,
-    max_wall_ms
-});
-
 impl Default for BudgetLimits {
     fn default() -> Self {
         Self {
@@ -83,7 +69,7 @@ impl Default for BudgetLimits {
 }
 
 /// What a run has spent so far. Persisted as `budget_before` / `budget_after` of every step.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     /// Loop steps started.
     pub steps: u32,
@@ -98,15 +84,6 @@ pub struct Ledger {
     /// Milliseconds the tab was suspended or closed (not charged).
     pub suspended_ms: u64,
 }
-
-json_struct!(Ledger {
-    steps,
-    tool_calls,
-    usage,
-    cost_usd,
-    active_ms,
-    suspended_ms
-});
 
 impl Ledger {
     /// Input tokens counted against the budget: uncached, cached and cache writes.

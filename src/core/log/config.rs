@@ -1,14 +1,13 @@
 //! What a session is configured with: tools and their policies, budgets, guard thresholds,
 //! prices and context limits. Persisted in `SessionStarted`, so replay needs nothing else.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::budget::BudgetLimits;
-use crate::protocol::encode::{json_external, json_names, json_struct};
 use crate::protocol::ToolSpec;
 
 /// Whether a tool may run without asking. Decided by the runtime, never by the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Permission {
     /// Runs without asking.
@@ -19,10 +18,8 @@ pub enum Permission {
     Deny,
 }
 
-json_names!(Permission { "allow" => Allow, "ask" => Ask, "deny" => Deny });
-
 /// Who executes a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     /// A capability performed by the tool host (JavaScript in the browser).
@@ -33,21 +30,13 @@ pub enum ToolKind {
     Finish,
 }
 
-json_names!(ToolKind { "host" => Host, "todo" => Todo, "finish" => Finish });
-
 /// What one approval of an `ask` tool covers beyond the call itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ApprovalScope {
     /// Every later call in the session whose URL argument (named here) has the same host.
     UrlHost(String),
 }
-
-json_external!(ApprovalScope {
-    units: [],
-    newtypes: ["urlHost" => UrlHost],
-    structs: [],
-});
 
 impl ApprovalScope {
     /// The scope key of a call with these arguments (`None` when the argument is missing or is
@@ -76,7 +65,7 @@ impl ApprovalScope {
 }
 
 /// A tool as the core knows it: what the model is told plus how the runtime treats it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDecl {
     /// Name, description and JSON Schema shown to the model.
     pub spec: ToolSpec,
@@ -89,13 +78,12 @@ pub struct ToolDecl {
     /// Who executes it.
     pub kind: ToolKind,
     /// What an approval of an `ask` call also covers (e.g. the same host).
+    #[serde(default)]
     pub approval_scope: Option<ApprovalScope>,
 }
 
-json_struct!(ToolDecl { spec, permission, idempotent, parallel_safe, kind, approval_scope = default });
-
 /// Loop-detection thresholds (see `loop_guard`). All counts are of tool observations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuardThresholds {
     /// Same action on the same state with no new evidence: inject a diagnosis at this count.
     pub repeat_diagnose: u32,
@@ -116,10 +104,9 @@ pub struct GuardThresholds {
     /// A reply that is the call that just succeeded, unchanged, ends the run with that call's
     /// result as the answer instead of running it again. Small local models ask for the same
     /// call again once a task is done rather than answering; on for them by default.
+    #[serde(default)]
     pub end_on_repeated_success: bool,
 }
-
-json_struct!(GuardThresholds { repeat_diagnose, repeat_stop, thrash_diagnose, thrash_stop, stagnation_diagnose, stagnation_stop, error_repeat_diagnose, error_repeat_stop, end_on_repeated_success = default });
 
 impl Default for GuardThresholds {
     fn default() -> Self {
@@ -138,7 +125,7 @@ impl Default for GuardThresholds {
 }
 
 /// USD prices per million tokens of one model.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Price {
     /// Uncached input tokens (and cache writes).
     pub input_per_mtok: f64,
@@ -148,14 +135,8 @@ pub struct Price {
     pub cached_input_per_mtok: f64,
 }
 
-json_struct!(Price {
-    input_per_mtok,
-    output_per_mtok,
-    cached_input_per_mtok
-});
-
 /// Everything that shapes a session's loop.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentConfig {
     /// System prompt given to the model.
     pub system: Option<String>,
@@ -175,6 +156,7 @@ pub struct AgentConfig {
     pub require_finish: bool,
     /// The host has a verifier for `finish`. Without one a `finish` call is not sent to the host:
     /// the core records it as a claim nobody checked and ends the run as `unverified_finish`.
+    #[serde(default)]
     pub finish_verifier: bool,
     /// The model's context window in tokens.
     pub context_window: u64,
@@ -192,13 +174,13 @@ pub struct AgentConfig {
     /// session. Why: a small in-tab model copies its earlier replies into a new task (after a
     /// story, "Create a file todo.md" and "What files do I have?" were both answered with it).
     /// The log keeps everything; only the requests leave the earlier runs out.
+    #[serde(default)]
     pub context_per_task: bool,
     /// Which model the session talks to (kind, base URL, model name; never a key), opaque to
     /// the core, kept so a reopened session calls the same model.
+    #[serde(default)]
     pub provider: serde_json::Value,
 }
-
-json_struct!(AgentConfig { system, tools, budget, guard, max_consecutive_errors, max_completion_blocks, max_output_recoveries, require_finish, finish_verifier = default, context_window, compaction_threshold, compaction_keep_recent, max_output_tokens, price, max_observation_chars, context_per_task = default, provider = default });
 
 impl Default for AgentConfig {
     fn default() -> Self {

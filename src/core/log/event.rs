@@ -1,9 +1,7 @@
 //! The event log: append-only facts from which every piece of agent state is folded.
 //! Persist facts, never derived state. Changing a variant needs a schema bump and a migration.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_struct, json_tagged};
+use serde::{Deserialize, Serialize};
 
 use super::budget::{BudgetLimits, Ledger};
 use super::config::AgentConfig;
@@ -21,7 +19,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub type Millis = u64;
 
 /// One persisted entry of a session's log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Position in the session's log, from 0, contiguous.
     pub seq: u64,
@@ -31,11 +29,9 @@ pub struct Record {
     pub event: Event,
 }
 
-json_struct!(Record { seq, at, event });
-
 /// A fact in a session's log. Every variant is applied by `Agent::apply` during live runs and
 /// during replay alike.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The first event of every log.
@@ -125,6 +121,7 @@ pub enum Event {
         request: u64,
         /// The visible text it had streamed when the user cancelled it (empty otherwise); it
         /// joins the conversation as the model's message.
+        #[serde(default)]
         partial_reply: String,
     },
     /// Older turns were replaced by a summary.
@@ -222,33 +219,3 @@ pub enum Event {
         outcome: RunOutcome,
     },
 }
-
-json_tagged!(Event, "type", {
-    "session_started" => SessionStarted { schema_version, session, config },
-    "user_message" => UserMessage { text },
-    "run_started" => RunStarted { run, budget },
-    "step_started" => StepStarted { step, reason, budget_before },
-    "model_call_started" => ModelCallStarted { request, purpose },
-    "model_replied" => ModelReplied { request, reply, cost_usd },
-    "model_failed" => ModelFailed { request, error },
-    "model_retry_scheduled" => ModelRetryScheduled { attempt, delay_ms },
-    "run_paused" => RunPaused { reason, message },
-    "run_unpaused" => RunUnpaused,
-    "stop_hook_asked" => StopHookAsked { proposal },
-    "stop_hook_decided" => StopHookDecided { verdict },
-    "model_call_abandoned" => ModelCallAbandoned { request, partial_reply = omit_empty },
-    "compacted" => Compacted { summary, upto },
-    "tool_call_rejected" => ToolCallRejected { call, rejection, message },
-    "approval_requested" => ApprovalRequested { call, args_hash, after_interrupt },
-    "approval_decided" => ApprovalDecided { call, approved, reason },
-    "tool_call_started" => ToolCallStarted { call, attempt },
-    "tool_call_finished" => ToolCallFinished { call, content, is_error },
-    "tool_call_interrupted" => ToolCallInterrupted { call, cause },
-    "guard_triggered" => GuardTriggered { detector, stop, message },
-    "completion_rejected" => CompletionRejected { blockers },
-    "step_finished" => StepFinished { step, budget_after, evidence_delta },
-    "budget_extended" => BudgetExtended { budget },
-    "suspended" => Suspended,
-    "resumed" => Resumed,
-    "run_finished" => RunFinished { outcome },
-});

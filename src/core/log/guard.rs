@@ -1,11 +1,9 @@
 //! What the loop detectors record: which detector fired and the evidence a step added.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_names, json_struct};
+use serde::{Deserialize, Serialize};
 
 /// Which loop detector fired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Detector {
     /// The same action on the same state with no new evidence.
@@ -21,19 +19,11 @@ pub enum Detector {
     RepeatedSuccess,
 }
 
-json_names!(Detector { "repetition" => Repetition, "thrashing" => Thrashing, "stagnation" => Stagnation, "repeated_error" => RepeatedError, "repeated_success" => RepeatedSuccess });
-crate::protocol::json::to_value_via_text!(Detector);
-
 /// What a step added to the evidence the run has gathered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceDelta {
     /// Observations never seen before in this run.
     pub new_observations: u32,
     /// Observations identical to earlier ones.
     pub repeated_observations: u32,
 }
-
-json_struct!(EvidenceDelta {
-    new_observations,
-    repeated_observations
-});

@@ -1,12 +1,10 @@
 //! The handoff report as the log records it: what a run that did not complete leaves for the
 //! next person (or run) — progress so far, confirmed findings and where it got stuck.
 
-use serde::Serialize;
-
-use crate::protocol::encode::json_struct;
+use serde::{Deserialize, Serialize};
 
 /// A report for a run that stopped without completing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandoffReport {
     /// The task.
     pub task: String,
@@ -19,15 +17,6 @@ pub struct HandoffReport {
     /// The model's last words.
     pub last_message: String,
 }
-
-json_struct!(HandoffReport {
-    task,
-    progress,
-    findings,
-    stuck_on,
-    last_message
-});
-crate::protocol::json::to_value_via_text!(HandoffReport);
 
 impl HandoffReport {
     /// The report as Markdown-free plain text, for the UI and the model.

@@ -1,9 +1,7 @@
 //! How runs, steps and tool calls turn out, as the log records them: transition and stop
 //! reasons, the run outcome, rejections and interruptions. Plain data.
 
-use serde::Serialize;
-
-use crate::protocol::encode::{json_names, json_struct, json_tagged};
+use serde::{Deserialize, Serialize};
 
 use super::budget::BudgetKind;
 use super::guard::Detector;
@@ -11,7 +9,7 @@ use super::handoff::HandoffReport;
 use crate::protocol::Usage;
 
 /// Why the loop went on to another step. Every transition carries one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransitionReason {
     /// A user message started or continued the run.
@@ -38,19 +36,8 @@ pub enum TransitionReason {
     Resumed,
 }
 
-json_tagged!(TransitionReason, "kind", {
-    "next_turn" => NextTurn,
-    "tool_results" => ToolResults,
-    "compaction" => Compaction,
-    "output_token_recovery" => OutputTokenRecovery { attempt },
-    "stop_hook_blocked" => StopHookBlocked { consecutive },
-    "budget_continuation" => BudgetContinuation,
-    "approval_resumed" => ApprovalResumed,
-    "resumed" => Resumed,
-});
-
 /// Why a human is needed before the run can go on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HumanReason {
     /// Completion proposals kept being rejected.
@@ -70,15 +57,8 @@ pub enum HumanReason {
     },
 }
 
-json_tagged!(HumanReason, "kind", {
-    "completion_blocked" => CompletionBlocked { blockers },
-    "stop_hook_blocked" => StopHookBlocked { reason },
-    "stop_hook_failed" => StopHookFailed { message },
-});
-crate::protocol::json::to_value_via_text!(HumanReason);
-
 /// A completion the core accepted, put to the page's stop hook before the run ends.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StopProposal {
     /// How the run would end.
     pub stop: StopReason,
@@ -88,14 +68,8 @@ pub struct StopProposal {
     pub final_text: Option<String>,
 }
 
-json_struct!(StopProposal {
-    stop,
-    explanation,
-    final_text
-});
-
 /// What the page's stop hook answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopVerdict {
     /// The run may end.
@@ -112,14 +86,8 @@ pub enum StopVerdict {
     },
 }
 
-json_tagged!(StopVerdict, "kind", {
-    "allow" => Allow,
-    "block" => Block { reason },
-    "failed" => Failed { message },
-});
-
 /// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopReason {
     /// A final answer passed the completion check.
@@ -156,19 +124,6 @@ pub enum StopReason {
     FatalError,
 }
 
-json_tagged!(StopReason, "kind", {
-    "completed" => Completed,
-    "verified_finish" => VerifiedFinish,
-    "unverified_finish" => UnverifiedFinish,
-    "budget_exhausted" => BudgetExhausted { budget },
-    "no_progress" => NoProgress { detector },
-    "consecutive_errors" => ConsecutiveErrors { count },
-    "output_limit" => OutputLimit,
-    "cancelled" => Cancelled,
-    "needs_human" => NeedsHuman { reason },
-    "fatal_error" => FatalError,
-});
-
 impl StopReason {
     /// The snake_case name used in the public API (`stopReason`).
     pub fn code(&self) -> &'static str {
@@ -188,7 +143,7 @@ impl StopReason {
 }
 
 /// The result of a run, as the public API reports it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
     /// Why it stopped.
     pub stop: StopReason,
@@ -206,18 +161,8 @@ pub struct RunOutcome {
     pub handoff: Option<HandoffReport>,
 }
 
-json_struct!(RunOutcome {
-    stop,
-    explanation,
-    final_text,
-    steps,
-    usage,
-    cost_usd,
-    handoff
-});
-
 /// Why a run waits for a person before it goes on (it has not ended).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PauseReason {
     /// The model provider kept failing in a way that may pass; retrying resends the call.
@@ -227,10 +172,8 @@ pub enum PauseReason {
     },
 }
 
-json_tagged!(PauseReason, "kind", { "provider_unreachable" => ProviderUnreachable { purpose } });
-
 /// What a model call was for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallPurpose {
     /// A step of the loop.
@@ -239,10 +182,8 @@ pub enum CallPurpose {
     Compaction,
 }
 
-json_names!(CallPurpose { "step" => Step, "compaction" => Compaction });
-
 /// Why a tool call was not executed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {
     /// No such tool is offered.
@@ -265,10 +206,8 @@ pub enum Rejection {
     RepeatsSuccess,
 }
 
-json_names!(Rejection { "unknown_tool" => UnknownTool, "invalid_json" => InvalidJson, "schema_violation" => SchemaViolation, "denied_by_policy" => DeniedByPolicy, "cut_at_output_limit" => CutAtOutputLimit, "over_budget" => OverBudget, "completion_blocked" => CompletionBlocked, "malformed_reply" => MalformedReply, "repeats_success" => RepeatsSuccess });
-
 /// Why a started tool call has no result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InterruptCause {
     /// The user cancelled the run.
@@ -278,5 +217,3 @@ pub enum InterruptCause {
     /// A budget ran out while it ran.
     Budget,
 }
-
-json_names!(InterruptCause { "cancelled" => Cancelled, "reload" => Reload, "budget" => Budget });

@@ -64,7 +64,7 @@ impl AnthropicStream {
         if ev.data.trim().is_empty() {
             return Ok(Vec::new());
         }
-        let data = crate::protocol::json::parse(&ev.data)
+        let data = serde_json::from_str::<serde_json::Value>(&ev.data)
             .map_err(|e| malformed(format!("invalid JSON in {} event: {e}", ev.event)))?;
         let event_type = str_field(&data, "type").unwrap_or(ev.event.as_str());
         let mut deltas = Vec::new();
@@ -176,7 +176,7 @@ impl AnthropicStream {
                 let initial_input = block
                     .get("input")
                     .filter(|input| input.as_object().is_some_and(|o| !o.is_empty()))
-                    .map(crate::protocol::json::to_string);
+                    .map(serde_json::Value::to_string);
                 deltas.push(StreamDelta::ToolCallStarted {
                     index: self.tool_count,
                     id: id.clone(),

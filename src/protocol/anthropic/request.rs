@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::protocol::json::json;
+use serde_json::json;
 
 use crate::protocol::message::{Message, ToolCall};
 use crate::protocol::model::ModelRequest;
@@ -139,7 +139,7 @@ fn is_tool_result(block: &Value) -> bool {
 /// A `tool_use` block. The API needs `input` to be an object, so arguments that are not a JSON
 /// object (the model emitted invalid JSON, already answered with an error result) become `{}`.
 fn tool_use_block(call: &ToolCall) -> Value {
-    let input = match crate::protocol::json::parse(&call.arguments) {
+    let input = match serde_json::from_str::<serde_json::Value>(&call.arguments) {
         Ok(object @ Value::Object(_)) => object,
         Ok(_) | Err(_) => Value::Object(Map::new()),
     };
