@@ -120,8 +120,11 @@ test('every hostile GGUF ends in a clear error; the page lives and the previous 
           const m = await window.tabloopLocal.loadLocalModel({
             url, engine, threads: 1, store: 'none', onProgress: (p) => { if (p.note) notes.push(p.note); },
           });
+          // A model another runtime took: it must answer or refuse, not hang.
+          const reply = await m.complete({ messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 2 }, {})
+            .then((out) => `answered (${out.usage?.output_tokens} tokens)`, (e) => `refused: ${e?.message ?? e}`);
           await m.unload?.();
-          return { loaded: true, notes };
+          return { loaded: true, notes, reply };
         } catch (e) {
           return { loaded: false, error: String(e?.message ?? e), notes };
         }
@@ -140,6 +143,8 @@ test('every hostile GGUF ends in a clear error; the page lives and the previous 
     const p = [];
     if (o.hang) p.push(`${o.file}: no answer within ${PER_FILE_MS} ms`);
     if (o.loaded && !o.anyOutcome) p.push(`${o.file}: loaded`);
+    // What wllama takes and then cannot run, it refuses with the engine's reason beside its own.
+    if (o.loaded && o.reply?.startsWith('refused') && !o.reply.includes('does not run this model')) p.push(`${o.file}: unclear refusal "${o.reply}"`);
     const named = o.error && o.expect.split('|').some((x) => o.error.toLowerCase().includes(x.toLowerCase()));
     if (!o.hang && !o.loaded && !o.anyOutcome && !named) p.push(`${o.file}: "${o.error}" does not say "${o.expect}"`);
     if (typeof o.answered !== 'number' || o.answered <= 0) p.push(`${o.file}: the previous model ${o.answered}`);
@@ -149,7 +154,7 @@ test('every hostile GGUF ends in a clear error; the page lives and the previous 
     files: manifest.files.length,
     loads: outcomes.length,
     engine_errors: outcomes.filter((o) => o.error && o.engine === 'tabloop').length,
-    handed_to_wllama: outcomes.filter((o) => o.engine === 'auto').map((o) => `${o.file}: ${o.loaded ? 'loaded' : o.error}`),
+    handed_to_wllama: outcomes.filter((o) => o.engine === 'auto').map((o) => `${o.file}: ${o.loaded ? `loaded, ${o.reply}` : o.error}`),
     hangs: outcomes.filter((o) => o.hang).length,
     page_crashes: crashes.length,
     previous_model_answered: outcomes.filter((o) => typeof o.answered === 'number' && o.answered > 0).length,

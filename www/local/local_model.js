@@ -234,6 +234,7 @@ export async function loadLocalModel(options = {}) {
     multithread: wllama.isMultithread(),
     backend,
     backend_note: note,
+    engine_refusal: engineRefusal,
   });
   // Threads the probe found free may stop being free: if generation then slows down sharply,
   // the model restarts on the threads that are safe on a busy machine.

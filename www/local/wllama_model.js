@@ -234,7 +234,11 @@ export class WllamaModel {
     } catch (err) {
       if (callbackError) throw callbackError;
       if (err instanceof WllamaAbortError || err?.name === 'AbortError' || aborted) outcome = 'abort';
-      else throw new Error(`the local model failed: ${err?.message ?? err}`, { cause: err });
+      else {
+        // llama.cpp says little ("(ABORT)") about a file it cannot run: name what the engine saw.
+        const refusal = this.info?.engine_refusal ? ` (the tabloop engine had refused this file: ${this.info.engine_refusal})` : '';
+        throw new Error(`the local model failed: ${err?.message ?? err}${refusal}`, { cause: err });
+      }
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
