@@ -15,6 +15,7 @@ const WHAT = {
   sse_providers: 'SSE parser; OpenAI, Anthropic and custom-provider stream and reply JSON; error bodies',
   mcp_sampling: "MCP sampling/createMessage parameters into a model request and back",
   markdown: 'markdown renderer, output checked for any tag, attribute or URL that could run',
+  mcp_js: "MCP client (JavaScript): SSE reader, responses, tool results and definitions, prompts, resources, elicitation schemas, header annotations; guided by V8 block coverage (edges: blocks)",
 };
 const regressions = (t) => {
   const dir = path.join(repo, 'fuzz/regressions', t);
@@ -46,7 +47,9 @@ const text = fs.readFileSync(file, 'utf8');
 const start = text.indexOf('\n## Fuzzing');
 let out;
 if (start < 0) {
-  out = `${text.trimEnd()}\n\n${section}`;
+  // Right after the drills' table: before the first other section, if any.
+  const other = text.indexOf('\n## ');
+  out = other < 0 ? `${text.trimEnd()}\n\n${section}` : `${text.slice(0, other)}\n\n${section}${text.slice(other)}`;
 } else {
   const next = text.indexOf('\n## ', start + 1);
   out = `${text.slice(0, start)}\n${section}${next >= 0 ? text.slice(next) : ''}`;
