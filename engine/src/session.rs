@@ -4,15 +4,12 @@
 //! run of cached tokens whose text starts the new prompt is kept, even when the prompt's own
 //! tokenization would split that text otherwise (the model's earlier reply, as it wrote it).
 
-use crate::gguf::{Gguf, Value};
-
-/// The longest chat template read (real ones are a few kilobytes; the worker renders it).
-const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
+use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
 use crate::model::{Architecture, KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
 use crate::repetition::{breaks_run, RepeatGuard};
 use crate::sampling::{choose, Sampling};
-use crate::tokenizer::Tokenizer;
+use crate::tokenizer::{chat_template, Tokenizer};
 
 /// A loaded model with its cache.
 pub struct Session {
@@ -195,14 +192,7 @@ impl Session {
         context: usize,
         threads: usize,
     ) -> Result<Session, LoadError> {
-        if let Some(Value::Str(template)) = file.get("tokenizer.chat_template") {
-            if template.len() > MAX_TEMPLATE_BYTES {
-                return Err(LoadError::Invalid(format!(
-                    "the chat template is {} bytes; more than {MAX_TEMPLATE_BYTES} is refused",
-                    template.len()
-                )));
-            }
-        }
+        let chat_template = chat_template(file).map_err(LoadError::Invalid)?;
         unsupported(file).map_or(Ok(()), |why| Err(LoadError::Unsupported(why)))?;
         let model = Model::from_parts(file, source).map_err(LoadError::Invalid)?;
         let tokenizer =
@@ -210,7 +200,7 @@ impl Session {
         let context = context.clamp(16, model.config.trained_context.max(16));
         let cache = KvCache::new(&model.config, context);
         Ok(Session {
-            chat_template: file.string("tokenizer.chat_template"),
+            chat_template,
             model,
             tokenizer,
             cache,

@@ -95,6 +95,21 @@ impl fmt::Debug for Tokenizer {
     }
 }
 
+/// The longest chat template read (real ones are a few kilobytes; the worker renders it).
+const MAX_TEMPLATE_BYTES: usize = 256 * 1024;
+
+/// The file's chat template (`tokenizer.chat_template`), refused when it is longer than any
+/// real one.
+pub fn chat_template(file: &Gguf) -> Result<Option<String>, String> {
+    match file.get("tokenizer.chat_template") {
+        Some(Value::Str(t)) if t.len() > MAX_TEMPLATE_BYTES => Err(format!(
+            "the chat template is {} bytes; more than {MAX_TEMPLATE_BYTES} is refused",
+            t.len()
+        )),
+        _ => Ok(file.string("tokenizer.chat_template")),
+    }
+}
+
 impl Tokenizer {
     /// Reads the tokenizer of a GGUF file: byte-level BPE (`tokenizer.ggml.model = "gpt2"`)
     /// with one of the [`PreTokenizer`] families, or SentencePiece (`"llama"`); anything else
