@@ -180,7 +180,9 @@ def cases(valid):
     x = f(); x.tensors = [t for t in x.tensors if "ffn_down" not in t[0]]
     add("missing-tensor", "a layer without its ffn_down weight", "ffn_down", x.emit())
     x = f(); x.set("qwen2.block_count", U32, u32(1000))
-    add("block-count-1000", "1000 layers claimed, one present", "blk.1", x.emit())
+    add("block-count-1000", "1000 layers claimed, one present", "blk.1|block_count", x.emit())
+    x = f(); x.set("qwen2.block_count", U32, u32(0xFFFFFFFE))
+    add("block-count-2-32", "2^32 - 2 layers claimed (found by fuzzing: it sized a table of 3.8 TB)", "tensors", x.emit())
     x = f(); x.set("qwen2.attention.head_count", U32, u32(0))
     add("zero-heads", "zero attention heads", "head", x.emit())
     x = f(); x.set("qwen2.attention.head_count_kv", U32, u32(1 << 20))

@@ -162,10 +162,19 @@ impl Config {
             Architecture::Llama | Architecture::Qwen2 | Architecture::Qwen3 => None,
         };
         let gemma = architecture == Architecture::Gemma3;
+        // Every layer has tensors of its own: a count beyond the file's tensors is a lie that
+        // would size tables for it (fuzzing found 2^32 - 2 layers in a 67 KB file).
+        let layers = count("block_count")?;
+        if layers > file.tensors().len() {
+            return Err(format!(
+                "{arch}.block_count = {layers}, but the file holds {} tensors",
+                file.tensors().len()
+            ));
+        }
         Ok(Config {
             architecture,
             embedding,
-            layers: count("block_count")?,
+            layers,
             heads,
             kv_heads,
             head_dim,
