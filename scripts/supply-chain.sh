@@ -50,6 +50,9 @@ else
   step "RustSec advisory database: cannot be fetched here; using the snapshot of ${SNAPSHOT_DATE%%T*} ($SNAPSHOT)"
 fi
 
+# Every crate of the lock file, whatever its target (cargo-deny reads them all; --offline
+# below would otherwise miss those no build here downloads).
+cargo fetch >/dev/null 2>&1 || cargo fetch
 step "cargo deny check (advisories, licences, bans, sources)"
 cargo deny "${offline[@]}" check --hide-inclusion-graph 2>&1 | grep -v "^\s*$" | tail -n 40
 status=${PIPESTATUS[0]}
