@@ -183,6 +183,8 @@ def cases(valid):
     add("block-count-1000", "1000 layers claimed, one present", "blk.1|block_count", x.emit())
     x = f(); x.set("qwen2.block_count", U32, u32(0xFFFFFFFE))
     add("block-count-2-32", "2^32 - 2 layers claimed (found by fuzzing: it sized a table of 3.8 TB)", "tensors", x.emit())
+    x = f(); x.set("qwen2.rope.dimension_count", U32, u32(162))
+    add("rope-dims-162", "rotary dimensions beyond the head (found by fuzzing: a panic in the first forward pass)", "rope.dimension_count", x.emit())
     x = f(); x.set("qwen2.attention.head_count", U32, u32(0))
     add("zero-heads", "zero attention heads", "head", x.emit())
     x = f(); x.set("qwen2.attention.head_count_kv", U32, u32(1 << 20))

@@ -171,6 +171,13 @@ impl Config {
                 file.tensors().len()
             ));
         }
+        // Rotary positions turn pairs within a head (fuzzing found 162 of a 32-value head).
+        let rope_dims = count("rope.dimension_count").unwrap_or(head_dim);
+        if rope_dims > head_dim || rope_dims % 2 != 0 {
+            return Err(format!(
+                "{arch}.rope.dimension_count = {rope_dims} does not fit heads of {head_dim} values"
+            ));
+        }
         Ok(Config {
             architecture,
             embedding,
@@ -181,7 +188,7 @@ impl Config {
             feed_forward: count("feed_forward_length")?,
             norm_eps: number("attention.layer_norm_rms_epsilon").unwrap_or(1e-5) as f32,
             rope_base,
-            rope_dims: count("rope.dimension_count").unwrap_or(head_dim),
+            rope_dims,
             rope_style: match architecture {
                 Architecture::Llama => RopeStyle::Adjacent,
                 Architecture::Qwen2 | Architecture::Qwen3 | Architecture::Gemma3 => {
