@@ -51,4 +51,13 @@ async function start() {
   setInterval(check, HOURLY_MS);
 }
 
-start().catch((error) => console.warn('tabloop: the offline service worker is not available:', error?.message ?? error));
+// Registered once the page has loaded and is idle: installing fetches and hashes every file
+// of the build, which should not compete with the first visit's own loading.
+function startWhenIdle() {
+  const go = () => start().catch((error) => console.warn('tabloop: the offline service worker is not available:', error?.message ?? error));
+  const idle = () => (globalThis.requestIdleCallback ? requestIdleCallback(go, { timeout: 3000 }) : setTimeout(go, 200));
+  if (document.readyState === 'complete') idle();
+  else addEventListener('load', idle, { once: true });
+}
+
+startWhenIdle();
