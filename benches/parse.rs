@@ -6,7 +6,7 @@
 mod native {
     use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
     use tabloop::core::{parse_jsonl, to_jsonl};
-    use tabloop::protocol::SseParser;
+    use tabloop::providers::SseParser;
     use tabloop::runtime::synthetic::session_log;
     use tabloop::runtime::synthetic_stream::{chat_completion_sse, parse_chat_completion_sse};
 

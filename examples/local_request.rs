@@ -20,10 +20,9 @@ use std::io::{BufRead, Write};
 
 use serde_json::{json, Value};
 use tabloop::core::repeat_success::repeated_success;
-use tabloop::protocol::local_prose::{plain_request, prose_of, prose_reply};
-use tabloop::protocol::{
-    build_local_request, parse_local_output, FinishReason, Message, ModelRequest, Usage,
-};
+use tabloop::protocol::{FinishReason, Message, ModelRequest, Usage};
+use tabloop::providers::local_prose::{plain_request, prose_of, prose_reply};
+use tabloop::providers::{build_local_request, parse_local_output};
 use tabloop::runtime::options::{AgentOptions, HostToolSpec};
 
 /// The host tools as the JS registry describes them (vfs, eval, http_fetch).

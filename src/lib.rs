@@ -11,6 +11,7 @@
 pub mod core;
 pub mod ports;
 pub mod protocol;
+pub mod providers;
 pub mod runtime;
 pub mod view;
 

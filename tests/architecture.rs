@@ -39,6 +39,7 @@ fn core_and_protocol_import_no_browser_crate_async_or_clock() {
     let mut files = Vec::new();
     rust_files(Path::new("src/core"), &mut files);
     rust_files(Path::new("src/protocol"), &mut files);
+    rust_files(Path::new("src/providers"), &mut files);
     assert!(files.len() > 20, "found the sources");
     let mut violations = Vec::new();
     for file in &files {
@@ -73,11 +74,12 @@ fn core_does_not_depend_on_layers_above_it() {
     }
 }
 
-/// The layers in import order: a layer may import only the layers before it. `web` and `ui`
-/// share a rank: neither may import the other.
-const LAYERS: [(&str, u32); 8] = [
+/// The layers in import order: a layer may import only the layers before it. `core` and
+/// `providers` share a rank, as do `web` and `ui`: neither of a pair may import the other.
+const LAYERS: [(&str, u32); 9] = [
     ("protocol", 0),
     ("core", 1),
+    ("providers", 1),
     ("ports", 2),
     ("runtime", 3),
     ("view", 4),
@@ -208,6 +210,70 @@ fn the_event_log_is_a_leaf_that_imports_nothing_of_the_live_fold() {
                 || code.contains("crate::core")
                 || (code.contains("crate::") && !code.contains("crate::protocol"));
             if reaches_out {
+                violations.push(format!("{}:{}: {}", file.display(), n + 1, code.trim()));
+            }
+        }
+    }
+    assert_eq!(violations, Vec::<String>::new());
+}
+
+#[test]
+fn protocol_holds_the_wire_types_alone() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/protocol"), &mut files);
+    let mut names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix("src/protocol")
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "message.rs",
+            "mod.rs",
+            "model.rs",
+            "request_messages.rs",
+            "stream.rs"
+        ],
+        "provider adapters, parsers and policies belong in src/providers"
+    );
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        assert!(
+            !text.contains("crate::providers"),
+            "{} imports the adapters",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn serde_is_the_one_serialization_stack() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    let mut violations = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // A field list of its own for a reader or writer, or a JSON trait beside serde's.
+            let private = [
+                "json_struct!",
+                "json_tagged!",
+                "json_names!",
+                "json_external!",
+            ]
+            .iter()
+            .any(|m| code.contains(m))
+                || code.contains("trait ToJson")
+                || code.contains("trait FromJson")
+                || (code.contains("macro_rules!") && code.contains("json"));
+            if private {
                 violations.push(format!("{}:{}: {}", file.display(), n + 1, code.trim()));
             }
         }

@@ -2,11 +2,11 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tabloop::protocol::anthropic::{build_request, headers, parse_error_body, REQUIRED_HEADERS};
 use tabloop::protocol::{
     FinishReason, Message, ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta,
     ToolCall, ToolSpec, Usage,
 };
+use tabloop::providers::anthropic::{build_request, headers, parse_error_body, REQUIRED_HEADERS};
 
 mod protocol_support;
 use protocol_support::{assemble_anthropic, events_before, fixture, named_event, parse};

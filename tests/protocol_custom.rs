@@ -5,9 +5,10 @@
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use tabloop::protocol::{
-    custom_request, CompletionAssembler, FinishReason, Message, ModelErrorKind, ModelReply,
-    ModelRequest, StreamDelta, ToolCall, ToolSpec, Usage,
+    FinishReason, Message, ModelErrorKind, ModelReply, ModelRequest, StreamDelta, ToolCall,
+    ToolSpec, Usage,
 };
+use tabloop::providers::{custom_request, CompletionAssembler};
 
 fn request() -> ModelRequest {
     ModelRequest {

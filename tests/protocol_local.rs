@@ -7,10 +7,12 @@ mod protocol_support;
 use pretty_assertions::assert_eq;
 use protocol_support::default_tools;
 use serde_json::json;
-use tabloop::protocol::local::NEXT_STEP_HINT;
 use tabloop::protocol::{
-    build_local_request, parse_local_output, FinishReason, LocalRequest, Message, ModelReply,
-    ModelRequest, ToolCall, ToolSpec, Usage, LOCAL_TOOL_REPLY_MAX_TOKENS,
+    FinishReason, Message, ModelReply, ModelRequest, ToolCall, ToolSpec, Usage,
+};
+use tabloop::providers::local::NEXT_STEP_HINT;
+use tabloop::providers::{
+    build_local_request, parse_local_output, LocalRequest, LOCAL_TOOL_REPLY_MAX_TOKENS,
 };
 
 fn read_file() -> ToolSpec {
@@ -183,7 +185,7 @@ fn the_compact_prompt_lists_enums_types_and_long_descriptions_cut_to_one_sentenc
             "required": ["items"],
         }),
     };
-    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs, todo]);
+    let prompt = tabloop::providers::local_prompt::compact_tool_prompt(&[vfs, todo]);
     assert!(
         prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* (read|write), path, content, limit (integer)\n"),
         "{prompt}"
@@ -365,7 +367,7 @@ fn a_call_wrapped_in_a_code_fence_is_still_understood() {
 
 #[test]
 fn the_default_tools_prompt_stays_small_for_a_small_model() {
-    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&default_tools());
+    let prompt = tabloop::providers::local_prompt::compact_tool_prompt(&default_tools());
     // SmolLM2's tokenizer makes 308 tokens of this prompt (the whole request of the newcomer's
     // task was 1,417 before); at about 4 characters per token this bound keeps it near 350.
     if std::env::var_os("TABLOOP_PRINT_PROMPT").is_some() {
@@ -394,7 +396,7 @@ fn vfs_tool() -> ToolSpec {
 
 #[test]
 fn the_vfs_grammar_makes_content_a_required_argument_of_a_write_before_its_path() {
-    let grammar = tabloop::protocol::local_grammar::reply_grammar(&[vfs_tool()]);
+    let grammar = tabloop::providers::local_grammar::reply_grammar(&[vfs_tool()]);
     let write = grammar
         .lines()
         .find(|line| line.contains(r#""\"write\"""#))
@@ -439,7 +441,7 @@ fn a_reply_the_model_wrote_comes_back_in_the_next_prompt_as_the_same_text() {
 
 #[test]
 fn a_per_operation_schema_is_listed_as_each_operation_with_its_required_arguments() {
-    let prompt = tabloop::protocol::local_prompt::compact_tool_prompt(&[vfs_tool()]);
+    let prompt = tabloop::providers::local_prompt::compact_tool_prompt(&[vfs_tool()]);
     assert!(
         prompt.contains("- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (content, path) | edit (path, old_string, new_string) | list (path) | glob (pattern) | grep (pattern) | delete (path) | move (path, to) | stat (path)\n"),
         "{prompt}"

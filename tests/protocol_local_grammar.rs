@@ -9,9 +9,9 @@
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use tabloop::core::validate_schema as validate;
-use tabloop::protocol::local_grammar::REPLY_PREFIX;
-use tabloop::protocol::local_grammar::{render_call, reply_grammar};
 use tabloop::protocol::ToolSpec;
+use tabloop::providers::local_grammar::REPLY_PREFIX;
+use tabloop::providers::local_grammar::{render_call, reply_grammar};
 use tabloop_engine::grammar::{Grammar, GrammarState};
 
 fn tool(parameters: Value) -> ToolSpec {

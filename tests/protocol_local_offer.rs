@@ -5,7 +5,8 @@
 mod protocol_support;
 
 use protocol_support::default_tools;
-use tabloop::protocol::{build_local_request, LocalRequest, Message, ModelRequest};
+use tabloop::protocol::{Message, ModelRequest};
+use tabloop::providers::{build_local_request, LocalRequest};
 
 fn request(messages: Vec<Message>) -> LocalRequest {
     build_local_request(&ModelRequest {

@@ -7,11 +7,10 @@ mod protocol_support;
 use pretty_assertions::assert_eq;
 use protocol_support::default_tools;
 use serde_json::json;
-use tabloop::protocol::local_prose::{
+use tabloop::protocol::{FinishReason, Message, ModelRequest, StreamDelta, ToolSpec, Usage};
+use tabloop::providers::build_local_request;
+use tabloop::providers::local_prose::{
     plain_request, prose_key, prose_of, prose_reply, ChoicePreview, Prose,
-};
-use tabloop::protocol::{
-    build_local_request, FinishReason, Message, ModelRequest, StreamDelta, ToolSpec, Usage,
 };
 
 fn tool(name: &str, parameters: serde_json::Value) -> ToolSpec {

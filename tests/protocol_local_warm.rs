@@ -7,8 +7,8 @@ mod core_support;
 
 use core_support::Harness;
 use pretty_assertions::assert_eq;
-use tabloop::protocol::build_local_request;
-use tabloop::protocol::local_prompt::warm_up_request;
+use tabloop::providers::build_local_request;
+use tabloop::providers::local_prompt::warm_up_request;
 use tabloop::runtime::options::{AgentOptions, HostToolSpec};
 
 fn registered() -> Vec<HostToolSpec> {

@@ -2,11 +2,11 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tabloop::protocol::openai::{build_request, headers, parse_error_body};
 use tabloop::protocol::{
     FinishReason, Message, ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta,
     ToolCall, ToolSpec, Usage,
 };
+use tabloop::providers::openai::{build_request, headers, parse_error_body};
 
 mod protocol_support;
 use protocol_support::{assemble_openai, data_event, events_before, fixture, parse};

@@ -1,10 +1,10 @@
 //! Retry policy: the status matrix, backoff, server-directed waits and the stream rule.
 
 use pretty_assertions::assert_eq;
-use tabloop::protocol::retry::parse_http_date;
-use tabloop::protocol::{
-    parse_retry_after, FinishReason, GiveUpReason, ModelError, ModelErrorKind, ModelReply,
-    RetryDecision, RetryPolicy, StreamRetryRule, Usage,
+use tabloop::protocol::{FinishReason, ModelError, ModelErrorKind, ModelReply, Usage};
+use tabloop::providers::retry::parse_http_date;
+use tabloop::providers::{
+    parse_retry_after, GiveUpReason, RetryDecision, RetryPolicy, StreamRetryRule,
 };
 
 fn http(status: u16, retry_after_ms: Option<u64>) -> ModelError {
@@ -286,7 +286,7 @@ fn the_stream_rule_allows_one_retry_before_output_and_none_after() {
 
 #[test]
 fn the_servers_x_should_retry_header_overrides_the_status_both_ways() {
-    use tabloop::protocol::should_retry_header;
+    use tabloop::providers::should_retry_header;
     let policy = RetryPolicy::default();
     let with = |status: u16, directive: Option<bool>| ModelError {
         kind: ModelErrorKind::Http {
@@ -318,7 +318,7 @@ fn the_servers_x_should_retry_header_overrides_the_status_both_ways() {
 
 #[test]
 fn a_429_for_an_exhausted_quota_or_spend_limit_is_not_retried() {
-    use tabloop::protocol::parse_error_body;
+    use tabloop::providers::parse_error_body;
     let policy = RetryPolicy::default();
     let openai = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
     let anthropic = r#"{"type":"error","error":{"type":"rate_limit_error","message":"spend limit","details":{"error_code":"enforced_spend_limit_reached"}}}"#;

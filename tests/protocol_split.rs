@@ -5,7 +5,8 @@
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
-use tabloop::protocol::{ModelError, ModelReply, SseEvent, StreamDelta};
+use tabloop::protocol::{ModelError, ModelReply, StreamDelta};
+use tabloop::providers::SseEvent;
 
 mod protocol_support;
 use protocol_support::{assemble_anthropic, assemble_openai, fixture, parse, parse_chunks};

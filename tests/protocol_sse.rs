@@ -1,7 +1,7 @@
 //! The SSE parser against the WHATWG event-stream rules.
 
 use pretty_assertions::assert_eq;
-use tabloop::protocol::{SseEvent, SseParser};
+use tabloop::providers::{SseEvent, SseParser};
 
 mod protocol_support;
 use protocol_support::{parse, parse_chunks};

@@ -277,7 +277,7 @@ pub fn check_grammar(data: &[u8]) {
 /// the lengths its first bytes give; every event goes to the OpenAI and the Anthropic stream
 /// readers, and then to the custom provider's chunk reader and the error-body reader.
 pub fn check_sse_providers(data: &[u8]) {
-    use tabloop::protocol::{
+    use tabloop::providers::{
         parse_error_body, AnthropicStream, CompletionAssembler, OpenAiStream, SseParser,
     };
     let (cuts, body) = data.split_at(data.len().min(4));

@@ -5,7 +5,8 @@
 
 use serde_json::json;
 
-use crate::protocol::{ModelError, ModelReply, OpenAiStream, SseParser};
+use crate::protocol::{ModelError, ModelReply};
+use crate::providers::{OpenAiStream, SseParser};
 
 /// The SSE bytes of one reply: `text_chunks` content deltas, then a tool call whose arguments
 /// come in `text_chunks / 4` fragments, the finish reason, usage and `[DONE]`.

@@ -17,11 +17,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
 use crate::ports::ModelClient;
-use crate::protocol::stream::malformed;
-use crate::protocol::{
-    CompletionAssembler, ModelError, ModelErrorKind, ModelReply, ModelRequest, RequestDelta,
-    SentTranscript, StreamDelta,
-};
+use crate::protocol::{ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta};
+use crate::providers::stream::malformed;
+use crate::providers::{CompletionAssembler, RequestDelta, SentTranscript};
 use crate::web::abort::AbortOnDrop;
 use crate::web::js_error::JsFailure;
 

@@ -13,11 +13,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::ports::ModelClient;
-use crate::protocol::local_prose::{plain_request, prose_of, prose_reply, ChoicePreview};
 use crate::protocol::{
-    build_local_request, parse_local_output, FinishReason, LocalRequest, ModelError,
-    ModelErrorKind, ModelReply, ModelRequest, StreamDelta, Usage,
+    FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta, Usage,
 };
+use crate::providers::local_prose::{plain_request, prose_of, prose_reply, ChoicePreview};
+use crate::providers::{build_local_request, parse_local_output, LocalRequest};
 use crate::web::abort::AbortOnDrop;
 use crate::web::http_stream::Timeouts;
 use crate::web::js_error::JsFailure;

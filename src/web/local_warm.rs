@@ -10,7 +10,7 @@ use super::local_bridge::bridge_is_cached;
 use super::local_shared::{broadcast_ready, local_model};
 use super::tool_host::registered_tools;
 use crate::ports::ModelClient;
-use crate::protocol::local_prompt::warm_up_request;
+use crate::providers::local_prompt::warm_up_request;
 use crate::runtime::options::AgentOptions;
 
 /// Loads the model at `url` (the default when `None`) if it is cached, and reads the default

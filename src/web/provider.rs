@@ -2,12 +2,11 @@
 //! speaks to: the endpoint path, the headers, the request body and the stream assembler. All of
 //! it delegates to the pure protocol layer.
 
-use crate::protocol::anthropic;
-use crate::protocol::openai_body::BodyCache;
-use crate::protocol::{openai, openai_body};
-use crate::protocol::{
-    AnthropicStream, ModelError, ModelReply, ModelRequest, OpenAiStream, SseEvent, StreamDelta,
-};
+use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
+use crate::providers::anthropic;
+use crate::providers::openai_body::BodyCache;
+use crate::providers::{openai, openai_body};
+use crate::providers::{AnthropicStream, OpenAiStream, SseEvent};
 
 /// A remote model API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,10 +11,10 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::ports::ModelClient;
-use crate::protocol::openai_body::BodyCache;
-use crate::protocol::{
-    parse_error_body, parse_retry_after, should_retry_header, ModelError, ModelErrorKind,
-    ModelReply, ModelRequest, RetryDecision, RetryPolicy, SseParser, StreamDelta,
+use crate::protocol::{ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta};
+use crate::providers::openai_body::BodyCache;
+use crate::providers::{
+    parse_error_body, parse_retry_after, should_retry_header, RetryDecision, RetryPolicy, SseParser,
 };
 use crate::web::http_stream::{post_json, HttpStream, Timeouts};
 use crate::web::provider::Provider;

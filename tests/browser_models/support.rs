@@ -4,9 +4,9 @@
 use serde::Deserialize;
 use tabloop::ports::ModelClient;
 use tabloop::protocol::{
-    Message, ModelError, ModelErrorKind, ModelReply, ModelRequest, RetryPolicy, StreamDelta,
-    ToolSpec,
+    Message, ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta, ToolSpec,
 };
+use tabloop::providers::RetryPolicy;
 use tabloop::web::timer::now_ms;
 use tabloop::web::{Provider, RemoteModel, Timeouts};
 use wasm_bindgen::JsCast;

@@ -2,9 +2,8 @@
 #![cfg(test)]
 #![allow(dead_code)]
 
-use tabloop::protocol::{
-    AnthropicStream, ModelError, ModelReply, OpenAiStream, SseEvent, SseParser, StreamDelta,
-};
+use tabloop::protocol::{ModelError, ModelReply, StreamDelta};
+use tabloop::providers::{AnthropicStream, OpenAiStream, SseEvent, SseParser};
 
 /// The bytes of `tests/fixtures/sse/<name>`.
 pub fn fixture(name: &str) -> Vec<u8> {

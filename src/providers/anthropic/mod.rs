@@ -1,6 +1,6 @@
 //! Anthropic Messages API: the streaming request body and the headers a browser call needs
 //! ([`request`]), and [`AnthropicStream`], which assembles the typed SSE events into a
-//! [`ModelReply`](super::model::ModelReply) ([`assembler`]).
+//! [`ModelReply`](crate::protocol::ModelReply) ([`assembler`]).
 
 pub mod assembler;
 pub mod request;

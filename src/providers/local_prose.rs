@@ -13,15 +13,11 @@
 use serde_json::Value;
 
 use super::local::LocalRequest;
-use super::local_grammar::{answer_offered, grammar_schema, json_text, ANSWER_KEY, ANSWER_TOOL};
-use super::message::{ToolCall, ToolSpec};
-use super::model::{FinishReason, ModelReply, Usage};
-use super::StreamDelta;
-
-/// The schema keyword that marks a tool's one string argument as written in plain text by a
-/// local model (`"x-plain-text": true`, in the tool's local schema). An annotation other
-/// validators ignore.
-pub const PLAIN_TEXT_KEYWORD: &str = "x-plain-text";
+use super::local_grammar::{answer_offered, prose_head, ANSWER_KEY, ANSWER_TOOL};
+pub use super::local_grammar::{prose_key, PLAIN_TEXT_KEYWORD};
+use crate::protocol::message::{ToolCall, ToolSpec};
+use crate::protocol::model::{FinishReason, ModelReply, Usage};
+use crate::protocol::StreamDelta;
 
 /// An answer the model chose to write, before its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,26 +31,6 @@ pub enum Prose {
         /// Its argument.
         key: String,
     },
-}
-
-/// The argument of `tool` a local model writes in plain text: its local schema's one property,
-/// required, a string marked [`PLAIN_TEXT_KEYWORD`].
-pub fn prose_key(tool: &ToolSpec) -> Option<&str> {
-    let schema = grammar_schema(tool);
-    let properties = schema["properties"].as_object()?;
-    let (key, property) = properties.iter().next().filter(|_| properties.len() == 1)?;
-    let required = schema["required"].as_array()?;
-    let marked = property["type"] == "string" && property[PLAIN_TEXT_KEYWORD] == true;
-    (marked && required.iter().any(|r| r == key.as_str())).then_some(key.as_str())
-}
-
-/// `{"tool":"<tool>","arguments":{"<key>":"`: where the grammar ends a reply that answers.
-pub fn prose_head(tool: &str, key: &str) -> String {
-    format!(
-        "{{\"tool\":{},\"arguments\":{{{}:\"",
-        json_text(tool),
-        json_text(key)
-    )
 }
 
 /// Every answer's head among `offered`, with what it chose.

@@ -3,14 +3,15 @@
 
 use serde_json::{json, Map, Value};
 
-use super::message::{Message, ToolCall, ToolSpec};
-use super::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
 use super::openai_chunk::{fast_chunk, Chunk};
 use super::sse::SseEvent;
 use super::stream::{
     inferred_finish, is_complete_object, malformed, partial_reply, provider_error, str_field,
-    truncated, u64_field, StreamDelta,
+    truncated, u64_field,
 };
+use crate::protocol::message::{Message, ToolCall, ToolSpec};
+use crate::protocol::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
+use crate::protocol::stream::StreamDelta;
 
 pub use super::http_error::parse_error_body;
 

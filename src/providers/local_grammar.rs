@@ -23,8 +23,7 @@
 
 use serde_json::Value;
 
-use super::local_prose::{prose_head, prose_key};
-use super::message::ToolSpec;
+use crate::protocol::message::ToolSpec;
 
 /// Deepest schema nesting turned into rules; below it a value is any JSON.
 const MAX_DEPTH: usize = 8;
@@ -439,7 +438,7 @@ fn pointer_escape(key: &str) -> String {
 
 /// `text` as a JSON string.
 pub(super) fn json_text(text: &str) -> String {
-    super::json_text(text)
+    crate::protocol::json_text(text)
 }
 
 /// `text` as a GBNF string literal.
@@ -461,4 +460,29 @@ fn literal(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The schema keyword that marks a tool's one string argument as written in plain text by a
+/// local model (`"x-plain-text": true`, in the tool's local schema). An annotation other
+/// validators ignore.
+pub const PLAIN_TEXT_KEYWORD: &str = "x-plain-text";
+
+/// The argument of `tool` a local model writes in plain text: its local schema's one property,
+/// required, a string marked [`PLAIN_TEXT_KEYWORD`].
+pub fn prose_key(tool: &ToolSpec) -> Option<&str> {
+    let schema = grammar_schema(tool);
+    let properties = schema["properties"].as_object()?;
+    let (key, property) = properties.iter().next().filter(|_| properties.len() == 1)?;
+    let required = schema["required"].as_array()?;
+    let marked = property["type"] == "string" && property[PLAIN_TEXT_KEYWORD] == true;
+    (marked && required.iter().any(|r| r == key.as_str())).then_some(key.as_str())
+}
+
+/// `{"tool":"<tool>","arguments":{"<key>":"`: where the grammar ends a reply that answers.
+pub fn prose_head(tool: &str, key: &str) -> String {
+    format!(
+        "{{\"tool\":{},\"arguments\":{{{}:\"",
+        json_text(tool),
+        json_text(key)
+    )
 }

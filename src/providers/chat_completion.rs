@@ -8,10 +8,11 @@ use serde_json::{Map, Value};
 
 use serde_json::json;
 
-use super::model::{ModelError, ModelReply, ModelRequest};
 use super::openai::{build_request, OpenAiStream};
 use super::sse::SseEvent;
-use super::stream::{malformed, StreamDelta};
+use super::stream::malformed;
+use crate::protocol::model::{ModelError, ModelReply, ModelRequest};
+use crate::protocol::stream::StreamDelta;
 
 /// The request object a custom provider receives: `{ model, messages, tools, tool_choice,
 /// max_tokens, stream: true, stream_options }` as Chat Completions defines them.

@@ -5,10 +5,10 @@ use serde_json::Value;
 
 use crate::protocol::message::ToolCall;
 use crate::protocol::model::{FinishReason, ModelError, ModelReply, Usage};
-use crate::protocol::sse::SseEvent;
-use crate::protocol::stream::{
+use crate::protocol::stream::StreamDelta;
+use crate::providers::sse::SseEvent;
+use crate::providers::stream::{
     inferred_finish, malformed, partial_reply, provider_error, str_field, truncated, u64_field,
-    StreamDelta,
 };
 
 /// What a content block holds while it streams.

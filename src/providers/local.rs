@@ -15,8 +15,8 @@ use super::local_grammar::{
     ANSWER_TOOL, REPLY_PREFIX,
 };
 use super::local_prompt::compact_tool_prompt;
-use super::message::{Message, ToolCall, ToolSpec};
-use super::model::{FinishReason, ModelReply, ModelRequest, Usage};
+use crate::protocol::message::{Message, ToolCall, ToolSpec};
+use crate::protocol::model::{FinishReason, ModelReply, ModelRequest, Usage};
 
 /// A chat request for the local runtime.
 #[derive(Debug, Clone, PartialEq, Serialize)]

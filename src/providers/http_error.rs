@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::model::{ModelError, ModelErrorKind};
-use super::stream::str_field;
+use super::stream::{redact_secrets, str_field};
+use crate::protocol::model::{ModelError, ModelErrorKind};
 
 /// Longest excerpt of a non-JSON body kept in an error message, in characters.
 const MAX_BODY_EXCERPT: usize = 300;
@@ -102,50 +102,4 @@ fn excerpt(body: &str) -> String {
     let mut cut: String = collapsed.chars().take(MAX_BODY_EXCERPT).collect();
     cut.push('…');
     cut
-}
-
-/// Replaces anything that looks like a secret key (a word starting with `sk-`, `sk_`, or the
-/// token after `Bearer `) with `[redacted]`. Providers sometimes echo part of a rejected key.
-pub fn redact_secrets(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = next_secret(rest) {
-        out.push_str(&rest[..start.0]);
-        out.push_str(start.1);
-        out.push_str("[redacted]");
-        let tail = &rest[start.2..];
-        let end = tail.find(|c: char| !is_key_char(c)).unwrap_or(tail.len());
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Finds the next secret: (byte offset of its start, prefix to keep, offset where the key body
-/// starts).
-fn next_secret(text: &str) -> Option<(usize, &'static str, usize)> {
-    let mut best: Option<(usize, &'static str, usize)> = None;
-    for (marker, keep) in [("sk-", "sk-"), ("sk_", "sk_"), ("Bearer ", "Bearer ")] {
-        let mut from = 0;
-        while let Some(found) = text[from..].find(marker) {
-            let at = from + found;
-            let boundary = text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_ascii_alphanumeric());
-            if boundary {
-                if best.is_none_or(|b| at < b.0) {
-                    best = Some((at, keep, at + marker.len()));
-                }
-                break;
-            }
-            from = at + marker.len();
-        }
-    }
-    best
-}
-
-/// Characters a key (or its masked echo) is made of.
-fn is_key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*' | '.' | '…')
 }

@@ -4,7 +4,7 @@
 //! surfaced instead of slept on). Also the stream rule: a stream that failed before any output
 //! may be retried once; after output, never. Pure: the caller supplies jitter and the clock.
 
-use super::model::{ModelError, ModelErrorKind};
+use crate::protocol::model::{ModelError, ModelErrorKind};
 
 /// Retry settings. The defaults are the SDKs' (`max_retries` 2, 500 ms doubling to 8 s), with
 /// server-directed waits honoured up to 60 s.

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::protocol::message::{Message, ToolCall};
 use crate::protocol::model::ModelRequest;
-use crate::protocol::stream::str_field;
+use crate::providers::stream::str_field;
 
 /// The API version this module speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::local_grammar::{answer_offered, ANSWER_KEY, ANSWER_TOOL};
-use super::message::{Message, ToolSpec};
-use super::model::ModelRequest;
+use crate::protocol::message::{Message, ToolSpec};
+use crate::protocol::model::ModelRequest;
 
 /// Longest tool description kept, in characters (cut at a word boundary).
 const MAX_DESCRIPTION_CHARS: usize = 110;

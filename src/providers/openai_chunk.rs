@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::model::Usage;
+use crate::protocol::model::Usage;
 
 /// One `chat.completion.chunk`.
 #[derive(Debug, Default, Deserialize)]

@@ -11,8 +11,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::message::{Message, ToolCall, ToolSpec};
-use super::model::ModelRequest;
+use crate::protocol::message::{Message, ToolCall, ToolSpec};
+use crate::protocol::model::ModelRequest;
 
 /// The messages array of the last body written, kept for the next one: a run's requests are
 /// one lineage of transcripts that grow by a few messages a step, and writing the whole history
@@ -192,8 +192,8 @@ pub fn request_body(req: &ModelRequest, model: &str, cache: &mut BodyCache) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::openai::build_request;
     use crate::protocol::RequestMessages;
+    use crate::providers::openai::build_request;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

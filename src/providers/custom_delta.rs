@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use serde_json::json;
 
-use super::message::{Message, ToolSpec};
-use super::model::ModelRequest;
 use super::openai::{message_json, tools_json};
+use crate::protocol::message::{Message, ToolSpec};
+use crate::protocol::model::ModelRequest;
 
 /// The part of a request the receiving side must build from its copy of the last one.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +30,7 @@ pub struct SentTranscript {
     /// `None` until something was sent (or after [`SentTranscript::forget`]).
     system: Option<Option<String>>,
     messages: Vec<Message>,
-    /// The lineage of the messages last sent (see [`RequestMessages`](super::RequestMessages)).
+    /// The lineage of the messages last sent (see [`RequestMessages`](crate::protocol::RequestMessages)).
     lineage: Option<u64>,
     tools: Vec<ToolSpec>,
 }
@@ -104,7 +104,8 @@ impl SentTranscript {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{custom_request, RequestMessages, ToolCall};
+    use crate::protocol::{RequestMessages, ToolCall};
+    use crate::providers::custom_request;
     use pretty_assertions::assert_eq;
 
     /// What the bridge does with a delta: keep `keep` messages and the tools, append the rest.
