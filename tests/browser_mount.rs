@@ -134,8 +134,20 @@ fn the_timeline_shows_a_tool_call_with_its_result() {
     assert_eq!(stop.text_content().unwrap(), "completed");
 }
 
+/// Resolves after the tasks already queued have run: effects (the markdown's HTML among them)
+/// are applied after the mount returns.
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
 #[wasm_bindgen_test]
-fn model_and_tool_output_that_looks_like_markup_stays_text() {
+async fn model_and_tool_output_that_looks_like_markup_stays_text() {
     let hostile = "<img src=x onerror=alert(1)><script>alert(2)</script>";
     let mut h = Harness::new(config());
     let effects = h.user("say something nasty");
@@ -147,6 +159,7 @@ fn model_and_tool_output_that_looks_like_markup_stays_text() {
     h.reply(&effects, text(hostile));
 
     let timeline = mount_timeline(&h.log);
+    settle().await;
     assert!(
         timeline
             .query_selector("img, script, iframe, a")
