@@ -336,6 +336,7 @@ fn input_for(agent: &Agent, pending: &[Effect], mv: &Move, n: usize) -> Option<I
                 finish: FinishReason::ToolUse,
                 usage: usage(50, 5),
                 model: "m".into(),
+                reasoning: String::new(),
             })
         }
         Move::Result(c, is_error) => {

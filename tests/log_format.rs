@@ -113,6 +113,7 @@ fn reply(text: &str, tool_calls: Vec<ToolCall>, finish: FinishReason) -> ModelRe
         finish,
         usage: usage(3),
         model: "gpt-4o-mini-2024-07-18".into(),
+        reasoning: String::new(),
     }
 }
 
@@ -331,6 +332,7 @@ fn every_event() -> Vec<Record> {
             finish: FinishReason::EndTurn,
             usage: Usage::default(),
             model: String::new(),
+            reasoning: String::new(),
         },
         cost_usd: 0.0,
     });
@@ -639,4 +641,25 @@ fn a_recorded_session_replays_to_the_same_log_and_resumes() {
             .any(|e| matches!(e, tabloop::core::Effect::CallModel { .. })),
         "the resumed session calls the model for the new task: {effects:?}"
     );
+}
+
+#[test]
+fn a_replys_thinking_is_stored_only_when_the_model_wrote_some_and_reads_back() {
+    let event = |reasoning: &str| Event::ModelReplied {
+        request: 3,
+        reply: ModelReply {
+            reasoning: reasoning.into(),
+            ..reply("It is 4.", vec![], FinishReason::EndTurn)
+        },
+        cost_usd: 0.0,
+    };
+    let without = serde_json::to_value(event("")).unwrap();
+    assert_eq!(without["reply"].get("reasoning"), None);
+    let with = event("2 + 2 is 4.");
+    let stored = serde_json::to_string(&with).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stored).unwrap()["reply"]["reasoning"],
+        json!("2 + 2 is 4.")
+    );
+    assert_eq!(serde_json::from_str::<Event>(&stored).unwrap(), with);
 }

@@ -54,6 +54,7 @@ fn text_and_a_tool_use_with_json_fragments_assemble_into_one_reply() {
             finish: FinishReason::ToolUse,
             usage: fixture_usage(),
             model: MODEL.to_string(),
+            reasoning: String::new(),
         })
     );
 }
@@ -82,6 +83,7 @@ fn a_thinking_block_is_streamed_live_but_kept_out_of_the_reply() {
                 cache_write_tokens: 0,
             },
             model: MODEL.to_string(),
+            reasoning: String::new(),
         })
     );
 }
@@ -130,6 +132,7 @@ fn a_stream_cut_inside_tool_json_keeps_the_text_but_not_the_cut_call() {
             ..fixture_usage()
         },
         model: MODEL.to_string(),
+        reasoning: String::new(),
     };
     assert_eq!(
         assemble_anthropic(&events).1,

@@ -116,6 +116,7 @@ fn a_whole_completion_with_tool_calls_becomes_the_same_reply_as_its_stream() {
                 cache_write_tokens: 0
             },
             model: "webllm-x".into(),
+            reasoning: String::new(),
         }
     );
 }

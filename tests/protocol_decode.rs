@@ -39,6 +39,7 @@ fn reply(tool_calls: Vec<ToolCall>) -> ModelReply {
             cache_write_tokens: 1,
         },
         model: "m".into(),
+        reasoning: String::new(),
     }
 }
 

@@ -264,6 +264,7 @@ fn reply(text: &str, tool_calls: Vec<ToolCall>, finish: FinishReason) -> ModelRe
         finish,
         usage: usage(),
         model: String::new(),
+        reasoning: String::new(),
     }
 }
 

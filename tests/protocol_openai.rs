@@ -45,6 +45,7 @@ fn a_text_stream_assembles_text_usage_and_stop() {
                 cache_write_tokens: 0,
             },
             model: MODEL.to_string(),
+            reasoning: String::new(),
         })
     );
 }
@@ -91,6 +92,7 @@ fn two_parallel_tool_calls_interleaved_by_index_are_reassembled() {
                 cache_write_tokens: 0,
             },
             model: MODEL.to_string(),
+            reasoning: String::new(),
         })
     );
 }
@@ -159,6 +161,7 @@ fn finish_reason_length_keeps_the_text_and_reports_max_tokens() {
             finish: FinishReason::MaxTokens,
             usage: Usage::default(),
             model: MODEL.to_string(),
+            reasoning: String::new(),
         })
     );
 }
@@ -186,6 +189,7 @@ fn a_stream_cut_after_output_is_truncated_with_the_partial_reply() {
         finish: FinishReason::EndTurn,
         usage: Usage::default(),
         model: MODEL.to_string(),
+        reasoning: String::new(),
     };
     assert_eq!(
         reply,
@@ -212,6 +216,7 @@ fn a_cut_tool_call_is_left_out_of_the_partial_but_a_complete_one_is_kept() {
         finish: FinishReason::EndTurn,
         usage: Usage::default(),
         model: MODEL.to_string(),
+        reasoning: String::new(),
     };
     assert_eq!(
         reply,

@@ -235,6 +235,7 @@ fn a_stream_cut_after_output_is_never_retried() {
         finish: FinishReason::EndTurn,
         usage: Usage::default(),
         model: String::new(),
+        reasoning: String::new(),
     };
     let cut = error(ModelErrorKind::Truncated {
         partial: Some(Box::new(partial)),

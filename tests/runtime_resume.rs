@@ -30,6 +30,7 @@ impl ModelClient for Done {
             finish: FinishReason::EndTurn,
             usage: Usage::default(),
             model: "m".into(),
+            reasoning: String::new(),
         })
     }
 }

@@ -82,6 +82,7 @@ fn the_reply_becomes_the_sampling_result() {
         finish: FinishReason::MaxTokens,
         usage: Usage::default(),
         model: String::new(),
+        reasoning: String::new(),
     };
     assert_eq!(
         serde_json::to_value(sampling_result(&reply, "session-model")).unwrap(),

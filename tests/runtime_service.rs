@@ -169,6 +169,7 @@ fn text(t: &str) -> ModelReply {
         finish: FinishReason::EndTurn,
         usage: usage(),
         model: "m".into(),
+        reasoning: String::new(),
     }
 }
 
@@ -183,6 +184,7 @@ fn call(id: &str, name: &str) -> ModelReply {
         finish: FinishReason::ToolUse,
         usage: usage(),
         model: "m".into(),
+        reasoning: String::new(),
     }
 }
 

@@ -139,6 +139,17 @@ function completionProgress(model, signal) {
 }
 
 /**
+ * The model's chat template (the Jinja text in its GGUF), from which the Rust side picks the
+ * model's tool-call format; null when the runtime does not give it.
+ * @param {object} model handle from bridgeLoad
+ * @returns {string|null}
+ */
+export function bridgeChatTemplate(model) {
+  const template = model?.chatTemplate;
+  return typeof template === 'string' ? template : null;
+}
+
+/**
  * Stops a model and frees its memory.
  * @param {object} model handle from bridgeLoad
  */

@@ -337,6 +337,7 @@ pub fn check_mcp_sampling(data: &[u8]) {
             finish: FinishReason::EndTurn,
             usage: Usage::default(),
             model: String::new(),
+            reasoning: String::new(),
         };
         let result = sampling_result(&reply, "fallback");
         assert!(serde_json::to_string(&result).is_ok());

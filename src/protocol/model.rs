@@ -77,6 +77,11 @@ pub struct ModelReply {
     /// The model that answered, as the provider named it.
     #[serde(default)]
     pub model: String,
+    /// What the model thought before it replied (a local Qwen3's `<think>…</think>` block): kept
+    /// in the log, never part of the answer the person reads nor of the prompts after it. Empty
+    /// when it wrote none, and then not stored (records without it read as before).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
 }
 
 /// What went wrong with a model call.

@@ -6,7 +6,8 @@
 pub enum StreamDelta {
     /// Visible text appended to the reply.
     Text(String),
-    /// Reasoning text the provider exposed; shown live, never kept in the reply.
+    /// Reasoning text the provider exposed; shown live, never part of the reply's text (a local
+    /// model's thinking block is kept in the reply's `reasoning`).
     Thinking(String),
     /// The model began a tool call; its arguments are still arriving.
     ToolCallStarted {

@@ -133,7 +133,7 @@ pub fn build_local_request(req: &ModelRequest) -> LocalRequest {
 /// haiku, copying its own name and description into the call (`{"url":"http_fetch","body":
 /// "truncated to 100 KB"}`), three refusals and the run stopped; with no such tool offered
 /// it answered them (native scenarios, 13 tasks).
-fn offered_locally(req: &ModelRequest) -> std::borrow::Cow<'_, [ToolSpec]> {
+pub(super) fn offered_locally(req: &ModelRequest) -> std::borrow::Cow<'_, [ToolSpec]> {
     let holds_url = req.messages.iter().any(|message| {
         let text = match message {
             Message::User { text } | Message::Assistant { text, .. } => text,
@@ -222,6 +222,7 @@ pub fn parse_local_output(
         finish: FinishReason::EndTurn,
         usage,
         model: String::new(),
+        reasoning: String::new(),
     };
     if offered.is_empty() {
         return reply;

@@ -23,6 +23,7 @@
 
 use serde_json::Value;
 
+use super::local_json::{base_rules, write_value, Separators, COMPACT};
 use crate::protocol::message::ToolSpec;
 
 /// Deepest schema nesting turned into rules; below it a value is any JSON.
@@ -32,19 +33,6 @@ const MAX_DEPTH: usize = 8;
 /// proportion to its bounds, so a larger one is followed only as far as this (a lower bound)
 /// or not at all (an upper bound); the core's schema check still holds the whole bound.
 const MAX_BOUND: u64 = 256;
-
-/// Rules every grammar shares (JSON scalars, strings with the escapes serde_json writes, and any
-/// value for schemas the grammar does not follow).
-const BASE_RULES: &str = r#"string ::= "\"" char* "\""
-char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\bfnrt]
-integer ::= "-"? ("0" | [1-9] [0-9]{0,15})
-number ::= integer ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
-boolean ::= "true" | "false"
-null ::= "null"
-value ::= object | array | string | number | boolean | null
-object ::= "{" (string ":" value ("," string ":" value)*)? "}"
-array ::= "[" (value ("," value)*)? "]"
-"#;
 
 /// What every reply starts with. The request writes it as the start of the model's turn
 /// (llama.cpp's assistant prefill) and the grammar admits what follows it, so the model begins
@@ -109,7 +97,7 @@ pub fn reply_grammar(tools: &[ToolSpec]) -> String {
         out.push_str(rule);
         out.push('\n');
     }
-    out.push_str(BASE_RULES);
+    out.push_str(&base_rules(COMPACT));
     out
 }
 
@@ -128,7 +116,7 @@ pub fn grammar_schema(tool: &ToolSpec) -> &Value {
 /// (`None` for a tool no longer offered: keys then come sorted).
 pub fn render_call(name: &str, arguments: &Value, schema: Option<&Value>) -> String {
     let mut out = format!("{{\"tool\":{},\"arguments\":", json_text(name));
-    write_value(&mut out, arguments, schema.unwrap_or(&Value::Null));
+    write_value(&mut out, arguments, schema.unwrap_or(&Value::Null), COMPACT);
     out.push('}');
     out
 }
@@ -144,25 +132,47 @@ pub fn render_final(text: &str) -> String {
 }
 
 /// Collects the named rules of one grammar.
-#[derive(Default)]
-struct Builder {
-    rules: Vec<String>,
+pub(super) struct Builder {
+    /// The rules named so far, in order.
+    pub(super) rules: Vec<String>,
     /// Schema rules named so far (`r0`, `r1`, …).
     named: usize,
+    /// How values' JSON is written.
+    sep: Separators,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new(COMPACT)
+    }
 }
 
 impl Builder {
+    /// No rules yet; values written with `sep`.
+    pub(super) fn new(sep: Separators) -> Builder {
+        Builder {
+            rules: Vec::new(),
+            named: 0,
+            sep,
+        }
+    }
+
+    /// `sep`'s comma as a grammar literal.
+    fn comma(&self) -> String {
+        literal(self.sep.comma)
+    }
+
     /// A grammar expression for values matching `schema` (a rule name, a literal or a group).
-    fn expression(&mut self, schema: &Value, depth: usize) -> String {
+    pub(super) fn expression(&mut self, schema: &Value, depth: usize) -> String {
         if depth > MAX_DEPTH {
             return "value".into();
         }
         if let Some(constant) = schema.get("const") {
-            return literal(&constant.to_string());
+            return literal(&self.json(constant));
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
             if !values.is_empty() {
-                let shown: Vec<String> = values.iter().map(|v| literal(&v.to_string())).collect();
+                let shown: Vec<String> = values.iter().map(|v| literal(&self.json(v))).collect();
                 return format!("({})", shown.join(" | "));
             }
         }
@@ -226,15 +236,20 @@ impl Builder {
                 };
                 match bounds(schema, "minItems", "maxItems") {
                     None if item == "value" => "array".into(),
-                    None => self.rule(format!("\"[\" ({item} (\",\" {item})*)? \"]\"")),
+                    None => {
+                        let comma = self.comma();
+                        self.rule(format!("\"[\" ({item} ({comma} {item})*)? \"]\""))
+                    }
                     Some(Bounds { max: Some(0), .. }) => "\"[\" \"]\"".into(),
                     // The items after the first, one fewer than the array's bounds.
                     Some(bounds) if bounds.min == 0 => self.rule(format!(
-                        "\"[\" ({item} (\",\" {item}){})? \"]\"",
+                        "\"[\" ({item} ({} {item}){})? \"]\"",
+                        self.comma(),
                         bounds.repetition(1)
                     )),
                     Some(bounds) => self.rule(format!(
-                        "\"[\" {item} (\",\" {item}){} \"]\"",
+                        "\"[\" {item} ({} {item}){} \"]\"",
+                        self.comma(),
                         bounds.repetition(1)
                     )),
                 }
@@ -256,10 +271,12 @@ impl Builder {
             let value = properties
                 .get(key)
                 .map_or_else(|| "value".to_string(), |s| builder.expression(s, depth + 1));
-            format!("{} {value}", literal(&format!("{}:", json_text(key))))
+            let colon = builder.sep.colon;
+            format!("{} {value}", literal(&format!("{}{colon}", json_text(key))))
         };
         let required: Vec<String> = required.iter().map(|key| pair(self, key)).collect();
         let optional: Vec<String> = optional.iter().map(|key| pair(self, key)).collect();
+        let comma = self.comma();
         let body = if required.is_empty() {
             // Any in-order subset: the first one present, then each later one or not.
             let starts: Vec<String> = (0..optional.len())
@@ -268,18 +285,25 @@ impl Builder {
                     parts.extend(
                         optional[first + 1..]
                             .iter()
-                            .map(|p| format!("(\",\" {p})?")),
+                            .map(|p| format!("({comma} {p})?")),
                     );
                     parts.join(" ")
                 })
                 .collect();
             format!("\"{{\" ({})? \"}}\"", starts.join(" | "))
         } else {
-            let mut parts = vec![required.join(" \",\" ")];
-            parts.extend(optional.iter().map(|p| format!("(\",\" {p})?")));
+            let mut parts = vec![required.join(&format!(" {comma} "))];
+            parts.extend(optional.iter().map(|p| format!("({comma} {p})?")));
             format!("\"{{\" {} \"}}\"", parts.join(" "))
         };
         self.rule(body)
+    }
+
+    /// `value` as the reply writes it.
+    fn json(&self, value: &Value) -> String {
+        let mut out = String::new();
+        write_value(&mut out, value, &Value::Null, self.sep);
+        out
     }
 
     /// Adds `body` as a new rule and returns its name.
@@ -335,7 +359,7 @@ fn lower_bound(schema: &Value) -> Option<f64> {
 }
 
 /// The branches of a `oneOf` or `anyOf`, when the schema has some.
-fn alternatives(schema: &Value) -> Option<&Vec<Value>> {
+pub(super) fn alternatives(schema: &Value) -> Option<&Vec<Value>> {
     ["oneOf", "anyOf"]
         .iter()
         .find_map(|key| schema.get(*key).and_then(Value::as_array))
@@ -368,81 +392,13 @@ pub fn key_order(schema: &Value) -> (Vec<String>, Vec<String>) {
     (required, optional)
 }
 
-/// Writes `value` compactly, object keys in `schema`'s order (a `oneOf` branch is chosen by the
-/// `const` properties the value matches).
-fn write_value(out: &mut String, value: &Value, schema: &Value) {
-    let schema = match alternatives(schema) {
-        Some(branches) => branches
-            .iter()
-            .find(|branch| consts_match(value, branch))
-            .unwrap_or(&Value::Null),
-        None => schema,
-    };
-    match value {
-        Value::Object(object) => {
-            let (required, optional) = key_order(schema);
-            let mut keys: Vec<&String> = required
-                .iter()
-                .chain(optional.iter())
-                .filter_map(|key| object.get_key_value(key).map(|(k, _)| k))
-                .collect();
-            let mut rest: Vec<&String> = object.keys().filter(|k| !keys.contains(k)).collect();
-            rest.sort();
-            keys.extend(rest);
-            out.push('{');
-            for (index, key) in keys.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                out.push_str(&json_text(key));
-                out.push(':');
-                let inner = schema
-                    .pointer(&format!("/properties/{}", pointer_escape(key)))
-                    .unwrap_or(&Value::Null);
-                write_value(out, object.get(key.as_str()).unwrap_or(&Value::Null), inner);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            let inner = schema.get("items").unwrap_or(&Value::Null);
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_value(out, item, inner);
-            }
-            out.push(']');
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            out.push_str(&value.to_string());
-        }
-    }
-}
-
-/// Whether every `const` property of `branch` has that value in `value`.
-fn consts_match(value: &Value, branch: &Value) -> bool {
-    let Some(properties) = branch.get("properties").and_then(Value::as_object) else {
-        return false;
-    };
-    properties
-        .iter()
-        .filter_map(|(key, schema)| schema.get("const").map(|c| (key, c)))
-        .all(|(key, constant)| value.get(key) == Some(constant))
-}
-
-/// A JSON Pointer segment for `key`.
-fn pointer_escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// `text` as a JSON string.
 pub(super) fn json_text(text: &str) -> String {
     crate::protocol::json_text(text)
 }
 
 /// `text` as a GBNF string literal.
-fn literal(text: &str) -> String {
+pub(super) fn literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

@@ -152,5 +152,6 @@ pub fn prose_reply(
         finish,
         usage,
         model: String::new(),
+        reasoning: String::new(),
     }
 }

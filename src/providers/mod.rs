@@ -9,8 +9,12 @@ pub mod custom_delta;
 pub mod http_error;
 pub mod local;
 pub mod local_grammar;
+pub mod local_json;
+pub mod local_native;
+pub mod local_native_reply;
 pub mod local_prompt;
 pub mod local_prose;
+pub mod local_think;
 pub mod openai;
 pub mod openai_body;
 mod openai_chunk;
@@ -25,6 +29,8 @@ pub use http_error::{parse_error_body, should_retry_header};
 pub use local::{
     build_local_request, parse_local_output, LocalRequest, LOCAL_TOOL_REPLY_MAX_TOKENS,
 };
+pub use local_native::{build_native_request, ToolDialect};
+pub use local_native_reply::{parse_native_output, NativePreview};
 pub use openai::OpenAiStream;
 pub use retry::{parse_retry_after, GiveUpReason, RetryDecision, RetryPolicy, StreamRetryRule};
 pub use sse::{SseEvent, SseParser};

@@ -256,6 +256,7 @@ impl OpenAiStream {
             finish,
             usage: self.usage,
             model: self.model,
+            reasoning: String::new(),
         })
     }
 

@@ -60,6 +60,7 @@ pub(crate) fn partial_reply(
         finish: FinishReason::EndTurn,
         usage,
         model,
+        reasoning: String::new(),
     }
 }
 

@@ -67,6 +67,7 @@ impl SyntheticSession {
                 ..Usage::default()
             },
             model: "m".into(),
+            reasoning: String::new(),
         };
         let _ = self.agent.handle(
             Input::ModelReplied {
@@ -171,6 +172,7 @@ pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
             finish: FinishReason::EndTurn,
             usage: Usage::default(),
             model: "m".into(),
+            reasoning: String::new(),
         };
         let _ = agent.handle(Input::ModelReplied { request, reply }, now + 5);
         drain(&mut agent, &mut records);

@@ -32,6 +32,11 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = bridgeIsCached)]
     pub fn bridge_is_cached(module_url: &str, model_url: &str) -> Result<js_sys::Promise, JsValue>;
 
+    /// `bridgeChatTemplate(model)`: the model's chat template (its GGUF's Jinja text), or
+    /// `null` when the runtime does not say.
+    #[wasm_bindgen(catch, js_name = bridgeChatTemplate)]
+    pub fn bridge_chat_template(model: &JsValue) -> Result<JsValue, JsValue>;
+
     /// `bridgeUnload(model)`: stops the model and frees its memory.
     #[wasm_bindgen(catch, js_name = bridgeUnload)]
     pub fn bridge_unload(model: &JsValue) -> Result<js_sys::Promise, JsValue>;

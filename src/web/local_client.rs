@@ -17,11 +17,14 @@ use crate::protocol::{
     FinishReason, ModelError, ModelErrorKind, ModelReply, ModelRequest, StreamDelta, Usage,
 };
 use crate::providers::local_prose::{plain_request, prose_of, prose_reply, ChoicePreview};
-use crate::providers::{build_local_request, parse_local_output, LocalRequest};
+use crate::providers::{
+    build_local_request, build_native_request, parse_local_output, parse_native_output,
+    LocalRequest, NativePreview, ToolDialect,
+};
 use crate::web::abort::AbortOnDrop;
 use crate::web::http_stream::Timeouts;
 use crate::web::js_error::JsFailure;
-use crate::web::local_bridge::{bridge_complete, bridge_load, bridge_unload};
+use crate::web::local_bridge::{bridge_chat_template, bridge_complete, bridge_load, bridge_unload};
 use crate::web::timer::{now_ms, sleep};
 
 /// Where to find the model module and the model file.
@@ -62,6 +65,8 @@ pub struct LocalModel {
     handle: JsValue,
     /// Name reported in replies (the GGUF file name, or `local`).
     name: String,
+    /// How the model is asked for tool calls, from its chat template.
+    dialect: ToolDialect,
     /// Calls made so far, for tool-call ids.
     calls: Cell<u64>,
     /// Liveness limits of each call: first token, and silence between tokens.
@@ -103,7 +108,11 @@ impl LocalModel {
             .await
             .map_err(|error| local_failure(&error))?;
         abort.disarm();
+        let template = bridge_chat_template(&handle)
+            .ok()
+            .and_then(|t| t.as_string());
         Ok(LocalModel {
+            dialect: ToolDialect::from_chat_template(template.as_deref()),
             handle,
             name: model_name(options.model_url.as_deref()),
             calls: Cell::new(0),
@@ -150,6 +159,9 @@ impl ModelClient for LocalModel {
         request: &ModelRequest,
         on_delta: &mut dyn FnMut(StreamDelta),
     ) -> Result<ModelReply, ModelError> {
+        if self.dialect != ToolDialect::Compact {
+            return self.complete_native(request, on_delta).await;
+        }
         let local = build_local_request(request);
         let tools_offered = local.grammar.is_some();
         // With tools offered the reply is JSON: a call's raw text is a preview, an answer's
@@ -206,6 +218,43 @@ impl ModelClient for LocalModel {
 }
 
 impl LocalModel {
+    /// [`ModelClient::complete`] for a model with a tool-call format of its own
+    /// (`local_native`): one completion, its thinking and calls streamed as `Thinking`, its
+    /// answer as `Text`.
+    async fn complete_native(
+        &self,
+        request: &ModelRequest,
+        on_delta: &mut dyn FnMut(StreamDelta),
+    ) -> Result<ModelReply, ModelError> {
+        let local = build_native_request(request, &self.dialect);
+        let tools_offered = local.grammar.is_some();
+        let mut preview = NativePreview::new(&self.dialect, tools_offered);
+        let output = self
+            .generate(&local, &mut |text: String| {
+                preview.push(&text).into_iter().for_each(&mut *on_delta);
+            })
+            .await?;
+        preview.finish().into_iter().for_each(&mut *on_delta);
+        let usage = Usage {
+            input_tokens: output.input_tokens,
+            output_tokens: output.output_tokens,
+            ..Usage::default()
+        };
+        let offered: &[_] = if tools_offered { &request.tools } else { &[] };
+        let mut reply = parse_native_output(
+            &output.text,
+            offered,
+            &self.dialect,
+            usage,
+            self.next_call_id(),
+        );
+        if output.finish == BridgeFinish::Length && reply.finish == FinishReason::EndTurn {
+            reply.finish = FinishReason::MaxTokens;
+        }
+        reply.model = self.name.clone();
+        Ok(reply)
+    }
+
     /// Runs one completion of `local` on the bridge, handing each piece of text to `on_text`;
     /// the output once it ends. Errors: the liveness limits, a failed or aborted completion.
     async fn generate(

@@ -186,6 +186,7 @@ async fn local_model_loads_with_progress_and_streams_text() {
             ..Usage::default()
         },
         model: "tiny-model".into(),
+        reasoning: String::new(),
     };
     assert_eq!(run.result, Ok(expected));
     assert_eq!(

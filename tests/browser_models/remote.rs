@@ -64,6 +64,7 @@ async fn openai_text_streams_deltas_and_maps_usage() {
         finish: FinishReason::EndTurn,
         usage: openai_usage(),
         model: "mock-gpt".into(),
+        reasoning: String::new(),
     };
     assert_eq!(run.result, Ok(expected));
     let texts = ["Hello", ", wor", "ld!"].map(|t| StreamDelta::Text(t.into()));
@@ -81,6 +82,7 @@ async fn anthropic_text_streams_deltas_and_maps_usage() {
         finish: FinishReason::EndTurn,
         usage: anthropic_usage(),
         model: "mock-claude".into(),
+        reasoning: String::new(),
     };
     assert_eq!(run.result, Ok(expected));
     assert_eq!(delta_text(&run.deltas), "Hello, world!");
@@ -97,6 +99,7 @@ async fn openai_interleaved_tool_calls_are_reassembled() {
         finish: FinishReason::ToolUse,
         usage: openai_usage(),
         model: "mock-gpt".into(),
+        reasoning: String::new(),
     };
     assert_eq!(run.result, Ok(expected));
     assert_eq!(
@@ -118,6 +121,7 @@ async fn anthropic_tool_use_blocks_are_reassembled() {
         finish: FinishReason::ToolUse,
         usage: anthropic_usage(),
         model: "mock-claude".into(),
+        reasoning: String::new(),
     };
     assert_eq!(run.result, Ok(expected));
     assert_eq!(

@@ -99,6 +99,7 @@ pub fn text(t: &str) -> ModelReply {
         finish: FinishReason::EndTurn,
         usage: usage(100, 10),
         model: "m".into(),
+        reasoning: String::new(),
     }
 }
 
@@ -124,6 +125,7 @@ pub fn calls(list: Vec<ToolCall>) -> ModelReply {
         finish: FinishReason::ToolUse,
         usage: usage(100, 10),
         model: "m".into(),
+        reasoning: String::new(),
     }
 }
 

@@ -253,6 +253,7 @@ pub fn reply_calls(calls: Vec<(&str, &str, &str)>) -> Scripted {
             ..Usage::default()
         },
         model: "m".into(),
+        reasoning: String::new(),
     })
 }
 
@@ -267,6 +268,7 @@ pub fn reply_text(t: &str) -> Scripted {
             ..Usage::default()
         },
         model: "m".into(),
+        reasoning: String::new(),
     })
 }
 

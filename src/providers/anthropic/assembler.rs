@@ -149,6 +149,7 @@ impl AnthropicStream {
             finish,
             usage: self.usage,
             model: self.model,
+            reasoning: String::new(),
         })
     }
 

@@ -80,6 +80,8 @@ export class EngineModel {
       const error = new Error(`the engine worker failed: ${event.message ?? 'no message'}`);
       for (const handler of this._handlers.values()) handler({ type: 'error', message: error.message });
     };
+    /** The GGUF's chat template (the app picks the model's tool-call format from it). */
+    this.chatTemplate = started.info.chat_template ?? null;
     /** Load figures, as the wllama-backed model gives them. */
     this.info = info;
     /** Generation speed of the last finished completion (tokens per second), or null. */
