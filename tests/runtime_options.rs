@@ -86,7 +86,7 @@ fn an_unknown_tool_or_an_incomplete_provider_is_refused() {
 fn outcomes_and_records_have_the_public_shape() {
     use tabloop::core::{BudgetKind, Event, Record, RunOutcome, StopReason};
     use tabloop::protocol::Usage;
-    use tabloop::view::public::{outcome_json, record_text, records_text};
+    use tabloop::view::public::{outcome_json, PublicRecord};
     let outcome = RunOutcome {
         stop: StopReason::BudgetExhausted {
             budget: BudgetKind::Steps,
@@ -116,9 +116,12 @@ fn outcomes_and_records_have_the_public_shape() {
         at: 9,
         event: Event::UserMessage { text: "hi".into() },
     };
-    let parsed = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let public = |records: &[Record]| {
+        let shown: Vec<PublicRecord<'_>> = records.iter().map(PublicRecord::from).collect();
+        serde_json::to_value(shown).unwrap()
+    };
     assert_eq!(
-        parsed(record_text(&record)),
+        serde_json::to_value(PublicRecord::from(&record)).unwrap(),
         json!({"type": "user_message", "text": "hi", "seq": 4, "at": 9})
     );
     let suspended = Record {
@@ -127,13 +130,13 @@ fn outcomes_and_records_have_the_public_shape() {
         event: Event::Suspended,
     };
     assert_eq!(
-        parsed(records_text(&[record.clone(), suspended])),
+        public(&[record.clone(), suspended]),
         json!([
             {"type": "user_message", "text": "hi", "seq": 4, "at": 9},
             {"type": "suspended", "seq": 5, "at": 10}
         ])
     );
-    assert_eq!(parsed(records_text(&[])), json!([]));
+    assert_eq!(public(&[]), json!([]));
 }
 
 #[test]

@@ -65,51 +65,51 @@ export async function hostRegisterTool(spec, replace) {
   return module.registerTool(spec, { replace: Boolean(replace) });
 }
 
-/** JSON text of every registered tool's spec (without `execute`). */
+/** Every registered tool's spec (without `execute`), fields left unset absent rather than undefined. */
 export async function hostListTools() {
   const module = await registry();
-  return JSON.stringify(module.listTools());
+  return module.listTools().map((spec) => Object.fromEntries(Object.entries(spec).filter(([, value]) => value !== undefined)));
 }
 
 /**
- * Runs a tool; never rejects. Resolves JSON text `{ok, value}` or `{ok: false, error,
- * needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
+ * Runs a tool with `args` (an object made for this call); never rejects. Resolves `{ok, value}`
+ * (a JSON-clean value) or `{ok: false, error, needsApproval?}`. `idempotencyKey` (`session:run:call`) stays the same when a call is re-run
  * after a crash, so a tool that calls a remote service can have it deduplicate. `allowHosts`
  * is the session's fetch allow-list (an array of hosts), handed to tools as `ctx.allowHosts`. The core runs
  * `finish` here only when a verifier was registered; without one it is refused, never accepted.
- * `sample`, if given, is the session's model as a function of JSON text (www/../src/web/sampler.rs),
+ * `sample`, if given, is the session's model as a function of the request's params (www/../src/web/sampler.rs),
  * handed to the tool as `ctx.sample(params)` for an MCP server's sampling request.
  * `stored`, if given, is the promise of the commit of the call's start record, still under way:
  * the tool runs once it resolves, and not at all if it rejects.
  */
-export async function hostCallTool(name, argsJson, callId, session, approved, idempotencyKey, allowHosts, signal, stored, sample) {
+export async function hostCallTool(name, args, callId, session, approved, idempotencyKey, allowHosts, signal, stored, sample) {
   try {
     const module = await registry();
     if (name === 'finish' && !module.getTool('finish')) {
-      return JSON.stringify({ ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' });
+      return { ok: false, error: 'no finish verifier is registered, so the claim cannot be checked' };
     }
-    // The session's model for an MCP server's sampling request during this call (JSON in and out).
-    const sampleWith = typeof sample === 'function' ? async (params) => JSON.parse(await sample(JSON.stringify(params))) : undefined;
+    // The session's model for an MCP server's sampling request during this call.
+    const sampleWith = typeof sample === 'function' ? sample : undefined;
     const ctx = { signal, callId, session, approved, idempotencyKey, allowHosts, stored, sample: sampleWith };
-    return await module.callToolJson(name, argsJson, ctx);
+    return await module.callToolOwned(name, args, ctx);
   } catch (error) {
-    return JSON.stringify({ ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
+    return { ok: false, error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` };
   }
 }
 
 /**
- * Puts a completion proposal (JSON text) to the page's stop hook and resolves JSON text of the
+ * Puts a completion proposal (an object made for the hook) to the page's stop hook and resolves the
  * verdict: `{kind: 'allow'}`, `{kind: 'block', reason}` or `{kind: 'failed', message}`. Never
  * rejects: a hook that throws, times out or answers something else is a failure, never a pass.
  */
-export async function hostRunStopHook(hook, proposalJson, timeoutMs) {
+export async function hostRunStopHook(hook, proposal, timeoutMs) {
   let timer = 0;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'failed', message: `the stop hook did not answer within ${timeoutMs} ms` }), timeoutMs);
   });
   const asked = (async () => {
     try {
-      const answer = await hook(JSON.parse(proposalJson));
+      const answer = await hook(proposal);
       if (answer?.block === true) {
         const reason = typeof answer.reason === 'string' ? answer.reason.trim() : '';
         return reason ? { kind: 'block', reason } : { kind: 'failed', message: 'the stop hook blocked without a reason' };
@@ -127,7 +127,7 @@ export async function hostRunStopHook(hook, proposalJson, timeoutMs) {
     }
   })();
   try {
-    return JSON.stringify(await Promise.race([asked, timeout]));
+    return await Promise.race([asked, timeout]);
   } finally {
     clearTimeout(timer);
   }

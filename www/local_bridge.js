@@ -71,15 +71,14 @@ function rate(value) {
 /**
  * Runs one completion.
  * @param {object} model handle from bridgeLoad
- * @param {string} requestJson `{messages, grammar?, max_tokens}` as JSON text
- *   (the grammar is GBNF text built by the Rust side)
+ * @param {object} request `{messages, grammar?, max_tokens}`, made for this call (the grammar
+ *   is GBNF text built by the Rust side)
  * @param {(text: string) => void} onDelta called with each generated piece of text
  * @param {AbortSignal} signal aborts the generation
  * @returns {Promise<{text: string, finish: string, input_tokens: number, output_tokens: number}>}
  *   `finish` is 'stop', 'length' or 'abort'
  */
-export async function bridgeComplete(model, requestJson, onDelta, signal) {
-  const request = JSON.parse(requestJson);
+export async function bridgeComplete(model, request, onDelta, signal) {
   const progress = completionProgress(model, signal);
   try {
     const out = await model.complete(request, {

@@ -2,7 +2,7 @@
 // (www/tools/vfs.js). It loads that module the way host_bridge.js loads the registry (by URL
 // from `globalThis.TABLOOP_BASE` or the page, or from `TABLOOP_MODULES` in a bundle) and uses
 // the same database, volume names and path checks as the `vfs` tool. Every function resolves
-// JSON text `{ok: true, value}` or `{ok: false, code, error}` and never rejects.
+// `{ok: true, value}` or `{ok: false, code, error}` (read by serde-wasm-bindgen) and never rejects.
 
 let vfsPromise;
 
@@ -21,9 +21,9 @@ function vfs() {
 
 async function answer(body) {
   try {
-    return JSON.stringify({ ok: true, value: await body(await vfs()) });
+    return { ok: true, value: await body(await vfs()) };
   } catch (error) {
-    return JSON.stringify({ ok: false, code: error?.code ?? 'vfs_error', error: `${error?.message ?? error}` });
+    return { ok: false, code: error?.code ?? 'vfs_error', error: `${error?.message ?? error}` };
   }
 }
 

@@ -37,27 +37,27 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
     })
 }
 
-/// A record as the page sees it in `onEvent` and `events()`, as JSON text: `{ seq, at, type,
-/// ...fields }`. The event's own text (the log's writer, which the bundle has anyway) with the
-/// position spliced in front, so the page parses it once and nothing is written twice.
-pub fn record_text(record: &Record) -> String {
-    let event = crate::protocol::json_text(&record.event);
-    // An event is always an object (`{"type":…}`): its fields follow `seq` and `at`.
-    let fields = event.strip_prefix('{').unwrap_or("\"type\":null}");
-    format!(r#"{{"seq":{},"at":{},{fields}"#, record.seq, record.at)
+/// A record as the page sees it in `onEvent` and `events()`: `{ seq, at, type, ...fields }`,
+/// the event's own fields (as the log writes them) after its position.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct PublicRecord<'a> {
+    /// The record's position in the session's log.
+    pub seq: u64,
+    /// When it was written (ms since the epoch).
+    pub at: u64,
+    /// The event, its `type` tag and fields inline.
+    #[serde(flatten)]
+    pub event: &'a Event,
 }
 
-/// Records as one JSON array text (`events()`).
-pub fn records_text(records: &[Record]) -> String {
-    let mut text = String::from("[");
-    for (i, record) in records.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
+impl<'a> From<&'a Record> for PublicRecord<'a> {
+    fn from(record: &'a Record) -> Self {
+        PublicRecord {
+            seq: record.seq,
+            at: record.at,
+            event: &record.event,
         }
-        text.push_str(&record_text(record));
     }
-    text.push(']');
-    text
 }
 
 /// The task of a session (its first user message), for session lists.

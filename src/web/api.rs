@@ -18,7 +18,7 @@ use crate::runtime::options::{AgentOptions, BudgetOptions};
 use crate::runtime::{
     settle_run, ListedSession, LiveSession, Notice, RunEnd, SessionEvent, SessionService,
 };
-use crate::view::public::{outcome_json, record_text, records_text};
+use crate::view::public::{outcome_json, PublicRecord};
 
 thread_local! {
     static SERVICE: RefCell<Option<Rc<SessionService>>> = const { RefCell::new(None) };
@@ -40,7 +40,7 @@ fn warm_listing() {
             digest,
             name: None,
         };
-        let _ = listing_json(&[made_up]);
+        let _ = listing_js(&[made_up]);
     }
 }
 
@@ -50,14 +50,7 @@ fn service() -> Result<Rc<SessionService>, JsValue> {
         .ok_or_else(|| error("tabloop is not initialised yet: await its default export first"))
 }
 
-fn to_js(value: &Value) -> JsValue {
-    super::js_json::to_js(value)
-}
-
-/// JSON text the Rust side wrote, as a JS value (`null` if it is not JSON).
-fn parse_js(text: &str) -> JsValue {
-    js_sys::JSON::parse(text).unwrap_or(JsValue::NULL)
-}
+use super::js_value::to_js;
 
 fn error(message: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&message.to_string()).into()
@@ -70,7 +63,7 @@ pub async fn create_agent(options: JsValue) -> Result<AgentHandle, JsValue> {
     let options: AgentOptions = if options.is_undefined() || options.is_null() {
         AgentOptions::default()
     } else {
-        super::js_json::from_js(&custom_client::without_complete(&options))
+        super::js_value::from_js(&custom_client::without_complete(&options))
             .map_err(|e| error(format!("invalid options: {e}")))?
     };
     let service = service()?;
@@ -100,12 +93,11 @@ pub async fn register_tool(spec: JsValue, options: JsValue) -> Result<JsValue, J
 #[wasm_bindgen(js_name = listSessions)]
 pub async fn list_sessions() -> Result<JsValue, JsValue> {
     let listed = service()?.list().await.map_err(error)?;
-    // One JSON text across the boundary: a hundred rows built field by field cost more.
-    js_sys::JSON::parse(&listing_json(&listed))
+    Ok(listing_js(&listed))
 }
 
-/// `listSessions`' result as JSON text.
-fn listing_json(listed: &[ListedSession]) -> String {
+/// `listSessions`' result.
+fn listing_js(listed: &[ListedSession]) -> JsValue {
     /// One row as the page sees it.
     #[derive(serde::Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -124,7 +116,7 @@ fn listing_json(listed: &[ListedSession]) -> String {
             title: &s.digest.title,
         })
         .collect();
-    crate::protocol::json_text(&rows)
+    to_js(&rows)
 }
 
 /// Imports a session exported as JSON lines; resolves to its id. Refuses a log from a newer
@@ -170,7 +162,7 @@ impl AgentHandle {
                 let Notice::Persisted(record) = notice.as_ref() else {
                     return;
                 };
-                let _ = callback.call1(&JsValue::NULL, &parse_js(&record_text(record)));
+                let _ = callback.call1(&JsValue::NULL, &to_js(&PublicRecord::from(record)));
             }
         }));
     }
@@ -255,7 +247,7 @@ impl AgentHandle {
     /// keep the run's current values.
     #[wasm_bindgen(js_name = extendBudget)]
     pub fn extend_budget(&self, budget: JsValue) -> Result<(), JsValue> {
-        let options: BudgetOptions = super::js_json::from_js(&budget).map_err(error)?;
+        let options: BudgetOptions = super::js_value::from_js(&budget).map_err(error)?;
         self.inner.extend_budget(options).map_err(error)
     }
 
@@ -272,7 +264,8 @@ impl AgentHandle {
             .records(&self.inner.session)
             .await
             .map_err(error)?;
-        Ok(parse_js(&records_text(&records)))
+        let shown: Vec<PublicRecord<'_>> = records.iter().map(PublicRecord::from).collect();
+        Ok(to_js(&shown))
     }
 
     /// The session as JSON lines (no API keys are ever in the log).

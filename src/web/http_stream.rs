@@ -1,5 +1,7 @@
-//! A streaming HTTP POST over `fetch`: sends a JSON body with headers, hands back the status and
-//! response headers, then the body as byte chunks read from `response.body.getReader()`. Two
+//! A streaming HTTP POST through `gloo_net::http`: sends a JSON body with headers, hands back the
+//! status and response headers, then the body as byte chunks read from the response's
+//! `ReadableStream`. Every failure of a request becomes a [`ModelError`] in one function,
+//! [`request_failure`]. Two
 //! liveness timers guard it: time to first byte (from sending until the first body bytes) and
 //! the idle gap between chunks. A timer that fires aborts the request through its
 //! `AbortController`, as does dropping the [`HttpStream`] or the future that opens it.
@@ -8,22 +10,16 @@ use std::future::Future;
 use std::pin::pin;
 
 use futures::future::{select, Either};
+use gloo_net::http::{Headers, Method, Request, RequestBuilder};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::ReadableStreamDefaultReader;
 
 use crate::core::Millis;
 use crate::protocol::{ModelError, ModelErrorKind};
 use crate::web::abort::AbortOnDrop;
 use crate::web::js_error::JsFailure;
 use crate::web::timer::{now_ms, sleep};
-
-#[wasm_bindgen]
-extern "C" {
-    /// The global `fetch` (windows and workers alike).
-    #[wasm_bindgen(catch, js_name = fetch)]
-    fn global_fetch(request: &Request) -> Result<js_sys::Promise, JsValue>;
-}
 
 /// Liveness limits of one streamed request, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,25 +73,23 @@ pub async fn post_json(
     let started = now_ms();
     let abort = AbortOnDrop::new()?;
     let request = build_request(url, headers, body, &abort)?;
-    let promise = global_fetch(&request).map_err(|error| fetch_failure(&error))?;
-    let response = match within(JsFuture::from(promise), timeouts.first_byte_ms).await {
+    let response = match within(request.send(), timeouts.first_byte_ms).await {
         Some(Ok(response)) => response,
-        Some(Err(error)) => return Err(fetch_failure(&error)),
+        Some(Err(error)) => {
+            return Err(request_failure(Stage::Fetch, JsFailure::from_gloo(&error)))
+        }
         None => {
             abort.abort();
             return Err(first_byte_timeout(timeouts.first_byte_ms));
         }
     };
-    let response: Response = response
-        .dyn_into()
-        .map_err(|_| network("fetch resolved with something other than a Response"))?;
     let reader = response.body().map(|body| {
         body.get_reader()
             .unchecked_into::<ReadableStreamDefaultReader>()
     });
     Ok(HttpStream {
         status: response.status(),
-        headers: response_headers(&response.headers()),
+        headers: response.headers().entries().collect(),
         reader,
         timeouts,
         first_byte_deadline: started.saturating_add(timeouts.first_byte_ms),
@@ -139,7 +133,7 @@ impl HttpStream {
                 Some(Ok(result)) => result,
                 Some(Err(error)) => {
                     self.reader = None;
-                    return Err(read_failure(&error));
+                    return Err(request_failure(Stage::Read, JsFailure::from_js(&error)));
                 }
                 None => {
                     self.reader = None;
@@ -195,70 +189,53 @@ async fn within<T>(future: impl Future<Output = T>, ms: u64) -> Option<T> {
     }
 }
 
-/// The `Request` for a JSON POST carrying the abort signal.
+/// The `Request` for a JSON POST carrying the abort signal. The headers are checked here, so
+/// that a bad value is reported by name (never by value: it may be an API key).
 fn build_request(
     url: &str,
     headers: &[(String, String)],
     body: &[u8],
     abort: &AbortOnDrop,
 ) -> Result<Request, ModelError> {
-    let js_headers =
-        Headers::new().map_err(|_| network("cannot create a Headers object in this browser"))?;
+    let js_headers = web_sys::Headers::new()
+        .map_err(|_| network("cannot create a Headers object in this browser"))?;
     for (name, value) in headers {
-        // The value is deliberately left out of the message: it may be an API key.
         js_headers
             .set(name, value)
             .map_err(|_| network(format!("invalid value for request header {name}")))?;
     }
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_headers(&js_headers);
-    // Bytes, not a string: a string is decoded to UTF-16 here and encoded again by `fetch`,
-    // which for a long transcript costs more than the copy.
-    init.set_body(&js_sys::Uint8Array::from(body));
-    init.set_signal(Some(&abort.signal()));
-    Request::new_with_str_and_init(url, &init).map_err(|error| ModelError {
-        kind: ModelErrorKind::Network,
-        message: format!(
-            "invalid request to {url}: {}",
-            JsFailure::from_js(&error).message
-        ),
+    RequestBuilder::new(url)
+        .method(Method::POST)
+        .headers(Headers::from_raw(js_headers))
+        .abort_signal(Some(&abort.signal()))
+        // Bytes, not a string: a string is decoded to UTF-16 here and encoded again by `fetch`,
+        // which for a long transcript costs more than the copy.
+        .body(js_sys::Uint8Array::from(body))
+        .map_err(|error| request_failure(Stage::Build(url), JsFailure::from_gloo(&error)))
+}
+
+/// Where a request failed, which words its error.
+#[derive(Debug, Clone, Copy)]
+enum Stage<'a> {
+    /// Building the request for this URL (a malformed URL or body).
+    Build(&'a str),
+    /// `fetch` rejected before the response headers (DNS, refused connection, CORS, abort).
+    Fetch,
+    /// Reading the body (connection lost, abort).
+    Read,
+}
+
+/// The one mapping of an HTTP failure to a [`ModelError`]: an abort is `Cancelled` at every
+/// stage, anything else `Network` with the stage's wording and the browser's message.
+fn request_failure(stage: Stage<'_>, failure: JsFailure) -> ModelError {
+    if failure.is_abort() {
+        return cancelled();
+    }
+    network(match stage {
+        Stage::Build(url) => format!("invalid request to {url}: {}", failure.message),
+        Stage::Fetch => format!("request failed: {}", failure.message),
+        Stage::Read => format!("connection lost while reading: {}", failure.message),
     })
-}
-
-/// The response headers as `(name, value)` pairs.
-fn response_headers(headers: &Headers) -> Vec<(String, String)> {
-    let Ok(Some(entries)) = js_sys::try_iter(headers) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let pair = entry.dyn_into::<js_sys::Array>().ok()?;
-            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
-        })
-        .collect()
-}
-
-/// The error for a rejected `fetch`: `Cancelled` for an abort, `Network` otherwise.
-fn fetch_failure(error: &JsValue) -> ModelError {
-    let failure = JsFailure::from_js(error);
-    if failure.is_abort() {
-        return cancelled();
-    }
-    network(format!("request failed: {}", failure.message))
-}
-
-/// The error for a failed body read: `Cancelled` for an abort, `Network` otherwise.
-fn read_failure(error: &JsValue) -> ModelError {
-    let failure = JsFailure::from_js(error);
-    if failure.is_abort() {
-        return cancelled();
-    }
-    network(format!(
-        "connection lost while reading: {}",
-        failure.message
-    ))
 }
 
 /// A `Network` error.

@@ -183,7 +183,7 @@ impl IdbStore {
         if row.is_null() || row.is_undefined() {
             return Some(SessionDigest::default());
         }
-        let row: IndexRow<String> = super::js_json::from_js(&row).ok()?;
+        let row: IndexRow<String> = super::js_value::from_js(&row).ok()?;
         match row.current() {
             Some(digest) => Some(digest),
             None => Some(SessionDigest::from_records(&self.load(session).await.ok()?)),

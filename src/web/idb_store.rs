@@ -1,7 +1,10 @@
 //! The IndexedDB [`EventStore`]: every session's append-only log in the browser, written
 //! through `www/store/` (`idb_append.js` the append queue, `idb_store.js` the reads, both on
 //! `idb_connection.js`; the JS owns the transactions, so none is ever held across a
-//! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records. Each
+//! Rust `.await`). Records are stored as their serde JSON, in rows of consecutive records: they
+//! cross the boundary as that JSON text, not as objects, because the text is the stored format
+//! (the one the golden fixtures of tests/log_format.rs pin and the hash chain covers), so an
+//! object would be written to text on the JS side anyway. Each
 //! append also hands over the session's digest folded over the new records, so the sessions
 //! index is written in the records' own transaction (see `idb_index`).
 

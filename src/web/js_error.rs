@@ -35,6 +35,22 @@ impl JsFailure {
         }
     }
 
+    /// Reads an error of `gloo_net::http` (a rejected `fetch`, a request it could not build).
+    /// Not a `match`: the set of variants depends on gloo-net's features, which other crates
+    /// of the build may turn on.
+    pub fn from_gloo(error: &gloo_net::Error) -> Self {
+        if let gloo_net::Error::JsError(error) = error {
+            return Self {
+                name: error.name.clone(),
+                message: error.message.clone(),
+            };
+        }
+        Self {
+            name: "Error".into(),
+            message: error.to_string(),
+        }
+    }
+
     /// The storage quota is exhausted.
     pub fn is_quota_exceeded(&self) -> bool {
         self.name == "QuotaExceededError" || self.message.contains("QuotaExceeded")

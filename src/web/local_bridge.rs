@@ -17,12 +17,12 @@ extern "C" {
         signal: &AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;
 
-    /// `bridgeComplete(model, requestJson, onDelta, signal)`: runs one completion; resolves to
+    /// `bridgeComplete(model, request, onDelta, signal)`: runs one completion; resolves to
     /// `{text, finish: 'stop'|'length'|'abort', input_tokens, output_tokens}`.
     #[wasm_bindgen(catch, js_name = bridgeComplete)]
     pub fn bridge_complete(
         model: &JsValue,
-        request_json: &str,
+        request: &JsValue,
         on_delta: &js_sys::Function,
         signal: &AbortSignal,
     ) -> Result<js_sys::Promise, JsValue>;

@@ -92,7 +92,7 @@ impl LocalModel {
     ) -> Result<Self, ModelError> {
         let progress = Closure::<dyn FnMut(JsValue)>::new(move |value: JsValue| {
             // A malformed report is only progress: skip it.
-            if let Ok(report) = super::js_json::from_js::<LoadProgress>(&value) {
+            if let Ok(report) = super::js_value::from_js::<LoadProgress>(&value) {
                 on_progress(report);
             }
         });
@@ -262,7 +262,7 @@ impl LocalModel {
         local: &LocalRequest,
         on_text: &mut dyn FnMut(String),
     ) -> Result<BridgeOutput, ModelError> {
-        let json = crate::protocol::json_text(local);
+        let request = super::js_value::to_js(local);
         let (sender, mut receiver) = mpsc::unbounded::<String>();
         let forward = Closure::<dyn FnMut(String)>::new(move |text: String| {
             // The receiver lives as long as this call; after that there is nobody to tell.
@@ -272,7 +272,7 @@ impl LocalModel {
         let abort = AbortOnDrop::new()?;
         let promise = bridge_complete(
             &self.handle,
-            &json,
+            &request,
             forward.as_ref().unchecked_ref(),
             &abort.signal(),
         )
@@ -315,7 +315,7 @@ impl LocalModel {
             result
                 .map_err(|error| local_failure(&error))
                 .and_then(|value| {
-                    super::js_json::from_js(&value).map_err(|error| ModelError {
+                    super::js_value::from_js(&value).map_err(|error| ModelError {
                         kind: ModelErrorKind::LocalModel,
                         message: format!("unexpected reply from the local model: {error}"),
                     })

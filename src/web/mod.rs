@@ -12,7 +12,7 @@ pub mod http_stream;
 pub mod idb_index;
 pub mod idb_store;
 pub mod js_error;
-pub mod js_json;
+pub mod js_value;
 pub mod local_bridge;
 pub mod local_client;
 pub mod local_shared;

@@ -68,7 +68,7 @@ async fn settle<T: serde::de::DeserializeOwned>(
     let value = JsFuture::from(promise.map_err(|e| failure(&e))?)
         .await
         .map_err(|e| failure(&e))?;
-    super::js_json::from_js(&value)
+    super::js_value::from_js(&value)
         .map_err(|e| format!("unexpected answer from the model files module: {e}"))
 }
 
@@ -77,7 +77,7 @@ fn progress_callback(
 ) -> Closure<dyn FnMut(JsValue)> {
     Closure::new(move |value: JsValue| {
         // A malformed report is only progress: skip it.
-        if let Ok(report) = super::js_json::from_js::<ByteProgress>(&value) {
+        if let Ok(report) = super::js_value::from_js::<ByteProgress>(&value) {
             on_progress(report);
         }
     })

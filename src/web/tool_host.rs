@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::abort::AbortOnDrop;
 use super::commit_gates::CommitGates;
 use super::js_error::JsFailure;
+use super::js_value::{from_js, to_js};
 use super::sampler::Sampler;
 use crate::core::ToolInvocation;
 use crate::ports::{ToolHost, ToolOutput};
@@ -26,13 +27,13 @@ extern "C" {
     #[wasm_bindgen(js_name = hostRunStopHook, catch)]
     fn host_run_stop_hook(
         hook: &js_sys::Function,
-        proposal_json: &str,
+        proposal: &JsValue,
         timeout_ms: f64,
     ) -> Result<js_sys::Promise, JsValue>;
     #[wasm_bindgen(js_name = hostCallTool, catch)]
     fn host_call_tool(
         name: &str,
-        args_json: &str,
+        args: &JsValue,
         call_id: &str,
         session: &JsValue,
         approved: bool,
@@ -60,11 +61,10 @@ pub fn preload_tools() {
 /// Every registered tool's spec.
 pub async fn registered_tools() -> Result<Vec<HostToolSpec>, JsFailure> {
     let promise = host_list_tools().map_err(|e| JsFailure::from_js(&e))?;
-    let text = JsFuture::from(promise)
+    let specs = JsFuture::from(promise)
         .await
         .map_err(|e| JsFailure::from_js(&e))?;
-    let text = text.as_string().unwrap_or_default();
-    serde_json::from_str(&text).map_err(|e| JsFailure {
+    from_js(&specs).map_err(|e| JsFailure {
         name: "TypeError".into(),
         message: format!("tool list: {e}"),
     })
@@ -77,14 +77,14 @@ pub async fn run_stop_hook(
     timeout_ms: u32,
 ) -> crate::core::StopVerdict {
     use crate::core::StopVerdict;
-    let json = crate::protocol::json_text(&crate::view::public::stop_proposal_json(proposal));
+    let proposal = to_js(&crate::view::public::stop_proposal_json(proposal));
     let failed = |message: String| StopVerdict::Failed { message };
-    let promise = match host_run_stop_hook(hook, &json, f64::from(timeout_ms)) {
+    let promise = match host_run_stop_hook(hook, &proposal, f64::from(timeout_ms)) {
         Ok(promise) => promise,
         Err(e) => return failed(JsFailure::from_js(&e).to_string()),
     };
     match JsFuture::from(promise).await {
-        Ok(text) => serde_json::from_str(&text.as_string().unwrap_or_default())
+        Ok(verdict) => from_js(&verdict)
             .unwrap_or_else(|e| failed(format!("unreadable stop hook answer: {e}"))),
         Err(e) => failed(JsFailure::from_js(&e).to_string()),
     }
@@ -135,7 +135,7 @@ impl JsToolHost {
             Ok(abort) => abort,
             Err(failure) => return error_output(format!("could not start the call: {failure}")),
         };
-        let args = crate::protocol::json_text(&invocation.args);
+        let args = to_js(&invocation.args);
         // Lives until the call ends: the function is dead once it is dropped.
         let sample = self.sampler.as_ref().map(Sampler::function);
         let sample_fn = sample
@@ -156,12 +156,12 @@ impl JsToolHost {
             Ok(promise) => promise,
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
         };
-        let text = match JsFuture::from(promise).await {
-            Ok(text) => text.as_string().unwrap_or_default(),
+        let outcome = match JsFuture::from(promise).await {
+            Ok(outcome) => outcome,
             Err(e) => return error_output(JsFailure::from_js(&e).to_string()),
         };
         abort.disarm();
-        match serde_json::from_str::<Outcome>(&text) {
+        match from_js::<Outcome>(&outcome) {
             Ok(Outcome {
                 ok: true, value, ..
             }) => ToolOutput {

@@ -19,5 +19,5 @@ pub fn verify_replay(jsonl: String) -> Result<JsValue, JsValue> {
         "inputs": report.inputs,
         "divergence": report.divergence,
     });
-    Ok(super::js_json::to_js(&value))
+    Ok(super::js_value::to_js(&value))
 }

@@ -62,12 +62,10 @@ fn volume_args(volume: &Volume) -> (&'static str, &str) {
 /// Awaits a bridge call and reads its answer.
 async fn call(promise: Result<js_sys::Promise, JsValue>) -> Result<Value, FilesError> {
     let unavailable = |e: JsValue| FilesError::Unavailable(JsFailure::from_js(&e).to_string());
-    let text = JsFuture::from(promise.map_err(unavailable)?)
+    let answer = JsFuture::from(promise.map_err(unavailable)?)
         .await
-        .map_err(unavailable)?
-        .as_string()
-        .unwrap_or_default();
-    let answer: Answer = serde_json::from_str(&text)
+        .map_err(unavailable)?;
+    let answer: Answer = super::js_value::from_js(&answer)
         .map_err(|e| FilesError::Unavailable(format!("unreadable answer: {e}")))?;
     if answer.ok {
         return Ok(answer.value);

@@ -150,7 +150,7 @@ describe('registry (node)', () => {
     assert.equal(args.x, 'original', 'tools get a copy of the arguments');
   });
 
-  test('callToolJson answers as callTool does, as JSON text, with and without a commit to wait for', async () => {
+  test('callToolOwned answers as callTool does, with and without a commit to wait for', async () => {
     const reg = createRegistry();
     reg.registerTool(tool({ name: 'ok', execute: async (args, ctx) => ({ got: args.x, session: ctx.session, when: new Date(0) }) }));
     reg.registerTool(tool({ name: 'sync_throw', execute: () => { throw new TypeError('bad thing'); } }));
@@ -163,11 +163,11 @@ describe('registry (node)', () => {
     for (const stored of [undefined, Promise.resolve()]) {
       for (const [name, args] of cases) {
         const ctx = { session: 's', stored };
-        const text = await reg.callToolJson(name, JSON.stringify(args), ctx);
-        assert.deepEqual(JSON.parse(text), await reg.callTool(name, args, ctx), `${name}, stored: ${stored !== undefined}`);
+        const owned = await reg.callToolOwned(name, structuredClone(args), ctx);
+        assert.deepEqual(owned, await reg.callTool(name, args, ctx), `${name}, stored: ${stored !== undefined}`);
       }
     }
-    assert.equal(JSON.parse(await reg.callToolJson('ok', '{"x":')).code, 'bad_args');
+    assert.equal((await reg.callToolOwned('ok', 'not an object')).code, 'bad_args');
   });
 
   test('callTool enforces timeoutMs by aborting the signal, and honours the caller abort', async () => {

@@ -280,28 +280,20 @@ export function createRegistry() {
     },
 
     /**
-     * `callTool` for the runtime, which holds the arguments and wants the outcome as JSON text:
-     * the arguments are parsed here (the tool gets that copy, not a clone of it) and the
-     * outcome is written once, not cleaned into a copy first.
+     * `callTool` for the runtime, whose arguments are a fresh object made for this call
+     * (serde-wasm-bindgen's), so the tool gets them as they are instead of a clone.
      * @param {string} name
-     * @param {string} argsJson the arguments as JSON text
+     * @param {object} args the call's own arguments
      * @param {object} [ctx] as for callTool
-     * @returns {Promise<string>} JSON text of what callTool resolves
+     * @returns {Promise<object>} what callTool resolves
      */
-    async callToolJson(name, argsJson, ctx = {}) {
-      let args;
-      try {
-        args = JSON.parse(argsJson);
-      } catch (error) {
-        return JSON.stringify(failure(new Error(`tool arguments are not JSON: ${error.message}`), 'bad_args'));
-      }
+    async callToolOwned(name, args, ctx = {}) {
       const result = await run(name, args, ctx, true);
-      if (!result.ok) return JSON.stringify(result);
+      if (!result.ok) return result;
       try {
-        // A value JSON cannot hold (undefined, a function) is null, as in callTool.
-        return `{"ok":true,"value":${JSON.stringify(result.value) ?? 'null'}}`;
+        return { ok: true, value: toJsonValue(result.value) };
       } catch (error) {
-        return JSON.stringify(badResult(name, error));
+        return badResult(name, error);
       }
     },
   };
@@ -319,8 +311,8 @@ export const getTool = (name) => defaultRegistry.getTool(name);
 export const listTools = () => defaultRegistry.listTools();
 /** Calls a tool of the default registry; never throws. */
 export const callTool = (name, args, ctx) => defaultRegistry.callTool(name, args, ctx);
-/** Calls a tool of the default registry with JSON text in and out; never throws. */
-export const callToolJson = (name, argsJson, ctx) => defaultRegistry.callToolJson(name, argsJson, ctx);
+/** Calls a tool of the default registry with arguments it may keep; never throws. */
+export const callToolOwned = (name, args, ctx) => defaultRegistry.callToolOwned(name, args, ctx);
 
 /**
  * The built-in tools the JavaScript side executes: `vfs`, `eval` and `http_fetch`.
