@@ -20,10 +20,11 @@ use std::io::{BufRead, Write};
 
 use serde_json::{json, Value};
 use tabloop::core::repeat_success::repeated_success;
+use tabloop::ports::HostToolSpec;
 use tabloop::protocol::{FinishReason, Message, ModelRequest, Usage};
 use tabloop::providers::local_prose::{plain_request, prose_of, prose_reply};
 use tabloop::providers::{build_local_request, parse_local_output};
-use tabloop::runtime::options::{AgentOptions, HostToolSpec};
+use tabloop::runtime::options::AgentOptions;
 
 /// The host tools as the JS registry describes them (vfs, eval, http_fetch).
 const HOST_TOOLS: &str = include_str!("../tests/fixtures/default_host_tools.json");

@@ -7,9 +7,10 @@ mod core_support;
 
 use core_support::Harness;
 use pretty_assertions::assert_eq;
+use tabloop::ports::HostToolSpec;
 use tabloop::providers::build_local_request;
 use tabloop::providers::local_prompt::warm_up_request;
-use tabloop::runtime::options::{AgentOptions, HostToolSpec};
+use tabloop::runtime::options::AgentOptions;
 
 fn registered() -> Vec<HostToolSpec> {
     serde_json::from_str(include_str!("fixtures/default_host_tools.json")).unwrap()

@@ -18,10 +18,11 @@ use futures::task::LocalSpawnExt;
 use pretty_assertions::assert_eq;
 use tabloop::core::{Event, StopReason};
 use tabloop::ports::{Clock, EventStore, MemoryStore};
+use tabloop::ports::{HostToolSpec, PlatformError};
 use tabloop::protocol::{ModelError, ModelErrorKind};
-use tabloop::runtime::options::{AgentOptions, HostToolSpec, ProviderKind, ProviderOptions};
+use tabloop::runtime::options::{AgentOptions, ProviderKind, ProviderOptions};
 use tabloop::runtime::{
-    drive, settle_run, Launch, LiveSession, PauseWait, Platform, RunEnd, SessionService,
+    drive, settle_run, Launch, LiveError, LiveSession, PauseWait, Platform, RunEnd, SessionService,
 };
 
 /// The caller's clock: each timer waits until the test fires it, and says how long it was.
@@ -59,14 +60,14 @@ struct TestPlatform {
     spawner: LocalSpawner,
 }
 
-impl Platform for TestPlatform {
+impl Platform<Launch> for TestPlatform {
     fn new_session_id(&self) -> String {
         "s".into()
     }
-    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, String>> {
+    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, PlatformError>> {
         Box::pin(async { Ok(Vec::new()) })
     }
-    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), String>> {
+    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), PlatformError>> {
         let (model, store) = (self.model.clone(), self.store.clone());
         let live = launch.live.clone();
         live.holds_lock();
@@ -126,7 +127,7 @@ fn offline() -> Scripted {
 }
 
 /// The call's result once it settled, `None` while it still waits.
-type Slot = Rc<RefCell<Option<Result<RunEnd, String>>>>;
+type Slot = Rc<RefCell<Option<Result<RunEnd, LiveError>>>>;
 
 impl Rig {
     /// Starts a bounded run of `task` on the pool; `abort` ends the wait when it resolves.
@@ -155,7 +156,7 @@ impl Rig {
     }
 }
 
-fn stop_of(end: &Option<Result<RunEnd, String>>) -> Option<StopReason> {
+fn stop_of(end: &Option<Result<RunEnd, LiveError>>) -> Option<StopReason> {
     match end {
         Some(Ok(RunEnd::Finished(outcome))) => Some(outcome.stop.clone()),
         other => panic!("expected a finished run, got {other:?}"),

@@ -5,7 +5,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tabloop::core::{Permission, ToolKind};
-use tabloop::runtime::options::{AgentOptions, HostToolSpec, OptionsError};
+use tabloop::ports::HostToolSpec;
+use tabloop::runtime::options::{AgentOptions, OptionsError};
 
 fn registered() -> Vec<HostToolSpec> {
     serde_json::from_value(json!([

@@ -22,12 +22,11 @@ use tabloop::core::{
     BudgetKind, BudgetLimits, Event, Permission, Record, RunPhase, StopReason, ToolInvocation,
 };
 use tabloop::ports::{Clock, EventStore, MemoryStore, ModelClient, ToolHost, ToolOutput};
+use tabloop::ports::{HostToolSpec, PlatformError};
 use tabloop::protocol::{
     FinishReason, ModelError, ModelReply, ModelRequest, StreamDelta, ToolCall, Usage,
 };
-use tabloop::runtime::options::{
-    AgentOptions, BudgetOptions, HostToolSpec, ProviderKind, ProviderOptions,
-};
+use tabloop::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 use tabloop::runtime::{
     drive, merge_provider, Launch, LiveSession, Notice, Platform, ServiceError, SessionEvent,
     SessionService,
@@ -81,13 +80,13 @@ struct TestPlatform {
     launched: RefCell<Vec<ProviderOptions>>,
 }
 
-impl Platform for TestPlatform {
+impl Platform<Launch> for TestPlatform {
     fn new_session_id(&self) -> String {
         self.ids.set(self.ids.get() + 1);
         format!("new-{}", self.ids.get())
     }
 
-    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, String>> {
+    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, PlatformError>> {
         Box::pin(async {
             Ok(vec![HostToolSpec {
                 name: "write".into(),
@@ -102,7 +101,7 @@ impl Platform for TestPlatform {
         })
     }
 
-    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), String>> {
+    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), PlatformError>> {
         self.launched.borrow_mut().push(launch.provider.clone());
         let (model, store) = (self.model.clone(), self.store.clone());
         let live = launch.live.clone();
@@ -449,8 +448,14 @@ fn a_follower_page_refuses_inputs_instead_of_queueing_them() {
     let (sender, mut receiver) = futures::channel::mpsc::unbounded();
     let live = tabloop::runtime::LiveSession::new("s".into(), sender);
     let refused = live.cancel().unwrap_err();
+    let follower = tabloop::runtime::LiveError::Follower {
+        session: "s".into(),
+    };
+    assert_eq!(refused, follower);
     assert!(
-        refused.contains("another tab writes this session"),
+        refused
+            .to_string()
+            .starts_with("another tab writes this session (s); this tab follows it read-only"),
         "{refused}"
     );
     assert!(live.retry_provider().is_err());
@@ -459,7 +464,7 @@ fn a_follower_page_refuses_inputs_instead_of_queueing_them() {
         .extend_budget(tabloop::runtime::options::BudgetOptions::default())
         .is_err());
     let outcome = futures::executor::block_on(live.run("task".into(), None)).unwrap();
-    assert!(outcome.unwrap_err().contains("read-only"));
+    assert_eq!(outcome.unwrap_err(), follower);
     assert!(
         receiver.try_recv().is_err(),
         "nothing was queued for a takeover"

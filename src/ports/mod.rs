@@ -2,11 +2,23 @@
 //! tests implement them with scripted models, fake tools and a manual clock. No `Send` bounds:
 //! on wasm everything runs on one thread.
 
+mod dyn_files;
+mod dyn_store;
 mod files;
 mod memory_store;
+mod model_library;
+mod platform;
+mod tool_spec;
 
+pub use dyn_files::DynFiles;
+pub use dyn_store::DynStore;
 pub use files::{FileEntry, Files, FilesError, Volume};
 pub use memory_store::MemoryStore;
+pub use model_library::{
+    ByteProgressFn, LibraryError, ModelLibrary, PickedModel, StorageUse, StoreKind, StoredModel,
+};
+pub use platform::{Platform, PlatformError};
+pub use tool_spec::HostToolSpec;
 
 use std::future::Future;
 

@@ -8,6 +8,7 @@ use futures::future::{self, Either, LocalBoxFuture};
 use futures::FutureExt;
 
 use super::live::LiveSession;
+use super::live_error::LiveError;
 use crate::core::RunOutcome;
 use crate::ports::Clock;
 
@@ -36,15 +37,15 @@ pub enum PauseWait {
 /// paused; an abort while it works cancels the run, and the call settles with that outcome.
 pub async fn settle_run<C: Clock>(
     live: &LiveSession,
-    finished: oneshot::Receiver<Result<RunOutcome, String>>,
+    finished: oneshot::Receiver<Result<RunOutcome, LiveError>>,
     wait: PauseWait,
     clock: &C,
     abort: LocalBoxFuture<'_, ()>,
-) -> Result<RunEnd, String> {
-    let ended = |result: Result<Result<RunOutcome, String>, oneshot::Canceled>| match result {
+) -> Result<RunEnd, LiveError> {
+    let ended = |result: Result<Result<RunOutcome, LiveError>, oneshot::Canceled>| match result {
         Ok(Ok(outcome)) => Ok(RunEnd::Finished(Box::new(outcome))),
-        Ok(Err(message)) => Err(message),
-        Err(oneshot::Canceled) => Err("the session stopped".to_string()),
+        Ok(Err(error)) => Err(error),
+        Err(oneshot::Canceled) => Err(LiveError::Stopped),
     };
     let mut finished = finished.fuse();
     let mut abort = abort.fuse();

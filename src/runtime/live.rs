@@ -11,6 +11,7 @@ use futures::channel::mpsc::UnboundedSender;
 use futures::channel::oneshot;
 
 use super::driver::Command;
+use super::live_error::LiveError;
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
 use crate::core::{BudgetLimits, Event, Input, RunOutcome};
@@ -31,7 +32,7 @@ pub enum SessionEvent {
 /// A listener of a live session.
 pub type Listener = Rc<dyn Fn(&SessionEvent)>;
 /// Resolves a `run` call with the outcome of the run it joined.
-type Waiter = oneshot::Sender<Result<RunOutcome, String>>;
+type Waiter = oneshot::Sender<Result<RunOutcome, LiveError>>;
 
 /// The control half of a session open in this page.
 pub struct LiveSession {
@@ -102,7 +103,7 @@ impl LiveSession {
         &self,
         task: String,
         budget: Option<BudgetLimits>,
-    ) -> oneshot::Receiver<Result<RunOutcome, String>> {
+    ) -> oneshot::Receiver<Result<RunOutcome, LiveError>> {
         let (sender, receiver) = oneshot::channel();
         match self.send(Input::UserMessage { text: task, budget }) {
             Ok(()) => self.waiters.borrow_mut().push(sender),
@@ -120,12 +121,12 @@ impl LiveSession {
     }
 
     /// Cancels the run in progress.
-    pub fn cancel(&self) -> Result<(), String> {
+    pub fn cancel(&self) -> Result<(), LiveError> {
         self.send(Input::cancel())
     }
 
     /// Sends the model call again after the run paused because the provider was unreachable.
-    pub fn retry_provider(&self) -> Result<(), String> {
+    pub fn retry_provider(&self) -> Result<(), LiveError> {
         self.send(Input::RetryModel)
     }
 
@@ -147,20 +148,25 @@ impl LiveSession {
 
     /// Raises the limits of a run stopped by its budget and continues it: the given limits are
     /// laid over the run's current ones (by the driver, which knows them).
-    pub fn extend_budget(&self, budget: BudgetOptions) -> Result<(), String> {
+    pub fn extend_budget(&self, budget: BudgetOptions) -> Result<(), LiveError> {
         self.refuse_follower()?;
         self.command(Command::ExtendBudget(budget));
         Ok(())
     }
 
     /// Approves or denies a pending call, quoting the arguments it was asked about.
-    pub fn decide(&self, call: &str, approved: bool, reason: Option<String>) -> Result<(), String> {
+    pub fn decide(
+        &self,
+        call: &str,
+        approved: bool,
+        reason: Option<String>,
+    ) -> Result<(), LiveError> {
         self.refuse_follower()?;
-        let args_hash = self
-            .approvals
-            .borrow_mut()
-            .remove(call)
-            .ok_or_else(|| format!("no approval is pending for call {call}"))?;
+        let args_hash = self.approvals.borrow_mut().remove(call).ok_or_else(|| {
+            LiveError::NoPendingApproval {
+                call: call.to_string(),
+            }
+        })?;
         self.send(Input::ApprovalDecided {
             call: call.to_string(),
             args_hash,
@@ -170,7 +176,7 @@ impl LiveSession {
     }
 
     /// Writes the records storage refused before.
-    pub fn retry_storage(&self) -> Result<(), String> {
+    pub fn retry_storage(&self) -> Result<(), LiveError> {
         self.refuse_follower()?;
         self.command(Command::RetryStorage);
         Ok(())
@@ -184,22 +190,20 @@ impl LiveSession {
     /// Feeds an input to the driver. A follower page refuses it: queued, it would be applied by
     /// a later takeover to a run this page never saw (a stale Cancel would cancel the resumed
     /// run).
-    pub fn send(&self, input: Input) -> Result<(), String> {
+    pub fn send(&self, input: Input) -> Result<(), LiveError> {
         self.refuse_follower()?;
         self.command(Command::Input(input));
         Ok(())
     }
 
     /// `Err` with a clear message while another tab writes the session.
-    fn refuse_follower(&self) -> Result<(), String> {
+    fn refuse_follower(&self) -> Result<(), LiveError> {
         if self.writer.get() {
             return Ok(());
         }
-        Err(format!(
-            "another tab writes this session ({}); this tab follows it read-only, so the input was \
-             refused (it takes over when that tab closes)",
-            self.session
-        ))
+        Err(LiveError::Follower {
+            session: self.session.clone(),
+        })
     }
 
     /// Marks this page as holding the session's lock, before its driver starts: inputs sent
@@ -230,7 +234,7 @@ impl LiveSession {
     /// Ends every waiting run call with `message` and reports the failure.
     pub fn fail(&self, message: String) {
         for waiter in self.waiters.borrow_mut().drain(..) {
-            let _ = waiter.send(Err(message.clone()));
+            let _ = waiter.send(Err(LiveError::Failed(message.clone())));
         }
         self.emit(&SessionEvent::Failed(message));
     }

@@ -7,9 +7,8 @@
 mod bounded;
 mod commit;
 mod driver;
-mod dyn_files;
-mod dyn_store;
 mod live;
+mod live_error;
 mod notice;
 pub mod options;
 pub mod prices;
@@ -20,13 +19,13 @@ pub mod synthetic;
 pub mod synthetic_stream;
 mod work;
 
+pub use crate::ports::{DynFiles, DynStore, HostToolSpec, Platform, PlatformError};
 pub use bounded::{settle_run, PauseWait, RunEnd};
 pub use driver::{Command, Driver, DriverError};
-pub use dyn_files::DynFiles;
-pub use dyn_store::DynStore;
 pub use live::{Listener, LiveSession, SessionEvent};
+pub use live_error::LiveError;
 pub use notice::{Notice, Observer};
 pub use service::{
-    drive, merge_provider, Launch, ListedSession, Platform, Resolved, ServiceError, SessionService,
+    drive, merge_provider, Launch, ListedSession, Resolved, ServiceError, SessionService,
     MAX_NAME_CHARS,
 };

@@ -5,16 +5,14 @@
 use std::rc::Rc;
 
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
-use futures::future::LocalBoxFuture;
 
 use super::driver::Command;
-use super::dyn_files::DynFiles;
-use super::dyn_store::DynStore;
 use super::live::LiveSession;
-use super::options::{stored_provider, AgentOptions, HostToolSpec, OptionsError, ProviderOptions};
+use super::options::{stored_provider, AgentOptions, OptionsError, ProviderOptions};
 use crate::core::{parse_jsonl, to_jsonl, Agent, AgentConfig, Record, ReplayError, SNAPSHOT_EVERY};
 use crate::ports::{
-    Durability, EventStore, FileEntry, FilesError, IndexedSession, StoreError, Volume,
+    Durability, DynFiles, DynStore, EventStore, FileEntry, FilesError, IndexedSession, Platform,
+    PlatformError, StoreError, Volume,
 };
 
 /// Why a session operation failed.
@@ -32,9 +30,9 @@ pub enum ServiceError {
     /// An imported session's id is taken.
     #[error("a session named {0} already exists")]
     Exists(String),
-    /// The platform could not run the session (its tools, its lock).
-    #[error("{0}")]
-    Platform(String),
+    /// The platform could not run the session (its tools, its lock, its provider).
+    #[error(transparent)]
+    Platform(#[from] PlatformError),
     /// A file operation failed.
     #[error(transparent)]
     Files(#[from] FilesError),
@@ -73,17 +71,6 @@ pub const MAX_NAME_CHARS: usize = 120;
 /// One session in a list: the sessions index entry.
 pub type ListedSession = IndexedSession;
 
-/// What the platform provides beyond the store: ids, the registered tools, and running a live
-/// session (its lock, its driver task, its model client and tool host).
-pub trait Platform {
-    /// A fresh session id.
-    fn new_session_id(&self) -> String;
-    /// The tools the page registered.
-    fn registered_tools(&self) -> LocalBoxFuture<'_, Result<Vec<HostToolSpec>, String>>;
-    /// Starts running `launch` (its driver may start later, once this page holds the lock).
-    fn launch(&self, launch: Launch) -> LocalBoxFuture<'_, Result<(), String>>;
-}
-
 /// The provider a resumed session uses: the given one completed from the stored one when both
 /// are of the same kind; the stored one when only a key for another kind was given (a session
 /// keeps its model); otherwise whatever is there.
@@ -107,13 +94,13 @@ pub fn merge_provider(
 /// The sessions of one store.
 pub struct SessionService {
     store: Rc<dyn DynStore>,
-    platform: Rc<dyn Platform>,
+    platform: Rc<dyn Platform<Launch>>,
     files: Option<Rc<dyn DynFiles>>,
 }
 
 impl SessionService {
     /// The service over `store`, running live sessions through `platform`.
-    pub fn new(store: Rc<dyn DynStore>, platform: Rc<dyn Platform>) -> Self {
+    pub fn new(store: Rc<dyn DynStore>, platform: Rc<dyn Platform<Launch>>) -> Self {
         Self {
             store,
             platform,

@@ -2,6 +2,7 @@
 //! cancel, continue with more budget, decide approvals, retry storage, delete.
 //! Every failure lands in the page's alert; nothing here panics.
 
+use super::ui_error::UiError;
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -26,7 +27,7 @@ pub fn show_session(app: AppState, session: String) {
     app.settings_open.set(false);
     spawn_local(async move {
         let loaded = match app.service() {
-            Ok(service) => service.records(&session).await.map_err(|e| e.to_string()),
+            Ok(service) => service.records(&session).await.map_err(UiError::from),
             Err(e) => Err(e),
         };
         let records = match loaded {
@@ -55,19 +56,15 @@ pub fn new_session(app: AppState) {
 }
 
 /// Opens a session in this tab and listens to it.
-async fn open(app: AppState, options: AgentOptions) -> Result<Rc<LiveSession>, String> {
+async fn open(app: AppState, options: AgentOptions) -> Result<Rc<LiveSession>, UiError> {
     let service = app.service()?;
-    let resolved = service.resolve(options).await.map_err(|e| e.to_string())?;
+    let resolved = service.resolve(options).await?;
     launch(app, resolved).await
 }
 
 /// Runs a resolved session in this tab and listens to it.
-async fn launch(app: AppState, resolved: Resolved) -> Result<Rc<LiveSession>, String> {
-    let handle = app
-        .service()?
-        .launch(resolved)
-        .await
-        .map_err(|e| e.to_string())?;
+async fn launch(app: AppState, resolved: Resolved) -> Result<Rc<LiveSession>, UiError> {
+    let handle = app.service()?.launch(resolved).await?;
     let session = handle.session.clone();
     handle.subscribe(Rc::new(move |event: &SessionEvent| {
         app.shown.on_event(&session, event);
@@ -107,16 +104,12 @@ async fn launch(app: AppState, resolved: Resolved) -> Result<Rc<LiveSession>, St
 pub(super) async fn open_stored(
     app: AppState,
     session: &str,
-) -> Result<Option<Rc<LiveSession>>, String> {
+) -> Result<Option<Rc<LiveSession>>, UiError> {
     let options = app
         .settings
         .get_untracked()
         .key_options(session.to_string());
-    let resolved = app
-        .service()?
-        .resolve(options)
-        .await
-        .map_err(|e| e.to_string())?;
+    let resolved = app.service()?.resolve(options).await?;
     if let Some(why) = missing_key(&resolved.options) {
         if app.shown.id.get_untracked().as_deref() == Some(session) {
             app.key_needed.set(Some(why));
@@ -138,17 +131,16 @@ pub fn resume(app: AppState) {
 }
 
 /// The handle of the session on screen, opening it (or a new session) first if needed.
-async fn ensure_open(app: AppState) -> Result<Rc<LiveSession>, String> {
+async fn ensure_open(app: AppState) -> Result<Rc<LiveSession>, UiError> {
     if let Some(handle) = app.shown_handle() {
         lend_key(app, &handle).await;
         return Ok(handle);
     }
     app.shown.role.set(Role::Opening);
     let opened = match app.shown.id.get_untracked() {
-        Some(session) => open_stored(app, &session).await.and_then(|handle| {
-            handle
-                .ok_or_else(|| "enter the session's API key under Model & budget first".to_string())
-        }),
+        Some(session) => open_stored(app, &session)
+            .await
+            .and_then(|handle| handle.ok_or(UiError::KeyNeeded)),
         None => {
             let options = app.settings.get_untracked().to_options(None);
             open(app, options).await.inspect(|handle| {
@@ -249,7 +241,7 @@ pub fn continue_with_more_budget(app: AppState) {
 pub fn decide(app: AppState, call: String, approved: bool) {
     let decided = match app.shown_handle() {
         Some(handle) => handle.decide(&call, approved, None),
-        None => Err("this session is not open in this tab".to_string()),
+        None => Err(crate::runtime::LiveError::NotOpen),
     };
     if let Err(e) = decided {
         app.fail(format!("Could not record the decision: {e}"));
@@ -278,10 +270,7 @@ pub fn retry_provider(app: AppState) {
 pub fn rename_session(app: AppState, session: String, name: String) {
     spawn_local(async move {
         let renamed = match app.service() {
-            Ok(service) => service
-                .rename(&session, &name)
-                .await
-                .map_err(|e| e.to_string()),
+            Ok(service) => service.rename(&session, &name).await.map_err(UiError::from),
             Err(e) => Err(e),
         };
         if let Err(e) = renamed {
@@ -296,7 +285,7 @@ pub fn delete_session(app: AppState, session: String) {
     app.drop_handle(&session);
     spawn_local(async move {
         let deleted = match app.service() {
-            Ok(service) => service.delete(&session).await.map_err(|e| e.to_string()),
+            Ok(service) => service.delete(&session).await.map_err(UiError::from),
             Err(e) => Err(e),
         };
         if let Err(e) = deleted {

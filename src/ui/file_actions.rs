@@ -8,6 +8,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::state::AppState;
 use super::transfer::download;
+use super::ui_error::UiError;
 use crate::ports::Volume;
 use crate::view::{download_name, file_tree, upload_path, TreeRow};
 
@@ -67,7 +68,7 @@ pub fn refresh(app: AppState, files: FilesState) {
     };
     spawn_local(async move {
         let listed = match app.service() {
-            Ok(service) => service.list_files(&volume).await.map_err(|e| e.to_string()),
+            Ok(service) => service.list_files(&volume).await.map_err(UiError::from),
             Err(e) => Err(e),
         };
         match listed {
@@ -118,11 +119,8 @@ pub fn pick(app: AppState, files: FilesState, row: TreeRow) {
     });
 }
 
-async fn read(app: AppState, volume: &Volume, path: &str) -> Result<String, String> {
-    app.service()?
-        .read_file(volume, path)
-        .await
-        .map_err(|e| e.to_string())
+async fn read(app: AppState, volume: &Volume, path: &str) -> Result<String, UiError> {
+    Ok(app.service()?.read_file(volume, path).await?)
 }
 
 /// Downloads the picked file under its own name.
@@ -153,7 +151,7 @@ pub fn delete_picked(app: AppState, files: FilesState) {
             Ok(service) => service
                 .delete_file(&volume, &row.path)
                 .await
-                .map_err(|e| e.to_string()),
+                .map_err(UiError::from),
             Err(e) => Err(e),
         };
         match deleted {
@@ -211,23 +209,19 @@ async fn upload_one(
     volume: &Volume,
     path: &str,
     file: &web_sys::File,
-) -> Result<(), String> {
+) -> Result<(), UiError> {
     let bytes = JsFuture::from(file.array_buffer()).await.map_err(|e| {
-        e.dyn_ref::<js_sys::Error>().map_or_else(
+        UiError::Browser(e.dyn_ref::<js_sys::Error>().map_or_else(
             || "the file could not be read".to_string(),
             |e| e.message().into(),
-        )
+        ))
     })?;
     let text = text_of_upload(js_sys::Uint8Array::new(&bytes).to_vec())?;
-    app.service()?
-        .write_file(volume, path, &text)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(app.service()?.write_file(volume, path, &text).await?)
 }
 
 /// The volumes hold text: a file that is not UTF-8 is refused instead of being stored with its
 /// bytes replaced.
-fn text_of_upload(bytes: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(bytes)
-        .map_err(|_| "it is not a UTF-8 text file (the volumes hold text only)".to_string())
+fn text_of_upload(bytes: Vec<u8>) -> Result<String, UiError> {
+    String::from_utf8(bytes).map_err(|_| UiError::NotText)
 }

@@ -43,6 +43,7 @@ mod timeline_entry;
 mod timeline_view;
 mod tool_call_card;
 mod transfer;
+mod ui_error;
 mod update_banner;
 mod verify_button;
 
@@ -53,3 +54,4 @@ pub use state::{ModelProgressFeed, ProgressContext, ServiceContext};
 pub use status_bar::StatusBar;
 pub use timeline_view::TimelineView;
 pub use tool_call_card::ToolCallCard;
+pub use ui_error::UiError;

@@ -10,7 +10,8 @@ use futures::future::{abortable, AbortHandle};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::model_library::{save_model_choice, ByteProgressFn, LibraryContext, ModelLibrary};
+use super::model_library::{save_model_choice, BrowserLibrary, ByteProgressFn, LibraryContext};
+use crate::ports::LibraryError;
 use crate::view::{model_rows, model_title, ModelRow, ModelSource, Settings, StoredModel};
 
 /// Key of the picked-file job in [`ModelList::jobs`] (no model URL has it).
@@ -54,7 +55,7 @@ pub struct ModelList {
     /// Aborts of the jobs under way.
     aborts: StoredValue<BTreeMap<String, AbortHandle>, LocalStorage>,
     /// The storage behind it (none outside the app).
-    library: StoredValue<Option<Rc<dyn ModelLibrary>>, LocalStorage>,
+    library: StoredValue<Option<Rc<BrowserLibrary>>, LocalStorage>,
 }
 
 impl ModelList {
@@ -75,7 +76,7 @@ impl ModelList {
         }
     }
 
-    fn library(&self) -> Option<Rc<dyn ModelLibrary>> {
+    fn library(&self) -> Option<Rc<BrowserLibrary>> {
         self.library.try_get_value().flatten()
     }
 
@@ -159,8 +160,8 @@ impl ModelList {
     fn run_job<T: 'static>(
         &self,
         key: String,
-        work: futures::future::LocalBoxFuture<'static, Result<T, String>>,
-        done: impl FnOnce(Result<T, String>) + 'static,
+        work: futures::future::LocalBoxFuture<'static, Result<T, LibraryError>>,
+        done: impl FnOnce(Result<T, LibraryError>) + 'static,
     ) {
         if self.jobs.with_untracked(|j| j.contains_key(&key)) {
             return;
@@ -188,7 +189,7 @@ impl ModelList {
                 a.remove(&key);
             });
             match result {
-                Ok(Err(e)) if e == "stopped" => {}
+                Ok(Err(LibraryError::Stopped)) => {}
                 Ok(result) => done(result),
                 Err(_aborted) => {}
             }
@@ -246,7 +247,7 @@ impl ModelList {
                     list.notice.set(Some(format!("{}: {note}", picked.name)));
                 }
             }
-            Err(e) => list.file_error.set(Some(e)),
+            Err(e) => list.file_error.set(Some(e.to_string())),
         });
     }
 

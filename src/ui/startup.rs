@@ -8,10 +8,11 @@ use leptos::task::spawn_local;
 
 use super::actions::{open_stored, show_session};
 use super::state::{AppState, ProgressContext, SessionRow};
+use super::ui_error::UiError;
 
 /// Every stored session, most recent first.
-async fn list_sessions(app: AppState) -> Result<Vec<SessionRow>, String> {
-    let listed = app.service()?.list().await.map_err(|e| e.to_string())?;
+async fn list_sessions(app: AppState) -> Result<Vec<SessionRow>, UiError> {
+    let listed = app.service()?.list().await?;
     let mut rows: Vec<SessionRow> = listed
         .into_iter()
         .map(|s| SessionRow {

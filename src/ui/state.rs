@@ -2,6 +2,7 @@
 //! timeline, summary and live output) and the sessions this tab has open. Signals are `Copy`
 //! handles, so components and callbacks share one [`AppState`] by value.
 
+use super::ui_error::UiError;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -228,11 +229,11 @@ impl AppState {
     }
 
     /// The session service.
-    pub fn service(&self) -> Result<Rc<SessionService>, String> {
+    pub fn service(&self) -> Result<Rc<SessionService>, UiError> {
         self.service
             .try_get_value()
             .flatten()
-            .ok_or_else(|| "the session service is not available on this page".to_string())
+            .ok_or(UiError::NoService)
     }
 
     /// The handle of `session` if this tab has it open.

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::model_library::LibraryContext;
+use crate::ports::LibraryError;
 use crate::view::StorageUse;
 
 /// Reads the storage figures when `open` turns true (`data-testid="storage-use"`).
@@ -14,7 +15,7 @@ pub fn StorageUseLine(
     open: RwSignal<bool>,
 ) -> impl IntoView {
     let library = use_context::<LibraryContext>();
-    let figures = RwSignal::new(None::<Result<StorageUse, String>>);
+    let figures = RwSignal::new(None::<Result<StorageUse, LibraryError>>);
     let read = move |persist: bool| {
         let Some(library) = library.and_then(|l| l.try_get_value()) else {
             return;

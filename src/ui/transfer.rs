@@ -1,6 +1,7 @@
 //! Moving logs in and out of the store: export a session as a JSON-lines download, import one
 //! from a file (refusing a log from a newer build), and fork a session at a step.
 
+use super::ui_error::UiError;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
@@ -11,12 +12,14 @@ use super::startup::refresh_sessions;
 use super::state::AppState;
 
 /// The message of a browser error (or its text).
-fn js(value: JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| "the browser refused".to_string())
+fn js(value: JsValue) -> UiError {
+    UiError::Browser(
+        value
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| value.as_string())
+            .unwrap_or_else(|| "the browser refused".to_string()),
+    )
 }
 
 /// Resolves after `ms` milliseconds.
@@ -36,7 +39,7 @@ pub fn export(app: AppState) {
     };
     spawn_local(async move {
         let exported = match app.service() {
-            Ok(service) => service.export(&session).await.map_err(|e| e.to_string()),
+            Ok(service) => service.export(&session).await.map_err(UiError::from),
             Err(e) => Err(e),
         };
         let saved = match exported {
@@ -52,7 +55,7 @@ pub fn export(app: AppState) {
 }
 
 /// Hands `text` to the browser as a file download (of MIME type `mime`) through a Blob URL.
-pub(super) async fn download(name: &str, text: &str, mime: &str) -> Result<(), String> {
+pub(super) async fn download(name: &str, text: &str, mime: &str) -> Result<(), UiError> {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
@@ -60,12 +63,12 @@ pub(super) async fn download(name: &str, text: &str, mime: &str) -> Result<(), S
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js)?;
     let document = web_sys::window()
         .and_then(|w| w.document())
-        .ok_or("no document")?;
+        .ok_or_else(|| UiError::Browser("no document".into()))?;
     let link = document.create_element("a").map_err(js)?;
     link.set_attribute("href", &url).map_err(js)?;
     link.set_attribute("download", name).map_err(js)?;
     link.dyn_into::<web_sys::HtmlElement>()
-        .map_err(|_| "cannot click the download link")?
+        .map_err(|_| UiError::Browser("cannot click the download link".into()))?
         .click();
     // Give the browser time to start the download before the URL goes away.
     sleep(10_000).await;
@@ -86,16 +89,13 @@ pub fn import(app: AppState, file: web_sys::File) {
     });
 }
 
-async fn import_file(app: AppState, file: web_sys::File) -> Result<String, String> {
+async fn import_file(app: AppState, file: web_sys::File) -> Result<String, UiError> {
     let text = JsFuture::from(file.text())
         .await
         .map_err(js)?
         .as_string()
-        .ok_or("the file is not text")?;
-    app.service()?
-        .import(&text)
-        .await
-        .map_err(|e| e.to_string())
+        .ok_or_else(|| UiError::Browser("the file is not text".into()))?;
+    Ok(app.service()?.import(&text).await?)
 }
 
 /// Copies the session on screen up to the end of `step` of run `run` into a new session and
@@ -118,12 +118,14 @@ pub fn fork(app: AppState, run: u32, step: u32) {
 /// The fork is named after where it came from ("Fork at step 2: <the session's title>"): with the
 /// same first message as its source it would be listed under the same title, and a person could
 /// not tell them apart. The name can be changed like any other.
-async fn fork_session(app: AppState, session: &str, run: u32, step: u32) -> Result<String, String> {
+async fn fork_session(
+    app: AppState,
+    session: &str,
+    run: u32,
+    step: u32,
+) -> Result<String, UiError> {
     let service = app.service()?;
-    let forked = service
-        .fork(session, Some(run), step)
-        .await
-        .map_err(|e| e.to_string())?;
+    let forked = service.fork(session, Some(run), step).await?;
     let title = app.sessions.with_untracked(|rows| {
         rows.iter()
             .find(|row| row.session == session)

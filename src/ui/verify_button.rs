@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::state::AppState;
+use super::ui_error::UiError;
 use crate::core::verify_replay;
 
 /// The button (`data-testid="verify-replay"`) and its result (`data-testid="verify-result"`).
@@ -22,7 +23,7 @@ pub fn VerifyButton(
         result.set(Some("Verifying…".into()));
         spawn_local(async move {
             let records = match app.service() {
-                Ok(service) => service.records(&session).await.map_err(|e| e.to_string()),
+                Ok(service) => service.records(&session).await.map_err(UiError::from),
                 Err(e) => Err(e),
             };
             let text = match records {

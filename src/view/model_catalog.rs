@@ -3,47 +3,9 @@
 //! user added (a custom URL, a picked file), each with what browser storage holds of it. Plain
 //! data, so the model list component only renders it.
 
-use serde::Deserialize;
+pub use crate::ports::{PickedModel, StoreKind, StoredModel};
 
 use super::format::format_bytes;
-
-/// Where a stored model is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StoreKind {
-    /// The Cache API.
-    Cache,
-    /// The origin private file system.
-    Opfs,
-    /// A picked file storage refused, used from the file until the page closes.
-    Memory,
-}
-
-/// What browser storage holds of one model, as the model files module reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct StoredModel {
-    /// The model's URL (`""` for the bundled model).
-    pub url: String,
-    /// Where it is kept; `None` when it is not.
-    pub store: Option<StoreKind>,
-    /// Its size when kept.
-    pub bytes: Option<u64>,
-}
-
-/// A picked file once stored.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct PickedModel {
-    /// The key to load it by (the settings' model URL).
-    pub url: String,
-    /// The file's name.
-    pub name: String,
-    /// Where it is kept.
-    pub store: Option<StoreKind>,
-    /// Its size.
-    pub bytes: Option<u64>,
-    /// Why it is only used from the file until the page closes, when it is.
-    pub note: Option<String>,
-}
 
 /// A recommended model: a stable Hugging Face `resolve` URL and the size listed for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -40,16 +40,7 @@ pub fn network_badge(online: bool, site_kept: bool) -> NetworkBadge {
     }
 }
 
-/// The browser storage this site uses (`navigator.storage.estimate()` and `persisted()`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StorageUse {
-    /// Bytes used by this site (models, sessions, the kept site).
-    pub usage: u64,
-    /// Bytes the browser lets it use.
-    pub quota: u64,
-    /// Whether the browser keeps it under storage pressure (`None`: it cannot say).
-    pub persisted: Option<bool>,
-}
+pub use crate::ports::StorageUse;
 
 impl StorageUse {
     /// "94.0 MiB used of 9.5 GiB (under 1%)".

@@ -1,7 +1,7 @@
 //! The model a session uses, chosen by its provider options: a remote API, the shared in-tab
 //! model, or the page's own function.
 
-use crate::ports::ModelClient;
+use crate::ports::{ModelClient, PlatformError};
 use crate::protocol::{ModelError, ModelReply, ModelRequest, StreamDelta};
 use crate::runtime::options::{ProviderKind, ProviderOptions};
 
@@ -29,7 +29,7 @@ impl AnyModel {
     pub fn from_options(
         options: &ProviderOptions,
         complete: Option<js_sys::Function>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PlatformError> {
         let remote = |provider, default_base: &str| {
             AnyModel::Remote(RemoteModel::new(
                 provider,
@@ -50,10 +50,10 @@ impl AnyModel {
             ProviderKind::Custom => {
                 let model = options.model.clone().unwrap_or_else(|| "custom".into());
                 let Some(complete) = complete else {
-                    return Err(format!(
+                    return Err(PlatformError::Provider(format!(
                         "this session uses a custom model provider ({model}): pass provider: \
                          {{ kind: 'custom', complete }} to createAgent to resume it"
-                    ));
+                    )));
                 };
                 AnyModel::Custom(CustomModel::new(complete, model))
             }

@@ -26,7 +26,7 @@ pub mod provider;
 pub mod remote_client;
 pub mod run_bound;
 pub mod sampler;
-pub mod session_handle;
+pub mod session_follow;
 pub mod stop_hook;
 pub mod timer;
 pub mod tool_host;

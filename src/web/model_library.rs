@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
-use crate::view::{PickedModel, StorageUse, StoredModel};
+use crate::ports::{LibraryError, PickedModel, StorageUse, StoredModel};
 use crate::web::abort::AbortOnDrop;
 use crate::web::js_error::JsFailure;
 
@@ -52,24 +52,27 @@ pub struct ByteProgress {
     pub total: Option<u64>,
 }
 
-/// Why an operation failed, in words; `"stopped"` for an abort.
-fn failure(error: &JsValue) -> String {
+/// Why an operation failed: `Stopped` for an abort, else the browser's words.
+fn failure(error: &JsValue) -> LibraryError {
     let failure = JsFailure::from_js(error);
     if failure.is_abort() {
-        "stopped".to_string()
+        LibraryError::Stopped
     } else {
-        failure.message
+        LibraryError::Failed(failure.message)
     }
 }
 
 async fn settle<T: serde::de::DeserializeOwned>(
     promise: Result<js_sys::Promise, JsValue>,
-) -> Result<T, String> {
+) -> Result<T, LibraryError> {
     let value = JsFuture::from(promise.map_err(|e| failure(&e))?)
         .await
         .map_err(|e| failure(&e))?;
-    super::js_value::from_js(&value)
-        .map_err(|e| format!("unexpected answer from the model files module: {e}"))
+    super::js_value::from_js(&value).map_err(|e| {
+        LibraryError::Failed(format!(
+            "unexpected answer from the model files module: {e}"
+        ))
+    })
 }
 
 fn progress_callback(
@@ -84,7 +87,7 @@ fn progress_callback(
 }
 
 /// Every model in browser storage.
-pub async fn stored_models() -> Result<Vec<StoredModel>, String> {
+pub async fn stored_models() -> Result<Vec<StoredModel>, LibraryError> {
     settle(library_stored()).await
 }
 
@@ -94,9 +97,9 @@ pub async fn stored_models() -> Result<Vec<StoredModel>, String> {
 pub async fn download_model(
     url: &str,
     on_progress: impl FnMut(ByteProgress) + 'static,
-) -> Result<StoredModel, String> {
+) -> Result<StoredModel, LibraryError> {
     let callback = progress_callback(on_progress);
-    let abort = AbortOnDrop::new().map_err(|e| e.message)?;
+    let abort = AbortOnDrop::new().map_err(|e| LibraryError::Failed(e.message))?;
     let promise = library_download(url, callback.as_ref().unchecked_ref(), &abort.signal());
     let result = settle(promise).await;
     drop(abort);
@@ -108,9 +111,9 @@ pub async fn download_model(
 pub async fn store_model_file(
     file: &web_sys::File,
     on_progress: impl FnMut(ByteProgress) + 'static,
-) -> Result<PickedModel, String> {
+) -> Result<PickedModel, LibraryError> {
     let callback = progress_callback(on_progress);
-    let abort = AbortOnDrop::new().map_err(|e| e.message)?;
+    let abort = AbortOnDrop::new().map_err(|e| LibraryError::Failed(e.message))?;
     let promise = library_store_file(file, callback.as_ref().unchecked_ref(), &abort.signal());
     let result = settle(promise).await;
     drop(abort);
@@ -119,13 +122,13 @@ pub async fn store_model_file(
 }
 
 /// Removes the model at `url` (`""`: the bundled one) from browser storage.
-pub async fn remove_model(url: &str) -> Result<(), String> {
+pub async fn remove_model(url: &str) -> Result<(), LibraryError> {
     settle::<u32>(library_remove(url)).await.map(|_| ())
 }
 
 /// How much storage the site uses and whether the browser keeps it; with
 /// [`KeepStorage::Ask`], persistent storage is requested first.
-pub async fn storage_use(keep: KeepStorage) -> Result<StorageUse, String> {
+pub async fn storage_use(keep: KeepStorage) -> Result<StorageUse, LibraryError> {
     let promise = library_storage(keep == KeepStorage::Ask).map_err(|e| failure(&e))?;
     let value = JsFuture::from(promise).await.map_err(|e| failure(&e))?;
     let field = |name: &str| js_sys::Reflect::get(&value, &name.into()).unwrap_or_default();

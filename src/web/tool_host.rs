@@ -13,8 +13,8 @@ use super::js_error::JsFailure;
 use super::js_value::{from_js, to_js};
 use super::sampler::Sampler;
 use crate::core::ToolInvocation;
+use crate::ports::HostToolSpec;
 use crate::ports::{ToolHost, ToolOutput};
-use crate::runtime::options::HostToolSpec;
 
 #[wasm_bindgen(module = "/www/host_bridge.js")]
 extern "C" {

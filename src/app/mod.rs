@@ -1,7 +1,13 @@
-//! Composition root: the one place concrete adapters are built (the IndexedDB store, and the
-//! tab's session platform with its model clients, tool host, locks and clock, and the file
-//! volumes the tools use) and handed out:
-//! to the JS API, and (with the `playground` feature) to the playground through Leptos context.
+//! Composition root: the one place concrete adapters are named and built, and handed out to the
+//! JS API and (with the `playground` feature) to the playground through Leptos context:
+//! - the IndexedDB event store ([`IdbStore`]) and the tools' file volumes ([`VfsFiles`]), here;
+//! - each live session's model client, lock, tool host, sampler, clock and watches, in
+//!   [`tab_platform`] (the [`crate::ports::Platform`] the session service runs sessions on);
+//! - the browser's model storage for the model list, in [`tab_model_library`].
+
+#[cfg(feature = "playground")]
+mod tab_model_library;
+mod tab_platform;
 
 use std::rc::Rc;
 
@@ -12,22 +18,17 @@ use wasm_bindgen::JsCast;
 
 use crate::runtime::SessionService;
 #[cfg(feature = "playground")]
-use crate::ui::{
-    ByteProgressFn, LibraryContext, ModelLibrary, ModelProgressFeed, Playground, ProgressContext,
-    ServiceContext,
-};
+use crate::ui::{LibraryContext, ModelProgressFeed, Playground, ProgressContext, ServiceContext};
 #[cfg(feature = "playground")]
-use crate::view::{DownloadProgress, PickedModel, StorageUse, StoredModel};
-#[cfg(feature = "playground")]
-use futures::future::{FutureExt, LocalBoxFuture};
+use crate::view::DownloadProgress;
 
 use crate::web::idb_store::IdbStore;
 #[cfg(feature = "playground")]
 use crate::web::local_shared::on_progress;
-#[cfg(feature = "playground")]
-use crate::web::model_library;
-use crate::web::session_handle::TabPlatform;
 use crate::web::vfs_files::VfsFiles;
+#[cfg(feature = "playground")]
+use tab_model_library::TabModelLibrary;
+use tab_platform::TabPlatform;
 
 thread_local! {
     static SERVICE: Rc<SessionService> = {
@@ -65,51 +66,6 @@ pub fn provide_services() {
     provide_context(progress);
     let library: LibraryContext = StoredValue::new_local(Rc::new(TabModelLibrary));
     provide_context(library);
-}
-
-/// The model list's storage: the browser's, through `web::model_library`.
-#[cfg(feature = "playground")]
-struct TabModelLibrary;
-
-#[cfg(feature = "playground")]
-impl ModelLibrary for TabModelLibrary {
-    fn stored(&self) -> LocalBoxFuture<'static, Result<Vec<StoredModel>, String>> {
-        model_library::stored_models().boxed_local()
-    }
-
-    fn download(
-        &self,
-        url: String,
-        on_progress: ByteProgressFn,
-    ) -> LocalBoxFuture<'static, Result<StoredModel, String>> {
-        async move {
-            model_library::download_model(&url, move |p| on_progress(p.loaded, p.total)).await
-        }
-        .boxed_local()
-    }
-
-    fn store_file(
-        &self,
-        file: web_sys::File,
-        on_progress: ByteProgressFn,
-    ) -> LocalBoxFuture<'static, Result<PickedModel, String>> {
-        async move {
-            model_library::store_model_file(&file, move |p| on_progress(p.loaded, p.total)).await
-        }
-        .boxed_local()
-    }
-
-    fn remove(&self, url: String) -> LocalBoxFuture<'static, Result<(), String>> {
-        async move { model_library::remove_model(&url).await }.boxed_local()
-    }
-
-    fn storage_use(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>> {
-        model_library::storage_use(model_library::KeepStorage::Read).boxed_local()
-    }
-
-    fn keep_storage(&self) -> LocalBoxFuture<'static, Result<StorageUse, String>> {
-        model_library::storage_use(model_library::KeepStorage::Ask).boxed_local()
-    }
 }
 
 /// Hands the session service to the JS API and, in the playground build, mounts the

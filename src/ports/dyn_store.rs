@@ -3,8 +3,8 @@
 
 use futures::future::LocalBoxFuture;
 
+use super::{Durability, EventStore, IndexedSession, SessionSummary, StoreError};
 use crate::core::{Record, SnapshotWrite};
-use crate::ports::{Durability, EventStore, IndexedSession, SessionSummary, StoreError};
 
 /// An [`EventStore`] behind a pointer, so the service names no concrete store.
 pub trait DynStore {

@@ -3,7 +3,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use crate::ports::{FileEntry, Files, FilesError, Volume};
+use super::{FileEntry, Files, FilesError, Volume};
 
 /// A [`Files`] behind a pointer.
 pub trait DynFiles {
