@@ -173,7 +173,11 @@ fn a_custom_url_must_be_absolute_http_with_a_host() {
             "the model URL must not contain spaces",
         ),
     ] {
-        assert_eq!(check_model_url(text), Err(why.to_string()), "{text}");
+        assert_eq!(
+            check_model_url(text).map_err(|e| e.to_string()),
+            Err(why.to_string()),
+            "{text}"
+        );
     }
 }
 

@@ -41,7 +41,9 @@ fn every_budget_field_parses_into_its_limit() {
 fn bad_budget_values_are_refused_with_a_message_and_change_nothing() {
     let mut budget = BudgetOptions::default();
     assert_eq!(
-        BudgetField::ToolCalls.apply(&mut budget, "-3"),
+        BudgetField::ToolCalls
+            .apply(&mut budget, "-3")
+            .map_err(|e| e.to_string()),
         Err("max tool calls must be a positive whole number, not \"-3\"".to_string())
     );
     assert!(BudgetField::CostUsd.apply(&mut budget, "lots").is_err());

@@ -40,7 +40,7 @@ pub fn GuardSettingsForm(
                         hosts_error.set(None);
                         settings.update(|s| s.run.allow_hosts = hosts);
                     }
-                    Err(e) => hosts_error.set(Some(e)),
+                    Err(e) => hosts_error.set(Some(e.to_string())),
                 }
             ></textarea>
             <span class="hint">

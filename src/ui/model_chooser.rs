@@ -35,7 +35,7 @@ pub fn ModelChooser(
     let typed = RwSignal::new(String::new());
     let add = move || match check_model_url(&typed.get_untracked()) {
         Ok(url) => list.add_url(url),
-        Err(e) => list.url_error.set(Some(e)),
+        Err(e) => list.url_error.set(Some(e.to_string())),
     };
     let file_job = Memo::new(move |_| list.jobs.with(|j| j.get(FILE_JOB).copied()));
     view! {

@@ -2,6 +2,7 @@
 //! parser, or the reason it was refused is shown beside the field (the settings keep their last
 //! good value).
 
+use crate::view::FieldError;
 use leptos::prelude::*;
 
 /// What a number field shows: its id (also its `data-testid`), label, soft-keyboard hint
@@ -22,7 +23,7 @@ pub struct FieldText {
 /// The label and field; `apply` stores a parsed value or says why the text was refused.
 pub fn number_field(
     text: FieldText,
-    apply: impl Fn(&str) -> Result<(), String> + 'static,
+    apply: impl Fn(&str) -> Result<(), FieldError> + 'static,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     view! {
@@ -35,7 +36,9 @@ pub fn number_field(
                 inputmode=text.inputmode
                 placeholder=text.placeholder
                 prop:value=text.value
-                on:input=move |ev| error.set(apply(&event_target_value(&ev)).err())
+                on:input=move |ev| {
+                    error.set(apply(&event_target_value(&ev)).err().map(|e| e.to_string()))
+                }
             />
             {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
         </div>

@@ -135,7 +135,7 @@ pub fn SettingsPanel(
                                     steps_error.set(None);
                                     settings.update(|s| s.max_steps = steps);
                                 }
-                                Err(e) => steps_error.set(Some(e)),
+                                Err(e) => steps_error.set(Some(e.to_string())),
                             }
                             steps_text.set(value);
                         }

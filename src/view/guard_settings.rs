@@ -2,6 +2,7 @@
 //! diagnosis, when it stops the run) and the fetch host allow-list, each typed as text and
 //! parsed here, so a bad value is an error beside its field, never a silent default.
 
+use super::field_error::FieldError;
 use crate::core::GuardThresholds;
 use crate::runtime::options::GuardOptions;
 
@@ -97,7 +98,7 @@ impl GuardField {
 
     /// Parses `text` into `guard`: empty keeps the default, else a positive whole number.
     /// Whether each warning still comes before its stop is [`check_guard`]'s question.
-    pub fn apply(self, guard: &mut GuardOptions, text: &str) -> Result<(), String> {
+    pub fn apply(self, guard: &mut GuardOptions, text: &str) -> Result<(), FieldError> {
         let text = text.trim();
         let value = if text.is_empty() {
             None
@@ -105,9 +106,10 @@ impl GuardField {
             match text.parse::<u32>() {
                 Ok(n) if n > 0 => Some(n),
                 Ok(_) | Err(_) => {
-                    return Err(format!(
-                        "a threshold must be a positive whole number, not \"{text}\""
-                    ))
+                    return Err(FieldError::NotPositiveWhole {
+                        what: "a threshold",
+                        text: text.to_string(),
+                    })
                 }
             }
         };
@@ -127,7 +129,7 @@ pub fn check_guard(guard: &GuardOptions) -> Option<String> {
 /// The allow-list typed one host per line (or separated by commas or spaces): `example.com`,
 /// `*.example.com` for its subdomains, `host:port`, an IP address. A URL, a path or a stray
 /// wildcard is refused, naming the entry.
-pub fn parse_allow_hosts(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_allow_hosts(text: &str) -> Result<Vec<String>, FieldError> {
     let mut hosts: Vec<String> = Vec::new();
     for entry in text.split(|c: char| c == ',' || c.is_whitespace()) {
         if entry.is_empty() {
@@ -138,14 +140,14 @@ pub fn parse_allow_hosts(text: &str) -> Result<Vec<String>, String> {
         let allowed =
             |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
         if host.contains("://") || host.contains('/') {
-            return Err(format!(
-                "\"{entry}\" is not a host: give the host alone (example.com), without scheme or path"
-            ));
+            return Err(FieldError::HostWithPath {
+                entry: entry.to_string(),
+            });
         }
         if bare.is_empty() || !bare.chars().all(allowed) || bare.starts_with('.') {
-            return Err(format!(
-                "\"{entry}\" is not a host: use example.com, *.example.com, host:port or an IP address"
-            ));
+            return Err(FieldError::NotAHost {
+                entry: entry.to_string(),
+            });
         }
         if !hosts.contains(&host) {
             hosts.push(host);

@@ -4,6 +4,7 @@
 //! [`Settings`] form and the texts for numbers. Pure data folded from records and notices, so
 //! the Leptos components stay thin and all of this is tested natively.
 
+mod field_error;
 mod file_tree;
 mod format;
 mod guard_settings;
@@ -27,6 +28,7 @@ mod viewport;
 
 pub use crate::core::RunPhase;
 pub use crate::runtime::options::stored_provider;
+pub use field_error::FieldError;
 pub use file_tree::{download_name, file_tree, upload_path, TreeRow};
 pub use format::{
     format_bytes, format_cost, format_count, plural, step_spend_text, DownloadProgress,

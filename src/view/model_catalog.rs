@@ -5,6 +5,7 @@
 
 pub use crate::ports::{PickedModel, StoreKind, StoredModel};
 
+use super::field_error::FieldError;
 use super::format::format_bytes;
 
 /// A recommended model: a stable Hugging Face `resolve` URL and the size listed for it.
@@ -235,25 +236,25 @@ pub fn model_rows(stored: &[StoredModel], chosen: &str, pending: &[String]) -> V
 }
 
 /// A custom model URL as typed, checked: an absolute `http(s)` URL with a host, no spaces.
-pub fn check_model_url(text: &str) -> Result<String, String> {
+pub fn check_model_url(text: &str) -> Result<String, FieldError> {
     let url = text.trim();
     if url.is_empty() {
-        return Err("enter the URL of a .gguf file".to_string());
+        return Err(FieldError::NoModelUrl);
     }
     let lower = url.to_ascii_lowercase();
     let rest = lower
         .strip_prefix("https://")
         .or_else(|| lower.strip_prefix("http://"))
-        .ok_or_else(|| "the model URL must start with https:// or http://".to_string())?;
+        .ok_or(FieldError::NotHttp)?;
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     if host.is_empty() {
-        return Err("the model URL has no host".to_string());
+        return Err(FieldError::NoHost);
     }
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("the model URL must not contain spaces".to_string());
+        return Err(FieldError::Spaces);
     }
     if url.len() > 2048 {
-        return Err("the model URL is longer than 2048 characters".to_string());
+        return Err(FieldError::TooLong);
     }
     Ok(url.to_string())
 }

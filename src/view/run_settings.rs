@@ -4,6 +4,7 @@
 //! is typed as text and parsed here, so a bad value is an error beside the field, never a
 //! silent default.
 
+use super::field_error::FieldError;
 use std::collections::BTreeMap;
 
 use super::model_prices::ModelPrices;
@@ -73,26 +74,30 @@ impl BudgetField {
 
     /// Parses `text` into `budget`: empty means no limit of this kind set here (the default
     /// applies); otherwise a positive number (whole, except for cost and time).
-    pub fn apply(self, budget: &mut BudgetOptions, text: &str) -> Result<(), String> {
+    pub fn apply(self, budget: &mut BudgetOptions, text: &str) -> Result<(), FieldError> {
         let text = text.trim();
-        let whole = |what: &str| -> Result<Option<u64>, String> {
+        let whole = |what: &'static str| -> Result<Option<u64>, FieldError> {
             if text.is_empty() {
                 return Ok(None);
             }
             match text.parse::<u64>() {
                 Ok(n) if n > 0 => Ok(Some(n)),
-                Ok(_) | Err(_) => Err(format!(
-                    "{what} must be a positive whole number, not \"{text}\""
-                )),
+                Ok(_) | Err(_) => Err(FieldError::NotPositiveWhole {
+                    what,
+                    text: text.to_string(),
+                }),
             }
         };
-        let decimal = |what: &str| -> Result<Option<f64>, String> {
+        let decimal = |what: &'static str| -> Result<Option<f64>, FieldError> {
             if text.is_empty() {
                 return Ok(None);
             }
             match text.parse::<f64>() {
                 Ok(n) if n.is_finite() && n > 0.0 => Ok(Some(n)),
-                Ok(_) | Err(_) => Err(format!("{what} must be a positive number, not \"{text}\"")),
+                Ok(_) | Err(_) => Err(FieldError::NotPositive {
+                    what,
+                    text: text.to_string(),
+                }),
             }
         };
         match self {
@@ -118,16 +123,16 @@ fn clamp_u32(n: u64) -> u32 {
 }
 
 /// A price per million tokens typed in the form: empty is `None`, else a number ≥ 0.
-pub fn parse_price(text: &str) -> Result<Option<f64>, String> {
+pub fn parse_price(text: &str) -> Result<Option<f64>, FieldError> {
     let text = text.trim();
     if text.is_empty() {
         return Ok(None);
     }
     match text.parse::<f64>() {
         Ok(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-        Ok(_) | Err(_) => Err(format!(
-            "a price must be a number of USD per million tokens, not \"{text}\""
-        )),
+        Ok(_) | Err(_) => Err(FieldError::NotAPrice {
+            text: text.to_string(),
+        }),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The playground's settings form as data, and the session options it stands for. The API key
 //! lives only in memory: it is never persisted, and `Debug` hides it.
 
+use super::field_error::FieldError;
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
 use super::run_settings::RunSettings;
@@ -134,16 +135,17 @@ pub fn provider_from_value(value: &str) -> ProviderKind {
 
 /// The max-steps field parsed: empty means the default, anything else must be a positive
 /// whole number.
-pub fn parse_max_steps(text: &str) -> Result<Option<u32>, String> {
+pub fn parse_max_steps(text: &str) -> Result<Option<u32>, FieldError> {
     let text = text.trim();
     if text.is_empty() {
         return Ok(None);
     }
     match text.parse::<u32>() {
         Ok(n) if n > 0 => Ok(Some(n)),
-        Ok(_) | Err(_) => Err(format!(
-            "max steps must be a positive whole number, not \"{text}\""
-        )),
+        Ok(_) | Err(_) => Err(FieldError::NotPositiveWhole {
+            what: "max steps",
+            text: text.to_string(),
+        }),
     }
 }
 
