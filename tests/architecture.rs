@@ -367,7 +367,11 @@ fn objects_cross_the_js_boundary_through_serde_wasm_bindgen() {
             users += 1;
         }
         for (n, code) in code_lines(&text) {
-            if code.contains("JSON::parse") || code.contains("JSON::stringify") {
+            // Two measured exceptions: js_value.rs's route for integers beyond 2^53, and the
+            // session list (api.rs says why, with the benchmark).
+            let allowed = name == "src/web/js_value.rs"
+                || (name == "src/web/api.rs" && code.contains("JSON::parse(&listing_json("));
+            if (code.contains("JSON::parse") || code.contains("JSON::stringify")) && !allowed {
                 text_crossings.push(format!("{name}:{n}"));
             }
             if code.contains("serde_wasm_bindgen") && name != "src/web/js_value.rs" {
@@ -381,7 +385,7 @@ fn objects_cross_the_js_boundary_through_serde_wasm_bindgen() {
         users >= 8,
         "the API, tools, stop hook, sampler, files, local model ({users})"
     );
-    // No JSON text is made or read by the browser's JSON object from Rust: stored records
+    // No other JSON text is made or read by the browser's JSON object from Rust: stored records
     // cross as the stored text itself (idb_store.rs says why), everything else as objects.
     assert_eq!(text_crossings, Vec::<String>::new());
 }

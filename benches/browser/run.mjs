@@ -44,6 +44,10 @@ async function sessions(browser, server) {
     console.log(`open, createAgent resolved:      ${fmt(created)}`);
     console.log(`open, next task recorded:        ${fmt(ready)}`);
   }
+  for (const { events, first, again } of figures.events) {
+    console.log(`events() of ${events} events (first call):  ${fmt(first)}`);
+    console.log(`events() of ${events} events (second call): ${fmt(again)}`);
+  }
   for (const { sessions, first, again, atOnce } of figures.list) {
     console.log(`listSessions, ${sessions} sessions (first call on the page): ${fmt(first)}`);
     console.log(`listSessions, ${sessions} sessions (second call):            ${fmt(again)}`);

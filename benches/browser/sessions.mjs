@@ -33,6 +33,24 @@ async function openOnce(context, server, session, provider) {
   return times;
 }
 
+/** `events()` of an opened session: the first call and a second one, in ms, and the count. */
+async function eventsOnce(context, server, session, provider) {
+  const page = await freshPage(context, server);
+  const times = await page.evaluate(async ({ session, provider }) => {
+    const agent = await tabloop.createAgent({ session, provider });
+    const t0 = performance.now();
+    const events = await agent.events();
+    const first = performance.now() - t0;
+    const t1 = performance.now();
+    await agent.events();
+    const again = performance.now() - t1;
+    agent.close();
+    return { first, again, count: events.length };
+  }, { session, provider });
+  await page.close();
+  return times;
+}
+
 async function listOnce(context, server) {
   const page = await freshPage(context, server);
   const result = await page.evaluate(async () => {
@@ -53,14 +71,14 @@ async function listOnce(context, server) {
 
 /**
  * Measures, in a fresh browser context: for each size of `sizes`, `samples` cold opens of a
- * session of that many events, and listing with those sessions alone; then listing once
+ * session of that many events and `samples` reads of all its events (`events()`), and listing with those sessions alone; then listing once
  * `small` 20-event sessions are added. Figures in ms. `setupQuery`: see the top of this file.
  */
 export async function measureSessions(browser, server, { sizes = [10_000], small = 100, samples = 7, setupQuery = '' } = {}) {
   const mock = await scriptedOpenAi();
   const provider = { kind: 'openai', baseUrl: mock.url, apiKey: 'sk-bench', model: 'scripted' };
   const context = await browser.newContext();
-  const out = { open: [], list: [] };
+  const out = { open: [], list: [], events: [] };
   try {
     for (const size of sizes) {
       const session = `bench-${size}`;
@@ -79,6 +97,16 @@ export async function measureSessions(browser, server, { sizes = [10_000], small
         ready.push(t.ready);
       }
       out.open.push({ events, created, ready });
+      const first = [];
+      const again = [];
+      let count = 0;
+      for (let i = 0; i < samples; i += 1) {
+        const t = await eventsOnce(context, server, session, provider);
+        first.push(t.first);
+        again.push(t.again);
+        count = t.count;
+      }
+      out.events.push({ events: count, first, again });
     }
     const listSamples = async () => {
       const first = [];

@@ -10,10 +10,13 @@ pub fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, serde_wasm_bin
     serde_wasm_bindgen::from_value(value.clone())
 }
 
-/// A plain JS value for `value` (`null` for a value serde cannot write, which our types never
-/// are: their maps have string keys and their numbers fit a double).
+/// A plain JS value for `value`. An integer beyond 2^53 has no exact JS number and
+/// serde-wasm-bindgen refuses it: such a value (an imported log's, a synthetic session's
+/// unbounded context window) goes as its JSON text through `JSON.parse` instead, which rounds
+/// that number as the API always did. `null` if even that fails (never for our types).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
+    match value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
+        Ok(js) => js,
+        Err(_) => js_sys::JSON::parse(&crate::protocol::json_text(value)).unwrap_or(JsValue::NULL),
+    }
 }

@@ -21,6 +21,30 @@ function provider(mock) {
 }
 
 
+test('a log with integers beyond 2^53 reaches events() whole, those numbers rounded as JSON.parse rounds them', async () => {
+  const mock = await scriptedOpenAi();
+  const context = await browser.newContext();
+  try {
+    const page = await open(context);
+    const result = await page.evaluate(async ({ provider }) => {
+      // The synthetic log's configuration holds an unbounded context window (u64::MAX / 4).
+      const log = tabloop.benchSessionLog(40, 'big-numbers');
+      await tabloop.importSession(log);
+      const agent = await tabloop.createAgent({ session: 'big-numbers', provider });
+      const events = await agent.events();
+      agent.close();
+      return { log, events };
+    }, { provider: provider(mock) });
+    const lines = result.log.trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(result.events.length, lines.length);
+    assert.deepEqual(result.events, lines.map(({ seq, at, event }) => ({ seq, at, ...event })));
+    assert.ok(JSON.stringify(lines[0]).includes('4611686018427388000'), 'the test log holds a number beyond 2^53');
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
 test('a run uses the real vfs tool, persists every event and ends with a structured outcome', async () => {
   const mock = await scriptedOpenAi();
   const context = await browser.newContext();
