@@ -158,9 +158,10 @@ fn the_packed_product_is_close_to_the_float_product_in_every_encoding() {
     let mut worst_by_encoding = Vec::new();
     for encoding in [Encoding::Unsigned8, Encoding::Signed8, Encoding::Unsigned7] {
         let w = QMatrix::from_tensor_for(tensor.kind, file.data(tensor), rows, cols, encoding);
-        // the same values and scales whatever the encoding; only the corrections differ
+        // the same values, scales and sums whatever the encoding
         assert_eq!(w.quants, model.weights.layers[3].gate.quants);
         assert_eq!(w.scales, model.weights.layers[3].gate.scales);
+        assert_eq!(w.sums, model.weights.layers[3].gate.sums);
         let (worst, scale) = product_error(&w, QActs::for_encoding(encoding));
         assert!(
             worst < 0.02 * scale,

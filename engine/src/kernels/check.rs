@@ -1,7 +1,7 @@
 //! This build's matrix product against the portable one, on the same packed weights and
 //! quantized activations. Both sum the same integers, so they may differ only by the order of
-//! float additions (a fused multiply-add or not): a kernel that reads a byte wrongly or misses a
-//! correction differs by far more. This is what tests the browser's relaxed-SIMD kernels on
+//! float additions (a fused multiply-add or not): a kernel that reads a byte wrongly or misreads a
+//! block's sum differs by far more. This is what tests the browser's relaxed-SIMD kernels on
 //! whatever CPU runs them; comparing whole forward passes cannot (7-bit activations, or a fused
 //! multiply-add, move a prompt's logits by as much as a real kernel error would).
 

@@ -16,6 +16,9 @@ pub mod portable;
 ))]
 #[allow(unsafe_code)]
 pub mod simd128;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(unsafe_code)]
+mod simd_common;
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 #[allow(unsafe_code)]
 pub mod wasm;

@@ -33,7 +33,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
                 }
                 for (lane, a) in acc.iter_mut().enumerate() {
                     let scale = w.scales[index * GROUP_ROWS + lane];
-                    let correction = w.corrections[index * GROUP_ROWS + lane];
+                    let correction = w.correction(index * GROUP_ROWS + lane);
                     *a += dx * (sums[lane] as f32 * scale - correction);
                 }
             }

@@ -12,6 +12,7 @@
 use core::arch::wasm32::*;
 
 use super::out::{store_group, SharedOut};
+use super::simd_common::corrections;
 use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 
 /// Groups of rows computed together (their activation loads are shared).
@@ -30,7 +31,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
     assert!(groups.end <= w.groups());
     assert!(w.quants.len() >= w.groups() * blocks * GROUP_BLOCK_BYTES);
     assert!(w.scales.len() >= w.groups() * blocks * GROUP_ROWS);
-    assert!(w.corrections.len() == w.scales.len());
+    assert!(w.sums.len() == w.scales.len());
     for t in 0..tokens {
         let xq = x.quants[t * cols..(t + 1) * cols].as_ptr();
         let xs = &x.scales[t * blocks..(t + 1) * blocks];
@@ -70,7 +71,8 @@ unsafe fn groups_for_token<const G: usize>(
     unsafe {
         let quants = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
         let scales = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
-        let corrections = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
+        let block_sums = w.sums.as_ptr().add(group * blocks * GROUP_ROWS);
+        let offset = f32x4_splat(w.encoding.offset() as f32);
         let mut acc = [f32x4_splat(0.0); G];
         for (block, dx) in xs.iter().enumerate() {
             let xb = xq.add(block * BLOCK);
@@ -95,12 +97,10 @@ unsafe fn groups_for_token<const G: usize>(
                     i32x4_shuffle::<1, 3, 5, 7>(low[g], high[g]),
                 );
                 let at = (g * blocks + block) * GROUP_ROWS;
+                let scale = v128_load(scales.add(at) as *const v128);
                 let f = f32x4_sub(
-                    f32x4_mul(
-                        f32x4_convert_i32x4(sum),
-                        v128_load(scales.add(at) as *const v128),
-                    ),
-                    v128_load(corrections.add(at) as *const v128),
+                    f32x4_mul(f32x4_convert_i32x4(sum), scale),
+                    corrections(scale, offset, block_sums.add(at)),
                 );
                 acc[g] = f32x4_add(acc[g], f32x4_mul(dxv, f));
             }

@@ -10,6 +10,7 @@
 use core::arch::wasm32::*;
 
 use super::out::{store_group, SharedOut};
+use super::simd_common::corrections;
 use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 
 /// Groups of rows computed together (their activation loads are shared).
@@ -30,7 +31,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
     assert!(groups.end <= w.groups());
     assert!(w.quants.len() >= w.groups() * blocks * GROUP_BLOCK_BYTES);
     assert!(w.scales.len() >= w.groups() * blocks * GROUP_ROWS);
-    assert!(w.corrections.len() == w.scales.len());
+    assert!(w.sums.len() == w.scales.len());
     let mut t = 0;
     while t + TOKENS_AT_ONCE <= tokens {
         for group in groups.clone() {
@@ -78,7 +79,8 @@ unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128;
     unsafe {
         let q0 = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
         let s0 = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
-        let c0 = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
+        let b0 = w.sums.as_ptr().add(group * blocks * GROUP_ROWS);
+        let offset = f32x4_splat(w.encoding.offset() as f32);
         let xq = x.quants.as_ptr().add(t * w.cols);
         let xs = x.scales.as_ptr().add(t * blocks);
         let mut acc = [f32x4_splat(0.0); TOKENS_AT_ONCE];
@@ -94,7 +96,7 @@ unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128;
                 }
             }
             let scale = v128_load(s0.add(block * GROUP_ROWS) as *const v128);
-            let correction = v128_load(c0.add(block * GROUP_ROWS) as *const v128);
+            let correction = corrections(scale, offset, b0.add(block * GROUP_ROWS));
             for (i, (a, sum)) in acc.iter_mut().zip(sums).enumerate() {
                 let f = f32x4_sub(f32x4_mul(f32x4_convert_i32x4(sum), scale), correction);
                 *a = f32x4_relaxed_madd(f32x4_splat(*xs.add(i * blocks + block)), f, *a);
@@ -120,7 +122,8 @@ unsafe fn groups_for_token<const G: usize>(
     unsafe {
         let quants = w.quants.as_ptr().add(group * blocks * GROUP_BLOCK_BYTES);
         let scales = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
-        let corrections = w.corrections.as_ptr().add(group * blocks * GROUP_ROWS);
+        let block_sums = w.sums.as_ptr().add(group * blocks * GROUP_ROWS);
+        let offset = f32x4_splat(w.encoding.offset() as f32);
         let mut acc = [f32x4_splat(0.0); G];
         for (block, dx) in xs.iter().enumerate() {
             let xb = xq.add(block * BLOCK);
@@ -136,12 +139,10 @@ unsafe fn groups_for_token<const G: usize>(
             let dxv = f32x4_splat(*dx);
             for (g, (a, sum)) in acc.iter_mut().zip(sums).enumerate() {
                 let at = (g * blocks + block) * GROUP_ROWS;
+                let scale = v128_load(scales.add(at) as *const v128);
                 let f = f32x4_sub(
-                    f32x4_mul(
-                        f32x4_convert_i32x4(sum),
-                        v128_load(scales.add(at) as *const v128),
-                    ),
-                    v128_load(corrections.add(at) as *const v128),
+                    f32x4_mul(f32x4_convert_i32x4(sum), scale),
+                    corrections(scale, offset, block_sums.add(at)),
                 );
                 *a = f32x4_relaxed_madd(dxv, f, *a);
             }
