@@ -343,7 +343,7 @@ fn while_a_qwen_reply_streams_its_thinking_and_calls_show_as_thinking_and_the_ta
             StreamDelta::Text(_) | StreamDelta::ToolCallStarted { .. } => None,
         })
         .collect();
-    assert_eq!(text, "\n\nSure: <b>ok</b> ");
+    assert_eq!(text, "Sure: <b>ok</b> ");
     assert_eq!(thinking, "\nhmm\n\n{}\n");
     // with no tools, a reply with no block streams as it comes
     let mut plain = NativePreview::new(&qwen3(), false);

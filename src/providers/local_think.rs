@@ -58,6 +58,9 @@ pub struct TagStream {
     inside: Option<&'static str>,
     /// Text held back: it may be the start of a tag.
     held: String,
+    /// Whether the text shown next starts the answer (at the start or after a block): its
+    /// leading whitespace is not shown, as the parsed reply does not keep it.
+    at_start: bool,
 }
 
 /// Qwen's tagged blocks: its thinking, and its tool calls (shown as a preview, as a call's raw
@@ -75,6 +78,7 @@ impl TagStream {
             tags,
             inside: None,
             held: String::new(),
+            at_start: true,
         }
     }
 
@@ -89,6 +93,7 @@ impl TagStream {
                         emit(&mut out, StreamDelta::Thinking(self.held[..at].to_string()));
                         self.held.drain(..at + close.len());
                         self.inside = None;
+                        self.at_start = true;
                     }
                     None => {
                         let keep = held_back(&self.held, &[close]);
@@ -107,7 +112,8 @@ impl TagStream {
                         .min_by_key(|(at, _, _)| *at);
                     match first {
                         Some((at, open, close)) => {
-                            emit(&mut out, StreamDelta::Text(self.held[..at].to_string()));
+                            let text = self.held[..at].to_string();
+                            self.text(&mut out, text);
                             self.held.drain(..at + open.len());
                             self.inside = Some(close);
                         }
@@ -116,7 +122,7 @@ impl TagStream {
                                 self.tags.iter().map(|(open, _)| *open).collect();
                             let keep = held_back(&self.held, &opens);
                             let shown: String = self.held.drain(..self.held.len() - keep).collect();
-                            emit(&mut out, StreamDelta::Text(shown));
+                            self.text(&mut out, shown);
                             return out;
                         }
                     }
@@ -131,9 +137,22 @@ impl TagStream {
         let mut out = Vec::new();
         match self.inside {
             Some(_) => emit(&mut out, StreamDelta::Thinking(rest)),
-            None => emit(&mut out, StreamDelta::Text(rest)),
+            None => self.text(&mut out, rest),
         }
         out
+    }
+
+    /// Shows `text` as answer text, without the whitespace that opens the answer.
+    fn text(&mut self, out: &mut Vec<StreamDelta>, text: String) {
+        let shown = if self.at_start {
+            text.trim_start().to_string()
+        } else {
+            text
+        };
+        if !shown.is_empty() {
+            self.at_start = false;
+        }
+        emit(out, StreamDelta::Text(shown));
     }
 }
 

@@ -384,3 +384,66 @@ async fn a_local_model_that_goes_silent_is_stopped_by_its_liveness_limits() {
         );
     }
 }
+
+/// A model whose chat template has Qwen's tool calls (`chatTemplate`, as the engine's model
+/// gives it): it thinks, then calls `read_file` in its own format, streamed in pieces that cut
+/// the tags.
+const QWEN_MODULE: &str = r#"
+export async function loadLocalModel() {
+  return {
+    chatTemplate: "{%- if tools %}{{- '<|im_start|>system\\n' }}…<tool_call>…<|im_end|>",
+    async complete(request, { onDelta }) {
+      globalThis.__qwenRequest = JSON.stringify(request);
+      const pieces = ['<thi', 'nk>\nThe notes, then.\n</think>\n\n<tool', '_call>\n{"name": "read_file", ',
+        '"arguments": {"path": "notes.txt"}}\n</tool_call>'];
+      pieces.forEach((piece) => onDelta(piece));
+      return { text: pieces.join(''), finish: 'stop', usage: { input_tokens: 40, output_tokens: 30 } };
+    },
+    async unload() {},
+  };
+}
+"#;
+
+#[wasm_bindgen_test]
+async fn a_model_with_qwens_template_is_asked_in_its_own_format_and_its_call_and_thinking_come_apart(
+) {
+    let options = LocalLoadOptions {
+        module_url: Some(fake_module_url(QWEN_MODULE)),
+        model_url: Some("models/qwen3.gguf".into()),
+    };
+    let model = LocalModel::load(&options, |_| {}).await.unwrap();
+    let run = call(&model, &request(true)).await;
+    let reply = run.result.unwrap();
+    assert_eq!(reply.finish, FinishReason::ToolUse);
+    assert_eq!(reply.text, "");
+    assert_eq!(reply.reasoning, "The notes, then.");
+    assert_eq!(
+        reply
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect::<Vec<_>>(),
+        vec![("read_file", r#"{"path":"notes.txt"}"#)]
+    );
+    // nothing of the thinking or the call shows as the answer; no tag shows at all
+    assert_eq!(crate::support::delta_text(&run.deltas), "");
+    assert!(run.deltas.iter().all(|d| match d {
+        StreamDelta::Text(t) | StreamDelta::Thinking(t) => !t.contains('<'),
+        StreamDelta::ToolCallStarted { .. } => true,
+    }));
+    let sent: serde_json::Value =
+        serde_json::from_str(&global("__qwenRequest").as_string().unwrap()).unwrap();
+    let messages = sent["messages"].as_array().unwrap();
+    let system = messages[0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"read_file\""),
+        "{system}"
+    );
+    // the model's turn is the template's own: no start written for it
+    assert_ne!(messages.last().unwrap()["role"], "assistant");
+    let grammar = sent["grammar"].as_str().unwrap();
+    assert!(grammar.contains(r#""<tool_call>\n""#), "{grammar}");
+    // the bridge's last progress report ("idle") comes after the call: keep the model's
+    // progress callback alive until it has
+    sleep(20).await;
+}
