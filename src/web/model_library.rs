@@ -98,13 +98,10 @@ pub async fn download_model(
     url: &str,
     on_progress: impl FnMut(ByteProgress) + 'static,
 ) -> Result<StoredModel, LibraryError> {
-    let callback = progress_callback(on_progress);
-    let abort = AbortOnDrop::new().map_err(|e| LibraryError::Failed(e.message))?;
-    let promise = library_download(url, callback.as_ref().unchecked_ref(), &abort.signal());
-    let result = settle(promise).await;
-    drop(abort);
-    drop(callback);
-    result
+    with_progress(on_progress, |progress, signal| {
+        library_download(url, progress, signal)
+    })
+    .await
 }
 
 /// Checks that `file` is a GGUF model and stores it; dropping the future aborts.
@@ -112,10 +109,21 @@ pub async fn store_model_file(
     file: &web_sys::File,
     on_progress: impl FnMut(ByteProgress) + 'static,
 ) -> Result<PickedModel, LibraryError> {
+    with_progress(on_progress, |progress, signal| {
+        library_store_file(file, progress, signal)
+    })
+    .await
+}
+
+/// A library call that reports its progress and can be aborted: `start` gets the progress
+/// function and the abort signal. Dropping the future aborts the call.
+async fn with_progress<T: serde::de::DeserializeOwned>(
+    on_progress: impl FnMut(ByteProgress) + 'static,
+    start: impl FnOnce(&js_sys::Function, &AbortSignal) -> Result<js_sys::Promise, JsValue>,
+) -> Result<T, LibraryError> {
     let callback = progress_callback(on_progress);
     let abort = AbortOnDrop::new().map_err(|e| LibraryError::Failed(e.message))?;
-    let promise = library_store_file(file, callback.as_ref().unchecked_ref(), &abort.signal());
-    let result = settle(promise).await;
+    let result = settle(start(callback.as_ref().unchecked_ref(), &abort.signal())).await;
     drop(abort);
     drop(callback);
     result
