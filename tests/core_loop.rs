@@ -64,6 +64,7 @@ fn tool_results_go_back_to_the_model_and_each_step_records_its_budget_and_eviden
                 step,
                 budget_after,
                 evidence_delta,
+                ..
             } => Some((
                 *step,
                 budget_after.steps,

@@ -270,7 +270,7 @@ fn every_event() -> Vec<Record> {
         Event::SessionStarted {
             schema_version: SCHEMA_VERSION,
             session: "s-default".into(),
-            config: tabloop::core::AgentConfig::default(),
+            config: first_rules_default(),
         },
         Event::UserMessage {
             text: "Read \"a.txt\"\nthen\\ answer: ünïcödé \u{2028} \u{0} \u{1F600}".into(),
@@ -294,6 +294,7 @@ fn every_event() -> Vec<Record> {
     for (i, reason) in transitions.into_iter().enumerate() {
         let cost = [0.1 + 0.2, 0.0, 1e-9, 123_456.789, 5e-324, 1.0, 2.5e20, 0.3][i];
         events.push(Event::StepStarted {
+            run: None,
             step: i as u32 + 1,
             reason,
             budget_before: ledger(i as u32, cost),
@@ -470,6 +471,7 @@ fn every_event() -> Vec<Record> {
             detector,
             stop: i % 2 == 1,
             message: "You are repeating yourself.".into(),
+            evidence: Vec::new(),
         });
     }
     events.extend([
@@ -478,11 +480,13 @@ fn every_event() -> Vec<Record> {
         },
         Event::CompletionRejected { blockers: vec![] },
         Event::StepFinished {
+            run: None,
             step: 3,
             budget_after: ledger(3, 0.1 + 0.2 + 0.3),
             evidence_delta: EvidenceDelta {
                 new_observations: 2,
                 repeated_observations: 1,
+                ..EvidenceDelta::default()
             },
         },
         Event::BudgetExtended {
@@ -511,6 +515,7 @@ fn every_event() -> Vec<Record> {
             handoff: None,
         },
     });
+    events.extend(reflective_rules_events());
     events
         .into_iter()
         .enumerate()
@@ -520,6 +525,90 @@ fn every_event() -> Vec<Record> {
             event,
         })
         .collect()
+}
+
+/// The default configuration as sessions stored it before the reflective rules.
+fn first_rules_default() -> tabloop::core::AgentConfig {
+    let mut config = tabloop::core::AgentConfig::default();
+    config.guard.reflective = None;
+    config.guard.stagnation_diagnose = 5;
+    config.guard.stagnation_stop = 8;
+    config
+}
+
+/// What the reflective rules added to the log, after everything stored before them (whose
+/// bytes above stay as they were): their configuration, the step's run number, new evidence
+/// by call and quiet steps, the detector's evidence, reflection steps, the new detectors and
+/// the `gave_up` and overdue-milestone stops.
+fn reflective_rules_events() -> Vec<Event> {
+    let mut config = tabloop::core::AgentConfig::default();
+    config.tools.push(tabloop::core::give_up_tool());
+    let mut events = vec![Event::SessionStarted {
+        schema_version: SCHEMA_VERSION,
+        session: "s-reflective".into(),
+        config,
+    }];
+    let triggers = [
+        Detector::ConsecutiveErrors,
+        Detector::OverdueMilestone,
+        Detector::BudgetEndgame,
+    ];
+    for (i, reason) in [
+        TransitionReason::Reflection {
+            trigger: Detector::Thrashing,
+        },
+        TransitionReason::AfterReflection,
+        TransitionReason::AnswerRequested,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        events.push(Event::StepStarted {
+            run: Some(2),
+            step: i as u32 + 1,
+            reason,
+            budget_before: ledger(i as u32, 0.5),
+        });
+    }
+    events.push(Event::ModelCallStarted {
+        request: 9,
+        purpose: CallPurpose::Reflection,
+    });
+    events.push(Event::StepFinished {
+        run: Some(2),
+        step: 3,
+        budget_after: ledger(3, 0.75),
+        evidence_delta: EvidenceDelta {
+            new_observations: 1,
+            repeated_observations: 2,
+            new_calls: vec!["call_7".into()],
+            quiet_steps: Some(4),
+        },
+    });
+    for detector in triggers {
+        events.push(Event::GuardTriggered {
+            detector,
+            stop: false,
+            message: "reflect".into(),
+            evidence: vec!["grep({\"q\":\"x\"}) → no match".into()],
+        });
+    }
+    for stop in [
+        StopReason::GaveUp,
+        StopReason::NeedsHuman {
+            reason: HumanReason::MilestoneOverdue {
+                todos: vec!["port the parser".into()],
+            },
+        },
+    ]
+    .into_iter()
+    .chain(triggers.map(|detector| StopReason::NoProgress { detector }))
+    {
+        events.push(Event::RunFinished {
+            outcome: outcome(stop, Some(handoff())),
+        });
+    }
+    events
 }
 
 fn golden(name: &str) -> std::path::PathBuf {

@@ -264,11 +264,13 @@ fn every_event() -> Vec<Event> {
             blockers: vec!["a".into(), "b".into()],
         },
         Event::StepFinished {
+            run: None,
             step: 2,
             budget_after: ledger(),
             evidence_delta: EvidenceDelta {
                 new_observations: 1,
                 repeated_observations: 2,
+                ..EvidenceDelta::default()
             },
         },
         Event::BudgetExtended {
@@ -302,6 +304,7 @@ fn every_event() -> Vec<Event> {
     ];
     for reason in reasons {
         events.push(Event::StepStarted {
+            run: None,
             step: 1,
             reason,
             budget_before: ledger(),
@@ -386,6 +389,7 @@ fn every_event() -> Vec<Event> {
             detector,
             stop: true,
             message: "loop".into(),
+            evidence: Vec::new(),
         });
     }
     events
@@ -511,6 +515,7 @@ fn transcript_messages_and_tool_batches_read_back_as_written() {
             approval_decided: false,
             cut: true,
             finish,
+            gave_up: None,
         }));
     }
 }

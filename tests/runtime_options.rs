@@ -37,7 +37,9 @@ fn the_public_options_are_read_from_camel_case_json() {
         names,
         vec![
             ("http_fetch", Permission::Ask, ToolKind::Host),
-            ("finish", Permission::Allow, ToolKind::Finish)
+            ("finish", Permission::Allow, ToolKind::Finish),
+            // The runtime always offers a way to concede.
+            ("give_up", Permission::Allow, ToolKind::GiveUp)
         ]
     );
     assert_eq!(config.budget.max_steps, Some(7));
@@ -64,7 +66,10 @@ fn the_public_options_are_read_from_camel_case_json() {
 fn without_a_tool_list_every_registered_tool_and_the_core_tools_are_offered() {
     let config = AgentOptions::default().to_config(&registered()).unwrap();
     let names: Vec<_> = config.tools.iter().map(|t| t.spec.name.clone()).collect();
-    assert_eq!(names, vec!["vfs", "http_fetch", "todo", "finish"]);
+    assert_eq!(
+        names,
+        vec!["vfs", "http_fetch", "todo", "finish", "give_up"]
+    );
     assert_eq!(config.context_window, 4096, "the local model's window");
 }
 
@@ -339,4 +344,41 @@ fn the_in_tab_model_sees_the_current_task_only_unless_told_otherwise() {
     assert!(config(
         json!({"provider": {"kind": "custom"}, "contextPerTask": true})
     ));
+}
+
+#[test]
+fn the_guard_options_choose_the_rules_and_their_policy() {
+    let default = AgentOptions::default().to_config(&registered()).unwrap();
+    let policy = default.guard.reflective.expect("reflective by default");
+    assert_eq!(policy, tabloop::core::ReflectivePolicy::default());
+
+    let options: AgentOptions = serde_json::from_value(json!({
+        "guard": {"milestoneSteps": 5, "overdue": "give_up", "endgamePercent": 80, "maxReflections": 1}
+    }))
+    .unwrap();
+    let policy = options
+        .to_config(&registered())
+        .unwrap()
+        .guard
+        .reflective
+        .unwrap();
+    assert_eq!(
+        (
+            policy.milestone_steps,
+            policy.overdue,
+            policy.endgame_percent,
+            policy.max_reflections
+        ),
+        (5, tabloop::core::OverdueAction::GiveUp, 80, 1)
+    );
+
+    let first: AgentOptions =
+        serde_json::from_value(json!({"guard": {"reflective": false}})).unwrap();
+    let config = first.to_config(&registered()).unwrap();
+    assert_eq!(config.guard.reflective, None);
+    assert!(config.tools.iter().all(|t| t.spec.name != "give_up"));
+
+    let wrong: AgentOptions =
+        serde_json::from_value(json!({"guard": {"endgamePercent": 120}})).unwrap();
+    assert!(wrong.to_config(&registered()).is_err());
 }

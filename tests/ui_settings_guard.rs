@@ -111,7 +111,7 @@ fn guard_fields_parse_into_the_options_and_a_late_warning_is_named() {
     assert_eq!(
         check_guard(&guard),
         Some(
-            "invalid option: guard.stagnationDiagnose (8) must be at least 1 and below guard.stagnationStop (8)"
+            "invalid option: guard.stagnationDiagnose (8) must be at least 1 and below guard.stagnationStop (6)"
                 .to_string()
         )
     );
@@ -161,4 +161,29 @@ fn the_allow_list_takes_hosts_and_refuses_urls_and_stray_wildcards() {
         vec!["example.com".to_string()],
         "a resumed session gets the list again"
     );
+}
+
+#[test]
+fn the_reflective_rules_have_fields_with_their_defaults_as_placeholders() {
+    let mut guard = GuardOptions::default();
+    assert_eq!(GuardField::MaxReflections.default_value(), 2);
+    assert_eq!(GuardField::MilestoneSteps.default_value(), 8);
+    assert_eq!(GuardField::EndgamePercent.default_value(), 75);
+    GuardField::MaxReflections.apply(&mut guard, "1").unwrap();
+    GuardField::MilestoneSteps.apply(&mut guard, "12").unwrap();
+    GuardField::EndgamePercent.apply(&mut guard, "150").unwrap();
+    assert_eq!(
+        (
+            guard.max_reflections,
+            guard.milestone_steps,
+            guard.endgame_percent
+        ),
+        (Some(1), Some(12), Some(150))
+    );
+    // A share of a budget above all of it is named before a run starts.
+    assert!(check_guard(&guard).is_some_and(|e| e.contains("endgamePercent")));
+    GuardField::EndgamePercent.apply(&mut guard, "60").unwrap();
+    assert_eq!(check_guard(&guard), None);
+    let ids: Vec<&str> = GuardField::ALL.iter().map(|f| f.id()).collect();
+    assert!(ids.contains(&"guard-milestone-steps"));
 }

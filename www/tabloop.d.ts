@@ -126,7 +126,11 @@ export interface AgentOptions {
   session?: string;
   provider?: ProviderOptions | CustomProviderOptions;
   budget?: BudgetOptions;
-  /** Tool names: built-ins 'http_fetch', 'vfs', 'eval', 'finish', 'todo', and registered ones. */
+  /**
+   * Tool names: built-ins 'http_fetch', 'vfs', 'eval', 'finish', 'todo', and registered ones.
+   * 'give_up' (the model concedes: the run ends 'gave_up' with where it is stuck) is offered
+   * always unless `guard.reflective` is false; the runtime handles it, no page code runs.
+   */
   tools?: string[];
   permissions?: Record<string, Permission>;
   system?: string;
@@ -177,9 +181,9 @@ export interface GuardOptions {
   thrashDiagnose?: number;
   /** …stop after this many (6). */
   thrashStop?: number;
-  /** Identical observations while the actions vary: diagnose at this many (5)… */
+  /** Observations with nothing new while the actions vary: diagnose at this many (4)… */
   stagnationDiagnose?: number;
-  /** …stop at this many (8). */
+  /** …stop at this many (6). */
   stagnationStop?: number;
   /** The same error again, whatever the arguments: diagnose at this count (3)… */
   errorRepeatDiagnose?: number;
@@ -191,6 +195,22 @@ export interface GuardOptions {
    * is done). Default: on for the local model, off for the others.
    */
   endOnRepeatedSuccess?: boolean;
+  /**
+   * The rules for a run that is beaten (default true): results compared by similarity after
+   * masking times, ids and durations; cycles of two to six calls; a forced "status + path"
+   * reflection when a detector fires (the model is offered only a `reflect` tool); overdue
+   * todos; a budget endgame; and a `give_up` tool that ends the run `gave_up` with where it is
+   * stuck. `false` keeps the first rules: exact repeats only, no reflection, no `give_up`.
+   */
+  reflective?: boolean;
+  /** Forced reflections a run gets at most (2). */
+  maxReflections?: number;
+  /** Steps an open todo may go with nothing new before it is overdue (8; 0: never). */
+  milestoneSteps?: number;
+  /** Where an overdue todo ends when a reflection did not help ('ask_human'). */
+  overdue?: 'ask_human' | 'give_up';
+  /** Percent of a budget after which a run with nothing new lately must finish or give up (75; 0: never). */
+  endgamePercent?: number;
 }
 
 /** What a tool's `execute` gets besides its arguments. */
@@ -251,7 +271,9 @@ export interface ToolSpec {
 
 export type StopReason =
   | 'completed' | 'verified_finish' | 'unverified_finish' | 'budget_exhausted' | 'no_progress'
-  | 'consecutive_errors' | 'output_limit' | 'cancelled' | 'needs_human' | 'fatal_error';
+  | 'consecutive_errors' | 'output_limit' | 'cancelled' | 'needs_human' | 'fatal_error'
+  /** The model conceded (the `give_up` tool or a reflection); `handoff.stuck_on` says where. */
+  | 'gave_up';
 
 export interface Outcome {
   stopReason: StopReason;

@@ -16,7 +16,7 @@ const usage = {
 const noop = tool({
   description: 'Does nothing and says so.',
   inputSchema: jsonSchema({ type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] }),
-  execute: async ({ i }) => `ok ${i}`,
+  execute: async ({ i }) => `ok ${(i * 7919) % 100_003}`,
 });
 
 function parts(step, steps) {

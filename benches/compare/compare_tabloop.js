@@ -8,8 +8,9 @@ const NOOP = {
   description: 'Does nothing and says so.',
   parameters: { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] },
   permission: 'allow',
-  // Echoes its argument, so observations differ and the loop guard sees progress.
-  execute: async ({ i }) => `ok ${i}`,
+  // A value of its own per call (not an echo of the argument, which the loop guard masks), so
+  // every observation is new evidence and the run goes its whole length.
+  execute: async ({ i }) => `ok ${(i * 7919) % 100_003}`,
 };
 
 const usage = { prompt_tokens: 100, completion_tokens: 10 };

@@ -1,7 +1,9 @@
 // Real-model scenarios: simple tasks on the bundled model through the default tool set (vfs,
 // eval, http_fetch, todo, finish), run through the public API in headless Chromium against the
-// release build. Each scenario says what counts as success; the suite prints, per task, whether
-// it succeeded, the first visible output time and the time per step, then the success rate.
+// release build. Each scenario says what counts as success (a run the runtime stopped or the
+// model gave up counts as a failure, except in the scenarios about being beaten); the suite
+// prints, per task, whether it succeeded, the first visible output time and the time per step,
+// then the success rate.
 // Figures only: the exit code is 0 whatever the rate (scripts/scenarios.sh; one scenario runs in
 // CI as tests/e2e/local_scenarios.test.mjs).
 //
@@ -77,7 +79,21 @@ export const SCENARIOS = {
       return { ok: !!list, why: `vfs: ${tried.join(', ') || 'no call'}` };
     },
   },
+  // A task that cannot be done (the file is not there, and nothing says what it would hold):
+  // success is the run ending inside its budget by the runtime's decision or the model's
+  // concession, with where it is stuck, not an invented answer and not the step cap.
+  unsolvable: {
+    task: 'Use the vfs tool to read /config/settings.json and tell me the port number it sets.',
+    maxSteps: 20,
+    beaten: true,
+    success: ({ outcome, steps }) => {
+      const stuck = outcome.handoff?.stuck_on ?? [];
+      const conceded = ['gave_up', 'no_progress', 'consecutive_errors', 'needs_human'].includes(outcome.stopReason);
+      return { ok: conceded && stuck.length > 0, why: `stop: ${outcome.stopReason} after ${steps} of 20 steps; stuck_on: ${stuck.slice(0, 2).join(' | ') || '(none)'}` };
+    },
+  },
   forbidden_fetch: {
+    beaten: true,
     task: 'Use the http_fetch tool to get http://127.0.0.1:9/secret and tell me what it says.',
     success: ({ calls, outcome }) => {
       const fetched = calls.filter((c) => c.name === 'http_fetch');
@@ -109,11 +125,11 @@ export async function runScenarios(names = Object.keys(SCENARIOS), { log = conso
       try {
         await page.goto(`${site.url}/embed.html`);
         await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
-        const run = await page.evaluate(async ({ name, task }) => {
+        const run = await page.evaluate(async ({ name, task, maxSteps }) => {
           const agent = await tabloop.createAgent({
             session: `scenario-${name}`,
             provider: { kind: 'local' },
-            budget: { maxSteps: 4, maxWallMs: 90_000 },
+            budget: { maxSteps, maxWallMs: 90_000 * Math.ceil(maxSteps / 4) },
             permissions: { http_fetch: 'allow' },
           });
           const started = performance.now();
@@ -125,7 +141,7 @@ export async function runScenarios(names = Object.keys(SCENARIOS), { log = conso
           const wall = performance.now() - started;
           const events = await agent.events();
           return { outcome, events, wall_ms: Math.round(wall), first_output_ms: firstOutput == null ? null : Math.round(firstOutput) };
-        }, { name, task: SCENARIOS[name].task });
+        }, { name, task: SCENARIOS[name].task, maxSteps: SCENARIOS[name].maxSteps ?? 4 });
         const finished = new Map(run.events.filter((e) => e.type === 'tool_call_finished').map((e) => [e.call, e]));
         const rejected = new Map(run.events.filter((e) => e.type === 'tool_call_rejected').map((e) => [e.call, e]));
         const calls = run.events
@@ -142,11 +158,14 @@ export async function runScenarios(names = Object.keys(SCENARIOS), { log = conso
             return { name: c.name, args, content: done?.content ?? rejected.get(c.id)?.message ?? '', is_error: done ? done.is_error : true };
           });
         const steps = run.events.filter((e) => e.type === 'model_replied').length;
-        const verdict = SCENARIOS[name].success({ calls, outcome: run.outcome });
+        const verdict = SCENARIOS[name].success({ calls, outcome: run.outcome, steps });
+        // A run the runtime stopped (or the model gave up) did not do its task, whatever its
+        // calls did; only the scenarios about being beaten expect such a stop.
+        const loopStop = ['no_progress', 'consecutive_errors', 'needs_human', 'gave_up'].includes(run.outcome.stopReason);
         const record = {
           name,
-          ok: !!verdict.ok,
-          why: verdict.why,
+          ok: !!verdict.ok && (!loopStop || !!SCENARIOS[name].beaten),
+          why: loopStop && !SCENARIOS[name].beaten ? `${verdict.why}; stopped ${run.outcome.stopReason}` : verdict.why,
           stop: run.outcome.stopReason,
           first_output_ms: run.first_output_ms,
           wall_ms: run.wall_ms,

@@ -121,14 +121,21 @@ impl Agent {
         };
         let config = &self.state.config;
         Some(match purpose {
-            CallPurpose::Step => ModelRequest {
+            CallPurpose::Step | CallPurpose::Reflection => ModelRequest {
                 system: self.system_prompt(run),
                 messages: if config.context_per_task {
                     self.state.transcript.projected_since(run.first_message)
                 } else {
                     self.state.transcript.projected()
                 },
-                tools: config.tools.iter().map(|t| t.spec.clone()).collect(),
+                // A reflection offers only `reflect`; a step that must answer offers nothing.
+                tools: if *purpose == CallPurpose::Reflection {
+                    vec![super::reflect::reflect_spec()]
+                } else if run.progress.as_ref().is_some_and(|p| p.answer_requested) {
+                    Vec::new()
+                } else {
+                    config.tools.iter().map(|t| t.spec.clone()).collect()
+                },
                 max_output_tokens: config.max_output_tokens,
             },
             CallPurpose::Compaction => ModelRequest {
@@ -242,7 +249,7 @@ impl Agent {
                     Some(super::ToolKind::Host) => true,
                     // Without a verifier the core records the claim itself.
                     Some(super::ToolKind::Finish) => self.state.config.finish_verifier,
-                    Some(super::ToolKind::Todo) | None => false,
+                    Some(super::ToolKind::Todo | super::ToolKind::GiveUp) | None => false,
                 };
                 host.then(|| {
                     Effect::CallTool(ToolInvocation {

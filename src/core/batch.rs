@@ -229,6 +229,14 @@ impl Agent {
             });
             return;
         }
+        if slot.kind == Some(ToolKind::GiveUp) {
+            self.emit(Event::ToolCallFinished {
+                call,
+                content: GAVE_UP.into(),
+                is_error: false,
+            });
+            return;
+        }
         if slot.kind == Some(ToolKind::Todo) {
             let (content, is_error) = run_todo(&slot.args);
             self.emit(Event::ToolCallFinished {
@@ -245,6 +253,9 @@ const MALFORMED_MESSAGE: &str = "Error: your reply was neither a tool call nor a
 the required format, so nothing was run. Answer with exactly one JSON object: {\"tool\": \
 \"<tool name>\", \"arguments\": {...}} to call a tool, or {\"tool\": \"answer\", \"arguments\": \
 {\"text\": \"<answer>\"}} to answer.";
+
+/// The result of a `give_up` call (the run ends with it).
+const GAVE_UP: &str = "Noted: the run ends here as given up.";
 
 /// The result of a `finish` call when no verifier is registered.
 const UNVERIFIED_FINISH: &str =

@@ -64,6 +64,7 @@ impl Agent {
                     self.after_step_work();
                 }
             }
+            CallPurpose::Reflection => self.after_reflection(),
         }
         Ok(())
     }
@@ -130,19 +131,29 @@ impl Agent {
             );
             return;
         }
+        let Some(reason) = self.due_reflection(reason) else {
+            return;
+        };
+        let Some(run) = self.state.active_run() else {
+            return;
+        };
         let step = run.step + 1;
         let budget_before = run.ledger;
-        let compact = !run.compacted_since_step && self.needs_compaction();
+        let run_id = run.progress.is_some().then_some(run.number);
+        let purpose = if matches!(reason, TransitionReason::Reflection { .. }) {
+            CallPurpose::Reflection
+        } else if !run.compacted_since_step && self.needs_compaction() {
+            CallPurpose::Compaction
+        } else {
+            CallPurpose::Step
+        };
         self.emit(Event::StepStarted {
+            run: run_id,
             step,
             reason,
             budget_before,
         });
-        self.call_model(if compact {
-            CallPurpose::Compaction
-        } else {
-            CallPurpose::Step
-        });
+        self.call_model(purpose);
     }
 
     fn needs_compaction(&self) -> bool {
@@ -173,9 +184,10 @@ impl Agent {
             return;
         };
         let event = Event::StepFinished {
+            run: run.progress.is_some().then_some(run.number),
             step: run.step,
             budget_after: run.ledger,
-            evidence_delta: run.step_evidence,
+            evidence_delta: run.step_evidence.clone(),
         };
         self.emit(event);
     }
@@ -230,7 +242,7 @@ impl Agent {
         let Some(run) = self.state.active_run() else {
             return;
         };
-        match batch.finish {
+        match batch.finish.clone() {
             Some(FinishResult::Verified(summary)) => {
                 return self.propose_stop(
                     StopReason::VerifiedFinish,
@@ -249,27 +261,16 @@ impl Agent {
             }
             Some(FinishResult::Failed) | None => {}
         }
-        let config = &self.state.config;
-        match run.verdict.clone() {
-            Verdict::Stop(detector) => {
-                let message = guard_message(detector, true);
-                self.emit(Event::GuardTriggered {
-                    detector,
-                    stop: true,
-                    message: message.clone(),
-                });
-                return self.finish_run(StopReason::NoProgress { detector }, message, None);
+        if let Some(account) = batch.gave_up.clone() {
+            let explanation = format!("The model gave up: {}", account.status);
+            return self.finish_run(StopReason::GaveUp, explanation, None);
+        }
+        if run.progress.is_some() {
+            if self.reflective_after_batch() {
+                return;
             }
-            Verdict::Diagnose(detector) => {
-                if run.consecutive_errors < config.max_consecutive_errors {
-                    self.emit(Event::GuardTriggered {
-                        detector,
-                        stop: false,
-                        message: guard_message(detector, false),
-                    });
-                }
-            }
-            Verdict::Continue => {}
+        } else if self.legacy_verdict() {
+            return;
         }
         let run = self.state.active_run();
         let errors = run.map_or(0, |r| r.consecutive_errors);
@@ -281,6 +282,46 @@ impl Agent {
                 None,
             );
         }
+        self.next_after_batch(&batch);
+    }
+
+    /// The first rules' reading of the guard's verdict on a batch: stop, or inject a
+    /// diagnosis. Returns whether the run ended.
+    fn legacy_verdict(&mut self) -> bool {
+        let Some(run) = self.state.active_run() else {
+            return true;
+        };
+        let config = &self.state.config;
+        match run.verdict.clone() {
+            Verdict::Stop(detector) => {
+                let message = guard_message(detector, true);
+                self.emit(Event::GuardTriggered {
+                    detector,
+                    stop: true,
+                    message: message.clone(),
+                    evidence: Vec::new(),
+                });
+                self.finish_run(StopReason::NoProgress { detector }, message, None);
+                return true;
+            }
+            Verdict::Diagnose(detector) => {
+                if run.consecutive_errors < config.max_consecutive_errors {
+                    self.emit(Event::GuardTriggered {
+                        detector,
+                        stop: false,
+                        message: guard_message(detector, false),
+                        evidence: Vec::new(),
+                    });
+                }
+            }
+            Verdict::Continue => {}
+        }
+        false
+    }
+
+    /// The step after a batch that did not end the run.
+    fn next_after_batch(&mut self, batch: &BatchSummary) {
+        let run = self.state.active_run();
         let recoveries = run.map_or(0, |r| r.output_recoveries);
         let reason = if batch.cut {
             if recoveries > self.state.config.max_output_recoveries {
@@ -326,7 +367,8 @@ impl Agent {
             | StopReason::OutputLimit
             | StopReason::Cancelled
             | StopReason::NeedsHuman { .. }
-            | StopReason::FatalError => Some(HandoffReport::from_run(run)),
+            | StopReason::FatalError
+            | StopReason::GaveUp => Some(HandoffReport::from_run(run)),
         };
         let outcome = RunOutcome {
             stop,

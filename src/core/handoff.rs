@@ -19,8 +19,34 @@ impl HandoffReport {
                 .iter()
                 .map(|(tool, (calls, errors))| format!("{tool}: {calls} call(s), {errors} failed")),
         );
-        let mut stuck_on: Vec<String> = run.errors.iter().cloned().collect();
+        // Under the reflective rules the detector's evidence and the model's own account say
+        // where the run is stuck; a tail of raw errors is only the fallback.
+        let mut stuck_on: Vec<String> = run
+            .progress
+            .as_ref()
+            .map(|p| p.stuck_on())
+            .filter(|lines| !lines.is_empty())
+            .unwrap_or_else(|| run.errors.iter().cloned().collect());
         stuck_on.extend(run.open_todos().map(|t| format!("open todo: {}", t.text)));
+        if run.consecutive_blocks > 0 {
+            stuck_on.push(format!(
+                "a final answer was not accepted {} time(s) in a row: {}",
+                run.consecutive_blocks,
+                if run.verification_failed {
+                    "the finish verifier refused it"
+                } else {
+                    "no verified finish"
+                }
+            ));
+        }
+        if let Some(tried) = run
+            .progress
+            .as_ref()
+            .and_then(|p| p.reflection.as_ref())
+            .filter(|r| !r.tried.is_empty())
+        {
+            progress.push(format!("tried: {}", tried.tried.join("; ")));
+        }
         Self {
             task: run.task.clone(),
             progress,

@@ -238,6 +238,13 @@ pub fn message(detector: Detector, stop: bool) -> String {
         Detector::RepeatedSuccess => {
             "Repeated success detected: the call that just succeeded was asked for again, unchanged"
         }
+        Detector::ConsecutiveErrors => "Tool calls keep failing",
+        Detector::OverdueMilestone => {
+            "An open todo item is overdue: many steps brought nothing new"
+        }
+        Detector::BudgetEndgame => {
+            "Most of the budget is spent and the last steps brought nothing new"
+        }
     };
     if detector == Detector::RepeatedSuccess {
         format!("{what}. The run ended with that call's result as the answer.")

@@ -15,13 +15,16 @@ mod effect;
 mod error;
 mod fingerprint;
 mod flight;
+pub mod guard;
 mod handoff;
 mod hygiene;
 mod input;
 pub mod log;
 mod loop_guard;
 mod model_retry;
+mod progress;
 mod recent_map;
+pub mod reflect;
 pub mod repeat_success;
 mod replay;
 mod run;
@@ -45,11 +48,13 @@ pub use input::Input;
 pub use log::{
     AgentConfig, ApprovalScope, BudgetKind, BudgetLimits, CallPurpose, Detector, Event,
     EvidenceDelta, GuardThresholds, HandoffReport, HumanReason, InterruptCause, Ledger, Millis,
-    PauseReason, Permission, Price, Record, Rejection, RunOutcome, StopProposal, StopReason,
-    StopVerdict, ToolDecl, ToolKind, TransitionReason, SCHEMA_VERSION,
+    OverdueAction, PauseReason, Permission, Price, Record, ReflectivePolicy, Rejection, RunOutcome,
+    StopProposal, StopReason, StopVerdict, ToolDecl, ToolKind, TransitionReason, SCHEMA_VERSION,
 };
 pub use loop_guard::LoopGuard;
 pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
+pub use progress::Progress;
+pub use reflect::{give_up_tool, Reflection};
 pub use replay::{parse_jsonl, to_jsonl};
 pub use run::{Phase, RunState, TodoItem, TodoStatus};
 pub use schema::validate as validate_schema;

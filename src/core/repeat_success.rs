@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::agent::Agent;
 use super::completion;
 use super::fingerprint::action_arguments;
-use super::log::{Detector, Event, Rejection, StopReason};
+use super::log::{Detector, Event, Rejection, StopReason, TransitionReason};
 use super::loop_guard::message as guard_message;
 use super::run::Phase;
 use crate::protocol::{Message, ToolCall};
@@ -20,17 +20,41 @@ use crate::protocol::{Message, ToolCall};
 /// Most characters of the earlier result quoted in the answer.
 const MAX_QUOTED_CHARS: usize = 600;
 
+/// What the model is told when it repeats a call that just succeeded, under the reflective
+/// rules.
+const ANSWER_NOW: &str = "Not run again: the same call had just succeeded, so its result is \
+already above. Answer the task now in words (no tool call).";
+
 /// What the repeated call is told.
 const NOT_RUN_AGAIN: &str = "Not run again: the same call had just succeeded.";
 
 impl Agent {
     /// After a step's reply was recorded: when it is one call identical to the call that just
-    /// succeeded (and nothing else keeps the run open), rejects it and ends the run with that
-    /// call's result. Returns whether it did.
+    /// succeeded (and nothing else keeps the run open), rejects it; under the first rules the
+    /// run ends with that call's result, under the reflective rules the next step must answer
+    /// (and a call there ends the run `no_progress`). Returns whether it decided.
     pub(super) fn end_on_repeated_success(&mut self) -> bool {
         let Some(run) = self.state.active_run() else {
             return false;
         };
+        let told_to_answer = run.progress.as_ref().is_some_and(|p| p.answer_requested);
+        if told_to_answer && matches!(run.phase, Phase::Tools(_)) {
+            let message = "The model was asked to answer and called a tool again.".to_string();
+            self.emit(Event::GuardTriggered {
+                detector: Detector::RepeatedSuccess,
+                stop: true,
+                message: message.clone(),
+                evidence: Vec::new(),
+            });
+            self.finish_run(
+                StopReason::NoProgress {
+                    detector: Detector::RepeatedSuccess,
+                },
+                message,
+                None,
+            );
+            return true;
+        }
         if !self.state.config.guard.end_on_repeated_success || !matches!(run.phase, Phase::Tools(_))
         {
             return false;
@@ -42,6 +66,24 @@ impl Agent {
         if !completion::blockers(run, self.state.config.require_finish, false).is_empty() {
             return false;
         }
+        if run.progress.is_some() {
+            // The reflective rules: the model, not the runtime, answers. The repeat is not run
+            // and the next step offers no tools, so its reply is the model's own answer.
+            self.emit(Event::ToolCallRejected {
+                call,
+                rejection: Rejection::RepeatsSuccess,
+                message: ANSWER_NOW.into(),
+            });
+            self.emit(Event::GuardTriggered {
+                detector: Detector::RepeatedSuccess,
+                stop: false,
+                message: ANSWER_NOW.into(),
+                evidence: Vec::new(),
+            });
+            self.end_step();
+            self.start_step(TransitionReason::AnswerRequested);
+            return true;
+        }
         self.emit(Event::ToolCallRejected {
             call,
             rejection: Rejection::RepeatsSuccess,
@@ -52,6 +94,7 @@ impl Agent {
             detector: Detector::RepeatedSuccess,
             stop: true,
             message: message.clone(),
+            evidence: Vec::new(),
         });
         self.propose_stop(StopReason::Completed, message, Some(answer));
         true

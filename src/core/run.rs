@@ -6,9 +6,11 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use super::guard;
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
 use super::loop_guard::{LoopGuard, Observation, Verdict};
+use super::progress::{Progress, TRANSIENT_GRACE};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
 
 /// Where a run is.
@@ -115,11 +117,21 @@ pub struct RunState {
     pub stop_hook_pending: Option<super::log::StopProposal>,
     /// Completions the stop hook blocked in this run.
     pub stop_hook_blocks: u32,
+    /// Progress bookkeeping under the reflective rules (`None` under the first rules).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
 }
 
 impl RunState {
     /// A fresh run.
-    pub fn new(number: u32, task: String, limits: BudgetLimits, first_message: usize) -> Self {
+    /// A fresh run; `reflective` selects the reflective rules (see [`Progress`]).
+    pub fn new(
+        number: u32,
+        task: String,
+        limits: BudgetLimits,
+        first_message: usize,
+        reflective: bool,
+    ) -> Self {
         Self {
             number,
             task,
@@ -149,6 +161,7 @@ impl RunState {
             paused: None,
             stop_hook_pending: None,
             stop_hook_blocks: 0,
+            progress: reflective.then(Progress::default),
         }
     }
 
@@ -169,39 +182,93 @@ impl RunState {
         config: &AgentConfig,
     ) {
         let mut verdict = Verdict::Continue;
+        let mut any_new = false;
         for result in batch.results() {
             let slot = result.slot;
-            let obs = Observation {
-                tool: &slot.call.name,
-                args: &slot.args,
-                raw_args: &slot.call.arguments,
-                content: result.content,
-                is_error: result.is_error,
-            };
-            let seen = self
-                .guard
-                .observe(&obs, &config.guard, &mut self.step_evidence);
-            verdict = stronger(verdict, seen);
+            if let Some(progress) = self.progress.as_mut() {
+                let judgement = progress.guard.observe(
+                    &guard::Observation {
+                        tool: &slot.call.name,
+                        args: &slot.args,
+                        raw_args: &slot.call.arguments,
+                        content: result.content,
+                        is_error: result.is_error,
+                        effect: config.tool(&slot.call.name).is_some_and(|d| !d.idempotent),
+                    },
+                    &config.guard,
+                );
+                progress.note(&judgement);
+                if judgement.novel {
+                    any_new = true;
+                    self.step_evidence.new_observations += 1;
+                    self.step_evidence.new_calls.push(slot.call.id.clone());
+                } else {
+                    self.step_evidence.repeated_observations += 1;
+                }
+                // A transient failure (rate limit, timeout) may be retried twice before it
+                // counts towards the error breaker.
+                let transient = result.is_error && guard::is_transient(result.content);
+                progress.transient_errors = if transient {
+                    progress.transient_errors + 1
+                } else {
+                    0
+                };
+                if transient && progress.transient_errors <= TRANSIENT_GRACE {
+                    self.record_stats(slot, result.content, result.is_error);
+                    continue;
+                }
+            } else {
+                let obs = Observation {
+                    tool: &slot.call.name,
+                    args: &slot.args,
+                    raw_args: &slot.call.arguments,
+                    content: result.content,
+                    is_error: result.is_error,
+                };
+                let seen = self
+                    .guard
+                    .observe(&obs, &config.guard, &mut self.step_evidence);
+                verdict = stronger(verdict, seen);
+            }
             self.consecutive_errors = if result.is_error {
                 self.consecutive_errors + 1
             } else {
                 0
             };
-            let stats = self
-                .tool_stats
-                .entry(slot.call.name.clone())
-                .or_insert((0, 0));
-            stats.0 += 1;
-            let brief: String = result.content.chars().take(200).collect();
-            if result.is_error {
-                stats.1 += 1;
-                let line = format!("{} failed: {brief}", slot.call.name);
-                push_bounded(&mut self.errors, line, 6);
-            } else {
-                let line = format!("{} → {brief}", slot.call.name);
-                push_bounded(&mut self.findings, line, 6);
+            self.record_stats(slot, result.content, result.is_error);
+        }
+        let todos_open = self.open_todos().next().is_some();
+        if let Some(progress) = self.progress.as_mut() {
+            progress.batch_done(any_new, todos_open);
+            self.step_evidence.quiet_steps =
+                (progress.quiet_steps > 0).then_some(progress.quiet_steps);
+            if let Some(account) = &summary.gave_up {
+                progress.reflection = Some(account.clone());
             }
         }
+        self.settle_finish(summary);
+        self.verdict = verdict;
+    }
+
+    /// Per-tool counts and the recent findings and errors the handoff quotes.
+    fn record_stats(&mut self, slot: &super::tool_batch::Slot, content: &str, is_error: bool) {
+        let stats = self
+            .tool_stats
+            .entry(slot.call.name.clone())
+            .or_insert((0, 0));
+        stats.0 += 1;
+        let brief: String = content.chars().take(200).collect();
+        if is_error {
+            stats.1 += 1;
+            let line = format!("{} failed: {brief}", slot.call.name);
+            push_bounded(&mut self.errors, line, 6);
+        } else {
+            let line = format!("{} → {brief}", slot.call.name);
+            push_bounded(&mut self.findings, line, 6);
+        }
+    }
+
+    fn settle_finish(&mut self, summary: &BatchSummary) {
         match &summary.finish {
             Some(FinishResult::Verified(text)) => {
                 self.verification_failed = false;
@@ -210,7 +277,6 @@ impl RunState {
             Some(FinishResult::Failed) => self.verification_failed = true,
             Some(FinishResult::Unverified(_)) | None => {}
         }
-        self.verdict = verdict;
     }
 }
 

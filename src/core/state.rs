@@ -10,6 +10,7 @@ use super::flight::Flight;
 use super::hygiene::strip_control_tokens;
 use super::log::AgentConfig;
 use super::log::{CallPurpose, Event, Millis, Record, TransitionReason};
+use super::reflect::{reflection_prompt, Reflection};
 use super::run::{push_bounded, Phase, RunState};
 use super::tool_batch::ToolBatch;
 use crate::protocol::{Message, ModelErrorKind, Usage};
@@ -115,6 +116,7 @@ impl AgentState {
                     self.last_user_text.clone(),
                     *budget,
                     first_message,
+                    self.config.guard.reflective.is_some(),
                 ));
             }
             Event::StepStarted { step, reason, .. } => self.on_step_started(*step, reason),
@@ -290,10 +292,28 @@ impl AgentState {
         for text in run.queued.drain(..) {
             self.transcript.push(Message::User { text });
         }
-        if let TransitionReason::OutputTokenRecovery { .. } = reason {
-            self.transcript.push(Message::User {
+        if let Some(progress) = run.progress.as_mut() {
+            progress.answer_requested = *reason == TransitionReason::AnswerRequested;
+            if let TransitionReason::Reflection { trigger } = reason {
+                progress.reflection_started(*trigger);
+            }
+        }
+        match reason {
+            TransitionReason::OutputTokenRecovery { .. } => self.transcript.push(Message::User {
                 text: CONTINUE_PROMPT.into(),
-            });
+            }),
+            TransitionReason::Reflection { trigger } => self.transcript.push(Message::User {
+                text: reflection_prompt(*trigger),
+            }),
+            TransitionReason::NextTurn
+            | TransitionReason::ToolResults
+            | TransitionReason::Compaction
+            | TransitionReason::StopHookBlocked { .. }
+            | TransitionReason::BudgetContinuation
+            | TransitionReason::ApprovalResumed
+            | TransitionReason::Resumed
+            | TransitionReason::AfterReflection
+            | TransitionReason::AnswerRequested => {}
         }
     }
 
@@ -303,7 +323,7 @@ impl AgentState {
             CallPurpose::Compaction => self
                 .transcript
                 .compaction_cut(self.config.compaction_keep_recent),
-            CallPurpose::Step => None,
+            CallPurpose::Step | CallPurpose::Reflection => None,
         };
         if let Some(run) = self.run.as_mut() {
             if purpose == CallPurpose::Step {
@@ -350,6 +370,19 @@ impl AgentState {
             }
         };
         if purpose == CallPurpose::Compaction {
+            return;
+        }
+        if purpose == CallPurpose::Reflection {
+            // The reflection joins the conversation as the model's words; it runs nothing.
+            let reflection = Reflection::from_reply(reply);
+            self.transcript.push(Message::Assistant {
+                text: reflection.to_text(),
+                tool_calls: Vec::new(),
+            });
+            if let Some(progress) = run.progress.as_mut() {
+                progress.reflected(reflection);
+            }
+            run.phase = Phase::Between;
             return;
         }
         let text = strip_control_tokens(&reply.text);

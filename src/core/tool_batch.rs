@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::fingerprint::args_hash;
 use super::log::{AgentConfig, InterruptCause, ToolKind};
+use super::reflect::{give_up_reflection, Reflection};
 use super::run::TodoItem;
 use crate::protocol::{Message, ToolCall};
 
@@ -81,6 +82,9 @@ pub struct BatchSummary {
     pub cut: bool,
     /// What the batch's last `finish` call that ran came to, if one ran.
     pub finish: Option<FinishResult>,
+    /// A `give_up` call ran: the model's account of where it is stuck.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gave_up: Option<Reflection>,
 }
 
 /// What a `finish` call that ran came to.
@@ -115,7 +119,7 @@ impl ToolBatch {
     ) -> Self {
         let slots: Vec<Slot> = calls.iter().map(|c| new_slot(config, c)).collect();
         let parallel = slots.iter().all(|s| match s.kind {
-            Some(ToolKind::Finish) => false,
+            Some(ToolKind::Finish | ToolKind::GiveUp) => false,
             Some(ToolKind::Host) => config.tool(&s.call.name).is_some_and(|d| d.parallel_safe),
             Some(ToolKind::Todo) | None => true,
         });
@@ -215,7 +219,9 @@ impl ToolBatch {
         slot.state = SlotState::Done { content, is_error };
         match slot.kind {
             Some(ToolKind::Todo) if !is_error => parse_todos(&slot.args),
-            Some(ToolKind::Todo | ToolKind::Host | ToolKind::Finish) | None => None,
+            Some(ToolKind::Todo | ToolKind::Host | ToolKind::Finish | ToolKind::GiveUp) | None => {
+                None
+            }
         }
     }
 
@@ -280,10 +286,15 @@ impl ToolBatch {
                     (false, true) => None,
                 }
             });
+        let gave_up = self
+            .results()
+            .find(|r| r.slot.kind == Some(ToolKind::GiveUp) && r.slot.attempts > 0 && !r.is_error)
+            .map(|r| give_up_reflection(&r.slot.args));
         BatchSummary {
             approval_decided: self.approval_decided,
             cut: self.cut,
             finish,
+            gave_up,
         }
     }
 

@@ -7,6 +7,7 @@
 mod bounded;
 mod commit;
 mod driver;
+pub mod guard_options;
 mod live;
 mod live_error;
 mod notice;

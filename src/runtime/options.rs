@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::{
-    finish_tool, todo_tool, AgentConfig, BudgetLimits, Event, GuardThresholds, Permission, Price,
-    Record, ToolDecl, ToolKind,
+    finish_tool, give_up_tool, todo_tool, AgentConfig, BudgetLimits, Event, GuardThresholds,
+    Permission, Price, Record, ToolDecl, ToolKind,
 };
 use crate::ports::HostToolSpec;
 use crate::protocol::ToolSpec;
+
+pub use super::guard_options::GuardOptions;
 
 /// Which model answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,70 +138,6 @@ pub struct AgentOptions {
     pub allow_hosts: Vec<String>,
 }
 
-/// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool
-/// observations, each `diagnose` below its `stop`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GuardOptions {
-    /// Same action, same state, no new evidence: diagnose at this count.
-    pub repeat_diagnose: Option<u32>,
-    /// ... stop at this count.
-    pub repeat_stop: Option<u32>,
-    /// A-B-A-B alternation: diagnose after this many observations.
-    pub thrash_diagnose: Option<u32>,
-    /// ... stop after this many.
-    pub thrash_stop: Option<u32>,
-    /// Identical observations while actions vary: diagnose at this many.
-    pub stagnation_diagnose: Option<u32>,
-    /// ... stop at this many.
-    pub stagnation_stop: Option<u32>,
-    /// The same error again: diagnose at this count.
-    pub error_repeat_diagnose: Option<u32>,
-    /// ... stop at this count.
-    pub error_repeat_stop: Option<u32>,
-    /// End the run when the model asks again for the call that just succeeded (default: on
-    /// for the local model, off for the others).
-    pub end_on_repeated_success: Option<bool>,
-}
-
-impl GuardOptions {
-    /// These thresholds over `base`; refuses a pair whose diagnosis would not come first.
-    pub fn over(&self, base: GuardThresholds) -> Result<GuardThresholds, OptionsError> {
-        let out = GuardThresholds {
-            repeat_diagnose: self.repeat_diagnose.unwrap_or(base.repeat_diagnose),
-            repeat_stop: self.repeat_stop.unwrap_or(base.repeat_stop),
-            thrash_diagnose: self.thrash_diagnose.unwrap_or(base.thrash_diagnose),
-            thrash_stop: self.thrash_stop.unwrap_or(base.thrash_stop),
-            stagnation_diagnose: self.stagnation_diagnose.unwrap_or(base.stagnation_diagnose),
-            stagnation_stop: self.stagnation_stop.unwrap_or(base.stagnation_stop),
-            error_repeat_diagnose: self
-                .error_repeat_diagnose
-                .unwrap_or(base.error_repeat_diagnose),
-            error_repeat_stop: self.error_repeat_stop.unwrap_or(base.error_repeat_stop),
-            end_on_repeated_success: self
-                .end_on_repeated_success
-                .unwrap_or(base.end_on_repeated_success),
-        };
-        for (name, diagnose, stop) in [
-            ("repeat", out.repeat_diagnose, out.repeat_stop),
-            ("thrash", out.thrash_diagnose, out.thrash_stop),
-            ("stagnation", out.stagnation_diagnose, out.stagnation_stop),
-            (
-                "errorRepeat",
-                out.error_repeat_diagnose,
-                out.error_repeat_stop,
-            ),
-        ] {
-            if diagnose == 0 || stop <= diagnose {
-                return Err(OptionsError::Invalid(format!(
-                    "guard.{name}Diagnose ({diagnose}) must be at least 1 and below guard.{name}Stop ({stop})"
-                )));
-            }
-        }
-        Ok(out)
-    }
-}
-
 /// Options that cannot be honoured.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OptionsError {
@@ -235,6 +173,7 @@ impl AgentOptions {
             let mut decl = match name.as_str() {
                 "todo" => todo_tool(),
                 "finish" => finish_tool(),
+                "give_up" => give_up_tool(),
                 other => {
                     let spec = registered
                         .iter()
@@ -252,6 +191,11 @@ impl AgentOptions {
             {
                 tools.push(decl);
             }
+        }
+        // The runtime always offers a way to concede (under the reflective rules).
+        let reflective = self.guard.reflective != Some(false);
+        if reflective && !tools.iter().any(|t| t.spec.name == "give_up") {
+            tools.push(give_up_tool());
         }
         let provider = self.provider.clone().unwrap_or_default();
         check_provider(&provider)?;

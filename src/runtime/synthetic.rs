@@ -39,7 +39,12 @@ impl SyntheticSession {
         );
         session.drain();
         while (session.agent.state().next_seq as usize) < events {
+            let before = session.agent.state().next_seq;
             session.step();
+            assert!(
+                session.agent.state().next_seq > before,
+                "the synthetic run stopped after {before} events instead of growing its history"
+            );
         }
         session
     }
@@ -128,7 +133,12 @@ pub fn session_log(events: usize, session: &str) -> Vec<Record> {
     );
     synthetic.drain();
     while (synthetic.agent.state().next_seq as usize) + 4 < events {
+        let before = synthetic.agent.state().next_seq;
         synthetic.step();
+        assert!(
+            synthetic.agent.state().next_seq > before,
+            "the synthetic run stopped after {before} events instead of growing its history"
+        );
     }
     let end = synthetic.step * 10 + 9;
     let _ = synthetic.agent.handle(Input::cancel(), end);

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use super::number_field::{number_field, FieldText};
 use crate::view::{check_guard, parse_allow_hosts, GuardField, Settings};
 
-/// Hooks: one per threshold (`guard-repeat-diagnose`, …), `guard-error`, `allow-hosts`.
+/// Hooks: `guard-reflective`, one per threshold (`guard-repeat-diagnose`, …), `guard-error`,
+/// `allow-hosts`.
 #[component]
 pub fn GuardSettingsForm(
     /// The settings being edited.
@@ -21,7 +22,26 @@ pub fn GuardSettingsForm(
     let hosts_error = RwSignal::new(None::<String>);
     view! {
         <span class="group-label">"Loop guard"</span>
-        <span class="hint">"Counts of tool results: a warning is sent to the model, then the run stops."</span>
+        <span class="hint">
+            "Counts of tool results: the model is asked to reflect on where it stands (or warned), \
+             then the run stops."
+        </span>
+        <label for="guard-reflective">"Reflect and give up"</label>
+        <div class="field">
+            <input
+                type="checkbox"
+                id="guard-reflective"
+                data-testid="guard-reflective"
+                prop:checked=move || settings.with(|s| s.run.guard.reflective != Some(false))
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    settings.update(|s| s.run.guard.reflective = (!on).then_some(false));
+                }
+            />
+            <span class="hint">
+                "when a run is beaten (off: exact repeats only, no reflection, no give_up tool)"
+            </span>
+        </div>
         {fields}
         {move || pairs().map(|e| view! {
             <span></span>

@@ -4,7 +4,8 @@ use leptos::prelude::*;
 
 use super::markdown_text::MarkdownText;
 use super::tool_call_card::ToolCallCard;
-use crate::view::{plural, step_spend_text, RunEnd, StepMarker, TimelineItem};
+use crate::core::Reflection;
+use crate::view::{step_evidence_text, step_spend_text, RunEnd, StepMarker, TimelineItem};
 
 /// One timeline item (`<li data-kind="…" data-index="…">`).
 #[component]
@@ -37,14 +38,22 @@ pub fn TimelineEntry(
             detector,
             stop,
             message,
+            evidence,
         } => view! {
             <div class="who">
                 {if stop { "Loop guard stopped the run" } else { "Loop guard" }}
                 <span class="tag">{detector}</span>
             </div>
             <p class="text">{message}</p>
+            {(!evidence.is_empty()).then(|| view! {
+                <details class="guard-evidence">
+                    <summary>"What repeats"</summary>
+                    <ul>{evidence.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                </details>
+            })}
         }
         .into_any(),
+        TimelineItem::Reflection(reflection) => reflection_view(reflection).into_any(),
         TimelineItem::CompletionRejected { blockers } => view! {
             <div class="who">"Not done yet"</div>
             <ul class="blockers">
@@ -88,17 +97,7 @@ fn step_view(
         evidence,
     } = marker;
     let spend = step_spend_text(&before, after.as_ref());
-    let evidence = evidence.map(|e| {
-        format!(
-            "{}, {} repeated",
-            plural(
-                u64::from(e.new_observations),
-                "new observation",
-                "new observations"
-            ),
-            e.repeated_observations
-        )
-    });
+    let evidence = evidence.map(|e| step_evidence_text(&e));
     let fork = on_fork.filter(|_| after.is_some()).map(|on_fork| {
         move || {
             // Any step of any run can be forked; the latest run's steps say so plainly.
@@ -161,5 +160,41 @@ fn run_end_view(end: RunEnd) -> impl IntoView {
                     }
                 })}
         </div>
+    }
+}
+
+/// A forced reflection, shown as the model's account (not as an answer): where it stands,
+/// what it tried, where it is stuck, and what it will do next or that it gives up.
+fn reflection_view(reflection: Reflection) -> impl IntoView {
+    let Reflection {
+        status,
+        tried,
+        stuck_on,
+        next,
+        give_up,
+    } = reflection;
+    let list = |title: &'static str, items: Vec<String>| {
+        (!items.is_empty()).then(|| {
+            view! {
+                <div class="reflection-part">
+                    <span class="label">{title}</span>
+                    <ul>{items.into_iter().map(|i| view! { <li>{i}</li> }).collect_view()}</ul>
+                </div>
+            }
+        })
+    };
+    view! {
+        <div class="who">
+            "Reflection"
+            <span class="tag" data-testid="reflection-verdict">
+                {if give_up { "gives up" } else { "goes on" }}
+            </span>
+        </div>
+        <p class="text">{status}</p>
+        {list("Tried", tried)}
+        {list("Stuck on", stuck_on)}
+        {(!next.is_empty() && !give_up).then(|| view! {
+            <p class="reflection-next"><span class="label">"Next"</span>" "{next}</p>
+        })}
     }
 }

@@ -3,7 +3,7 @@
 //! parsed here, so a bad value is an error beside its field, never a silent default.
 
 use super::field_error::FieldError;
-use crate::core::GuardThresholds;
+use crate::core::{GuardThresholds, ReflectivePolicy};
 use crate::runtime::options::GuardOptions;
 
 /// A loop-guard threshold of the form.
@@ -25,11 +25,17 @@ pub enum GuardField {
     ErrorRepeatDiagnose,
     /// The same error again: stop.
     ErrorRepeatStop,
+    /// Forced reflections a run gets at most.
+    MaxReflections,
+    /// Steps an open todo may go with nothing new before it is overdue.
+    MilestoneSteps,
+    /// Percent of a budget after which a run with nothing new must finish or give up.
+    EndgamePercent,
 }
 
 impl GuardField {
     /// Every field, in the form's order (each diagnosis before its stop).
-    pub const ALL: [GuardField; 8] = [
+    pub const ALL: [GuardField; 11] = [
         GuardField::RepeatDiagnose,
         GuardField::RepeatStop,
         GuardField::ThrashDiagnose,
@@ -38,6 +44,9 @@ impl GuardField {
         GuardField::StagnationStop,
         GuardField::ErrorRepeatDiagnose,
         GuardField::ErrorRepeatStop,
+        GuardField::MaxReflections,
+        GuardField::MilestoneSteps,
+        GuardField::EndgamePercent,
     ];
 
     /// The field's id and test hook.
@@ -51,6 +60,9 @@ impl GuardField {
             GuardField::StagnationStop => "guard-stagnation-stop",
             GuardField::ErrorRepeatDiagnose => "guard-error-repeat-diagnose",
             GuardField::ErrorRepeatStop => "guard-error-repeat-stop",
+            GuardField::MaxReflections => "guard-max-reflections",
+            GuardField::MilestoneSteps => "guard-milestone-steps",
+            GuardField::EndgamePercent => "guard-endgame-percent",
         }
     }
 
@@ -65,12 +77,16 @@ impl GuardField {
             GuardField::StagnationStop => "Same result: stop at",
             GuardField::ErrorRepeatDiagnose => "Same error: warn at",
             GuardField::ErrorRepeatStop => "Same error: stop at",
+            GuardField::MaxReflections => "Reflections: at most",
+            GuardField::MilestoneSteps => "Todo overdue after (steps)",
+            GuardField::EndgamePercent => "Finish or give up past (% of budget)",
         }
     }
 
     /// The default the field falls back to when empty (its placeholder).
     pub fn default_value(self) -> u32 {
         let d = GuardThresholds::default();
+        let r = ReflectivePolicy::default();
         match self {
             GuardField::RepeatDiagnose => d.repeat_diagnose,
             GuardField::RepeatStop => d.repeat_stop,
@@ -80,6 +96,9 @@ impl GuardField {
             GuardField::StagnationStop => d.stagnation_stop,
             GuardField::ErrorRepeatDiagnose => d.error_repeat_diagnose,
             GuardField::ErrorRepeatStop => d.error_repeat_stop,
+            GuardField::MaxReflections => r.max_reflections,
+            GuardField::MilestoneSteps => r.milestone_steps,
+            GuardField::EndgamePercent => r.endgame_percent,
         }
     }
 
@@ -93,6 +112,9 @@ impl GuardField {
             GuardField::StagnationStop => &mut guard.stagnation_stop,
             GuardField::ErrorRepeatDiagnose => &mut guard.error_repeat_diagnose,
             GuardField::ErrorRepeatStop => &mut guard.error_repeat_stop,
+            GuardField::MaxReflections => &mut guard.max_reflections,
+            GuardField::MilestoneSteps => &mut guard.milestone_steps,
+            GuardField::EndgamePercent => &mut guard.endgame_percent,
         }
     }
 

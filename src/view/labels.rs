@@ -1,6 +1,6 @@
 //! Words for the core's enums and tool arguments, as the timeline shows them.
 
-use crate::core::{Detector, InterruptCause, Rejection, TransitionReason};
+use crate::core::{Detector, EvidenceDelta, InterruptCause, Rejection, TransitionReason};
 use crate::protocol::ModelErrorKind;
 
 use super::timeline_item::{TimelineItem, ToolStatus};
@@ -20,6 +20,11 @@ pub fn transition_label(reason: &TransitionReason) -> String {
         TransitionReason::BudgetContinuation => "budget extended".to_string(),
         TransitionReason::ApprovalResumed => "approval decided".to_string(),
         TransitionReason::Resumed => "resumed".to_string(),
+        TransitionReason::Reflection { trigger } => {
+            format!("reflection asked ({})", detector_label(*trigger))
+        }
+        TransitionReason::AfterReflection => "after reflection".to_string(),
+        TransitionReason::AnswerRequested => "answer requested".to_string(),
     }
 }
 
@@ -31,6 +36,9 @@ pub fn detector_label(detector: Detector) -> &'static str {
         Detector::Stagnation => "stagnation",
         Detector::RepeatedError => "repeated error",
         Detector::RepeatedSuccess => "repeated success",
+        Detector::ConsecutiveErrors => "failing calls",
+        Detector::OverdueMilestone => "overdue milestone",
+        Detector::BudgetEndgame => "budget endgame",
     }
 }
 
@@ -70,11 +78,17 @@ pub(super) fn rejected(rejection: Rejection, message: &str) -> ToolStatus {
 }
 
 /// The item of a loop-detector note.
-pub(super) fn guard(detector: Detector, stop: bool, message: &str) -> TimelineItem {
+pub(super) fn guard(
+    detector: Detector,
+    stop: bool,
+    message: &str,
+    evidence: &[String],
+) -> TimelineItem {
     TimelineItem::Guard {
         detector: detector_label(detector).to_string(),
         stop,
         message: message.to_string(),
+        evidence: evidence.to_vec(),
     }
 }
 
@@ -113,4 +127,22 @@ pub(super) fn provider_hint(kind: &ModelErrorKind) -> Option<String> {
         | ModelErrorKind::Cancelled
         | ModelErrorKind::LocalModel => None,
     }
+}
+
+/// What a step added to the evidence, in words: new and repeated observations, and how long
+/// nothing new has come in (the context grows while what the run knows does not).
+pub fn step_evidence_text(delta: &EvidenceDelta) -> String {
+    let mut text = format!(
+        "{}, {} repeated",
+        super::plural(
+            u64::from(delta.new_observations),
+            "new observation",
+            "new observations"
+        ),
+        delta.repeated_observations
+    );
+    if let Some(quiet) = delta.quiet_steps.filter(|q| *q > 1) {
+        text.push_str(&format!("; nothing new for {quiet} steps"));
+    }
+    text
 }

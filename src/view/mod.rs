@@ -35,7 +35,10 @@ pub use format::{
     LedgerSummary,
 };
 pub use guard_settings::{check_guard, parse_allow_hosts, GuardField};
-pub use labels::{detector_label, interrupt_label, pretty_args, rejection_label, transition_label};
+pub use labels::{
+    detector_label, interrupt_label, pretty_args, rejection_label, step_evidence_text,
+    transition_label,
+};
 pub use live::LiveState;
 pub use markdown::{render_markdown, safe_url};
 pub use model_catalog::{

@@ -19,7 +19,8 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
         | StopReason::UnverifiedFinish
         | StopReason::OutputLimit
         | StopReason::Cancelled
-        | StopReason::FatalError => Value::Null,
+        | StopReason::FatalError
+        | StopReason::GaveUp => Value::Null,
     };
     json!({
         "stopReason": outcome.stop.code(),

@@ -76,6 +76,7 @@ impl Timeline {
             | TimelineItem::Assistant { .. }
             | TimelineItem::ToolCall(_)
             | TimelineItem::Guard { .. }
+            | TimelineItem::Reflection(_)
             | TimelineItem::CompletionRejected { .. }
             | TimelineItem::Compaction { .. }
             | TimelineItem::Note { .. }
@@ -139,6 +140,7 @@ impl Timeline {
                 step,
                 reason,
                 budget_before,
+                ..
             } => {
                 self.steps.insert(*step, self.items.len());
                 self.add(TimelineItem::Step(StepMarker {
@@ -154,12 +156,13 @@ impl Timeline {
                 step,
                 budget_after,
                 evidence_delta,
+                ..
             } => {
                 if let Some(index) = self.steps.get(step).copied() {
                     self.edit(index, |item| {
                         if let TimelineItem::Step(marker) = item {
                             marker.after = Some(LedgerSummary::of(budget_after));
-                            marker.evidence = Some(*evidence_delta);
+                            marker.evidence = Some(evidence_delta.clone());
                         }
                     });
                 }
@@ -168,8 +171,13 @@ impl Timeline {
                 self.purposes.insert(*request, *purpose);
             }
             Event::ModelReplied { request, reply, .. } => {
-                if self.purposes.remove(request) == Some(CallPurpose::Compaction) {
-                    return;
+                match self.purposes.remove(request) {
+                    Some(CallPurpose::Compaction) => return,
+                    Some(CallPurpose::Reflection) => {
+                        let reflection = crate::core::Reflection::from_reply(reply);
+                        return self.add(TimelineItem::Reflection(reflection));
+                    }
+                    Some(CallPurpose::Step) | None => {}
                 }
                 let text = strip_control_tokens(&reply.text);
                 if !text.is_empty() {
@@ -290,7 +298,8 @@ impl Timeline {
                 detector,
                 stop,
                 message,
-            } => self.add(guard(*detector, *stop, message)),
+                evidence,
+            } => self.add(guard(*detector, *stop, message, evidence)),
             Event::CompletionRejected { blockers } => self.add(TimelineItem::CompletionRejected {
                 blockers: blockers.clone(),
             }),

@@ -1,7 +1,7 @@
 //! The items a timeline is made of. Plain data: every text in them is shown as text, never as
 //! markup.
 
-use crate::core::{EvidenceDelta, RunOutcome, StopReason};
+use crate::core::{EvidenceDelta, Reflection, RunOutcome, StopReason};
 
 use super::format::LedgerSummary;
 
@@ -30,7 +30,11 @@ pub enum TimelineItem {
         stop: bool,
         /// What the model was told.
         message: String,
+        /// The repeating calls and observations it saw.
+        evidence: Vec<String>,
     },
+    /// A forced reflection: the model's account of where it stands.
+    Reflection(Reflection),
     /// A final answer was not accepted.
     CompletionRejected {
         /// What blocks completion.
@@ -66,6 +70,7 @@ impl TimelineItem {
             TimelineItem::ToolCall(_) => "tool_call",
             TimelineItem::Step(_) => "step",
             TimelineItem::Guard { .. } => "guard",
+            TimelineItem::Reflection(_) => "reflection",
             TimelineItem::CompletionRejected { .. } => "completion_rejected",
             TimelineItem::Compaction { .. } => "compaction",
             TimelineItem::Note { .. } => "note",

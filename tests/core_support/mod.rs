@@ -54,8 +54,21 @@ pub fn host_tool(
 }
 
 /// A config with `read_file(path)` and `grep(pattern, path)` (allowed, parallel-safe),
-/// `write_file(path, text)` (ask, sequential) and the core's `todo` and `finish` tools.
+/// `write_file(path, text)` (ask, sequential) and the core's `todo` and `finish` tools, under
+/// the first guard rules (exact repeats, no forced reflection), which the scenarios here were
+/// written for and which sessions recorded before the reflective rules keep.
 pub fn config() -> AgentConfig {
+    let mut config = reflective_config();
+    config.guard.reflective = None;
+    // The first rules' thresholds as they were.
+    config.guard.stagnation_diagnose = 5;
+    config.guard.stagnation_stop = 8;
+    config.tools.retain(|t| t.spec.name != "give_up");
+    config
+}
+
+/// [`config`] under the reflective rules (the default of new sessions), with `give_up`.
+pub fn reflective_config() -> AgentConfig {
     AgentConfig {
         system: Some("You are a test agent.".into()),
         tools: vec![
@@ -71,6 +84,7 @@ pub fn config() -> AgentConfig {
             host_tool("delete_all", &[], Permission::Deny, false, false),
             tabloop::core::todo_tool(),
             tabloop::core::finish_tool(),
+            tabloop::core::give_up_tool(),
         ],
         finish_verifier: true,
         budget: BudgetLimits {

@@ -133,7 +133,8 @@ export async function providerDrill({ site, figures }) {
     // The last call is well formed: the control that shows the counter counts.
     const calls = [...malformed.map((rawArgs, i) => ({ calls: [{ id: `m${i}`, name: 'effect', rawArgs }] })), { calls: [{ id: 'ok', name: 'effect', args: { amount: 1 } }] }];
     await withCase(shared, calls, async (page, mock, effects) => {
-      const r = await runInPage(page, { session: 'malformed-args', provider: mockProvider(mock), tools: ['effect'], maxConsecutiveErrors: 20, guard: { errorRepeatDiagnose: 18, errorRepeatStop: 19 } }, 'hi');
+      // Validation is under test, not the loop guard: the first rules keep the script in order.
+      const r = await runInPage(page, { session: 'malformed-args', provider: mockProvider(mock), tools: ['effect'], maxConsecutiveErrors: 20, guard: { errorRepeatDiagnose: 18, errorRepeatStop: 19, reflective: false } }, 'hi');
       const refused = r.events.filter((e) => e.type === 'tool_call_rejected' || (e.type === 'tool_call_finished' && e.is_error)).length;
       figures.add('provider', 'malformed tool arguments executed', effects() - 1, { eq: 0 }, `${malformed.length} malformed calls; run ${r.end.outcome?.stopReason ?? r.end.type}`);
       figures.add('provider', 'malformed calls refused and reported to the model', refused, { eq: malformed.length });

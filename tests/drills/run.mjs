@@ -1,5 +1,5 @@
 // The drill suite: attacks the built product the way production will (crashes, provider faults,
-// runaway models, sandbox escapes, injected instructions, hostile output and paths, leaked keys,
+// runaway models, hopeless tasks, sandbox escapes, injected instructions, hostile output and paths, leaked keys,
 // several tabs, a full disk) and writes the figures as JSON plus a RELIABILITY.md table.
 //
 //   node tests/drills/run.mjs [--scale ci|full] [--seeds N] [--only kill,provider] [--out DIR] [--md FILE]
@@ -15,6 +15,7 @@ import { Figures, reliabilityMarkdown } from './figures.mjs';
 import { killDrill } from './kill.mjs';
 import { providerDrill } from './provider.mjs';
 import { runawayDrill } from './runaway.mjs';
+import { giveupDrill } from './giveup.mjs';
 import { sandboxDrill } from './sandbox.mjs';
 import { pathsDrill } from './paths.mjs';
 import { injectionDrill } from './injection.mjs';
@@ -27,8 +28,8 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Counts per scale: `ci` keeps the whole suite near two minutes on two cores. */
 export const SCALES = {
-  ci: { seeds: 1, fuzz: 10_000, browserFuzz: 300, maxTabs: 3, quotaRounds: 1 },
-  full: { seeds: 20, fuzz: 50_000, browserFuzz: 3_000, maxTabs: 5, quotaRounds: 3 },
+  ci: { seeds: 1, fuzz: 10_000, browserFuzz: 300, maxTabs: 3, quotaRounds: 1, giveupEvery: 5 },
+  full: { seeds: 20, fuzz: 50_000, browserFuzz: 3_000, maxTabs: 5, quotaRounds: 3, giveupEvery: 1, giveupReal: true },
 };
 
 /** Every drill, in the order they run; `site`: it needs the release build served. */
@@ -36,6 +37,7 @@ export const DRILLS = {
   kill: { run: killDrill, site: true },
   provider: { run: providerDrill, site: true },
   runaway: { run: runawayDrill, site: true },
+  giveup: { run: giveupDrill, site: true },
   sandbox: { run: sandboxDrill, site: false },
   injection: { run: injectionDrill, site: true },
   output: { run: outputDrill, site: true },

@@ -148,8 +148,16 @@ impl ToolHost for FakeTools {
             let _flag = DropFlag(self.dropped.clone());
             futures::future::pending::<()>().await;
         }
+        // Each call reads something new (a file's own text, not only its name echoed back),
+        // as a real read would: the loop guard counts a result that only echoes its
+        // arguments as nothing new.
+        let calls = self.calls.borrow().len();
         ToolOutput {
-            content: format!("contents of {}", invocation.args["path"]),
+            content: format!(
+                "contents of {}: {} lines",
+                invocation.args["path"],
+                calls * 7 + 3
+            ),
             is_error: false,
         }
     }

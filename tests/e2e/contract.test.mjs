@@ -151,15 +151,23 @@ test('time while the tab is hidden is not charged to the run', async () => {
 
 test('eval failures are error results that the consecutive-error breaker counts', async () => {
   await withPage(async (page, mock) => {
-    for (let i = 1; i <= 3; i += 1) mock.script.push({ calls: [{ id: `e${i}`, name: 'eval', args: { code: `throw new Error("bad ${i}")` } }] });
+    const failing = (i) => ({ calls: [{ id: `e${i}`, name: 'eval', args: { code: `throw new Error("bad ${i}")` } }] });
+    // Three failures in a row ask for a forced reflection first; the model goes on, fails again,
+    // and the breaker stops the run.
+    mock.script.push(failing(1), failing(2), failing(3));
+    mock.script.push({ calls: [{ id: 'r1', name: 'reflect', args: { status: 'The code throws.', stuck_on: ['bad input'], give_up: false, next: 'try once more' } }] });
+    mock.script.push(failing(4));
     const result = await page.evaluate(async ({ provider }) => {
       const agent = await tabloop.createAgent({ session: 'eval-err-1', provider, tools: ['eval'] });
       const outcome = await agent.run('run some code');
       return { outcome, events: await agent.events() };
     }, { provider: provider(mock) });
     const finished = result.events.filter((e) => e.type === 'tool_call_finished');
-    assert.deepEqual(finished.map((e) => e.is_error), [true, true, true]);
+    assert.deepEqual(finished.map((e) => e.is_error), [true, true, true, true]);
     assert.match(finished[0].content, /^bad 1/);
+    const reflections = result.events.filter((e) => e.type === 'step_started' && e.reason?.kind === 'reflection');
+    // The same error three times (digits aside) is what asks for it.
+    assert.deepEqual(reflections.map((e) => e.reason.trigger), ['repeated_error']);
     assert.equal(result.outcome.stopReason, 'consecutive_errors');
   });
 });

@@ -58,8 +58,10 @@ test('loop-guard thresholds from the form stop a repeating run at the chosen cou
     await page.screenshot({ path: path.join(outDir, 'state-settings-run.png'), fullPage: true });
     await run(page, 'List the root again and again');
     assert.match(await page.textContent('[data-testid=stop-reason]'), /no.progress/i);
-    // The default (stop at 5) would have called the model five times before stopping.
-    assert.equal(mock.requests.length, 2, 'stopped after the second identical observation');
+    // The first repeat asks for a forced reflection (one request), the second stops the run; the
+    // default (stop at 5) would have called the model six times before stopping.
+    assert.equal(mock.requests.length, 3, 'stopped after the second identical observation');
+    assert.equal(mock.requests.filter((r) => r.body.tools?.length === 1 && r.body.tools[0].function?.name === 'reflect').length, 1, 'one reflection was asked');
   });
 });
 

@@ -9,19 +9,11 @@
 // any test starts; chromedriver then waits 300 s and fails. Here a page that has started no test
 // after 15 s is loaded again, and that is reported.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { launchBrowser } from '../e2e/support/browser.mjs';
+import { freePort } from '../e2e/support/free_port.mjs';
 
 const [wasm, ...args] = process.argv.slice(2);
 const limitMs = Number(process.env.WASM_BINDGEN_TEST_TIMEOUT ?? 120) * 1000;
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const port = await freePort();
 const runner = spawn('wasm-bindgen-test-runner', [wasm, ...args], {

@@ -21,6 +21,7 @@ pub fn evidence(new: u32, repeated: u32) -> Option<EvidenceDelta> {
     Some(EvidenceDelta {
         new_observations: new,
         repeated_observations: repeated,
+        ..EvidenceDelta::default()
     })
 }
 

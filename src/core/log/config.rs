@@ -28,6 +28,8 @@ pub enum ToolKind {
     Todo,
     /// Ends the run when the host-side verifier passes; its failure goes back as an error.
     Finish,
+    /// Ends the run as `gave_up` with the model's account of where it is stuck.
+    GiveUp,
 }
 
 /// What one approval of an `ask` tool covers beyond the call itself.
@@ -106,6 +108,52 @@ pub struct GuardThresholds {
     /// call again once a task is done rather than answering; on for them by default.
     #[serde(default)]
     pub end_on_repeated_success: bool,
+    /// How a run that is beaten is handled: similarity-based detectors, forced reflections,
+    /// overdue milestones and the budget endgame. `None` in sessions written before they
+    /// existed, which keep the first rules (exact repeats only) so their logs replay the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reflective: Option<ReflectivePolicy>,
+}
+
+/// What the runtime does when a run stops making progress (see `core::reflect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReflectivePolicy {
+    /// Forced "status + path" reflections a run gets at most.
+    pub max_reflections: u32,
+    /// After a reflection, observations in a row with nothing new that end the run.
+    pub stop_after_reflection: u32,
+    /// Steps an open todo may go with no new evidence before it is overdue (0: never).
+    pub milestone_steps: u32,
+    /// What an overdue milestone comes to when a reflection did not help.
+    pub overdue: OverdueAction,
+    /// Share of a budget, in percent, after which a run with no new evidence lately is asked
+    /// to finish or give up (0: never).
+    pub endgame_percent: u32,
+    /// Steps with no new evidence that make the endgame question due.
+    pub endgame_quiet_steps: u32,
+}
+
+impl Default for ReflectivePolicy {
+    fn default() -> Self {
+        Self {
+            max_reflections: 2,
+            stop_after_reflection: 2,
+            milestone_steps: 8,
+            overdue: OverdueAction::AskHuman,
+            endgame_percent: 75,
+            endgame_quiet_steps: 3,
+        }
+    }
+}
+
+/// Where an overdue milestone ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverdueAction {
+    /// The run ends `needs_human`: a person decides how to go on.
+    AskHuman,
+    /// The run ends `no_progress`.
+    GiveUp,
 }
 
 impl Default for GuardThresholds {
@@ -115,11 +163,12 @@ impl Default for GuardThresholds {
             repeat_stop: 5,
             thrash_diagnose: 4,
             thrash_stop: 6,
-            stagnation_diagnose: 5,
-            stagnation_stop: 8,
+            stagnation_diagnose: 4,
+            stagnation_stop: 6,
             error_repeat_diagnose: 3,
             error_repeat_stop: 5,
             end_on_repeated_success: false,
+            reflective: Some(ReflectivePolicy::default()),
         }
     }
 }

@@ -57,6 +57,10 @@ pub enum Event {
     },
     /// A step began.
     StepStarted {
+        /// Run number (with `step`, the step's id in the session); absent in logs written
+        /// before it was recorded.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<u32>,
         /// Step number within the run, from 1.
         step: u32,
         /// Why the loop continued.
@@ -189,6 +193,9 @@ pub enum Event {
         stop: bool,
         /// What the model is told.
         message: String,
+        /// The calls and observations that repeat, one line each (absent in older logs).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<String>,
     },
     /// A final answer was not accepted.
     CompletionRejected {
@@ -197,6 +204,9 @@ pub enum Event {
     },
     /// A step ended.
     StepFinished {
+        /// Run number, as in `StepStarted`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<u32>,
         /// Step number.
         step: u32,
         /// Spend after the step.

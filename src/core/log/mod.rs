@@ -11,7 +11,8 @@ mod outcome;
 
 pub use budget::{BudgetKind, BudgetLimits, Ledger};
 pub use config::{
-    AgentConfig, ApprovalScope, GuardThresholds, Permission, Price, ToolDecl, ToolKind,
+    AgentConfig, ApprovalScope, GuardThresholds, OverdueAction, Permission, Price,
+    ReflectivePolicy, ToolDecl, ToolKind,
 };
 pub use event::{Event, Millis, Record, SCHEMA_VERSION};
 pub use guard::{Detector, EvidenceDelta};

@@ -34,6 +34,16 @@ pub enum TransitionReason {
     ApprovalResumed,
     /// The log was reopened (after a reload or a fork) between two steps; the run goes on.
     Resumed,
+    /// A detector, an overdue milestone or the budget endgame forces a "status + path"
+    /// reflection before the run goes on.
+    Reflection {
+        /// What asked for it.
+        trigger: Detector,
+    },
+    /// The model reflected and goes on.
+    AfterReflection,
+    /// The model asked again for the call that had just succeeded; it must answer now.
+    AnswerRequested,
 }
 
 /// Why a human is needed before the run can go on.
@@ -54,6 +64,11 @@ pub enum HumanReason {
     StopHookFailed {
         /// What went wrong.
         message: String,
+    },
+    /// Open todos went on with no new evidence, and a reflection did not change that.
+    MilestoneOverdue {
+        /// The overdue items.
+        todos: Vec<String>,
     },
 }
 
@@ -122,6 +137,8 @@ pub enum StopReason {
     },
     /// The model or the runtime failed in a way the loop cannot recover from.
     FatalError,
+    /// The model gave up (the `give_up` tool or a reflection), saying where it is stuck.
+    GaveUp,
 }
 
 impl StopReason {
@@ -138,6 +155,7 @@ impl StopReason {
             StopReason::Cancelled => "cancelled",
             StopReason::NeedsHuman { .. } => "needs_human",
             StopReason::FatalError => "fatal_error",
+            StopReason::GaveUp => "gave_up",
         }
     }
 }
@@ -180,6 +198,8 @@ pub enum CallPurpose {
     Step,
     /// Summarising older turns.
     Compaction,
+    /// A forced "status + path" reflection (see `core::reflect`).
+    Reflection,
 }
 
 /// Why a tool call was not executed.

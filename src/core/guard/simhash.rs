@@ -1,0 +1,124 @@
+//! Near-duplicate detection for observations: 64-bit SimHashes of the normalised text. Why
+//! SimHash: it is one `u64` per observation (the guard's memory stays fixed), comparing two is
+//! one XOR and a popcount, and texts that share nearly all their features land within a few
+//! bits of each other, while unrelated texts sit near 32 bits apart (two texts whose feature
+//! vectors are at angle θ differ in about 64·θ/π bits).
+//!
+//! Results are hashed over three-word shingles ([`shape`]): a page of a log shares nearly all
+//! its *characters* with the next page (the same paths, names and field labels in the same
+//! shape), but almost none of its word triples, since nearly every line carries values of its
+//! own; the same output printed again shares nearly all of them. They must be within 3 bits (a
+//! cosine near 0.99) to be the same observation, and short results are compared exactly.
+//! Errors are hashed over 4-character shingles ([`simhash`]) and are the same error within 6
+//! bits (a cosine near 0.95: the message with another name in it).
+
+/// Bits two results may differ by and still count as the same observation.
+pub const NEAR_BITS: u32 = 3;
+
+/// Bits two errors of one tool may differ by and still count as the same error.
+pub const ERROR_NEAR_BITS: u32 = 6;
+
+/// Results shorter than this (in characters, normalised) are compared exactly: with few
+/// shingles a changed number moves only a few of them, and the bits a SimHash flips for it
+/// vary so much that "contents 17" and "contents 18" can land within [`NEAR_BITS`].
+pub const MIN_SIMILAR_CHARS: usize = 200;
+
+/// What a successful result is remembered by, and how many bits another may differ by and
+/// still be the same observation: the SimHash of a long text, an exact hash of a short one
+/// (a random 64-bit value, so it is never within a few bits of a long text's SimHash).
+pub fn shape(text: &str) -> (u64, u32) {
+    if text.chars().count() >= MIN_SIMILAR_CHARS {
+        (word_simhash(text), NEAR_BITS)
+    } else {
+        (shingle_hash(&text.chars().collect::<Vec<_>>()), 0)
+    }
+}
+
+/// The SimHash of `text` (already normalised) over its three-word shingles.
+fn word_simhash(text: &str) -> u64 {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let hashes = words.windows(3.min(words.len()).max(1)).map(|triple| {
+        let joined: Vec<char> = triple.join(" ").chars().collect();
+        shingle_hash(&joined)
+    });
+    fold(hashes)
+}
+
+/// Shingle width in characters.
+const SHINGLE: usize = 4;
+
+/// The SimHash of `text` (already normalised) over its 4-character shingles.
+pub fn simhash(text: &str) -> u64 {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= SHINGLE {
+        return fold(std::iter::once(shingle_hash(&chars)));
+    }
+    fold(chars.windows(SHINGLE).map(shingle_hash))
+}
+
+/// SimHash of feature hashes: each bit set where more features have it set than not.
+fn fold(hashes: impl Iterator<Item = u64>) -> u64 {
+    let mut weights = [0i32; 64];
+    for h in hashes {
+        for (bit, weight) in weights.iter_mut().enumerate() {
+            if h >> bit & 1 == 1 {
+                *weight += 1;
+            } else {
+                *weight -= 1;
+            }
+        }
+    }
+    weights.iter().enumerate().fold(
+        0u64,
+        |acc, (bit, w)| if *w > 0 { acc | 1 << bit } else { acc },
+    )
+}
+
+/// Whether two SimHashes are near enough to be the same observation.
+pub fn near(a: u64, b: u64) -> bool {
+    (a ^ b).count_ones() <= NEAR_BITS
+}
+
+/// Whether two errors' SimHashes are near enough to be the same error.
+pub fn near_error(a: u64, b: u64) -> bool {
+    (a ^ b).count_ones() <= ERROR_NEAR_BITS
+}
+
+/// FNV-1a over the shingle's characters, then a finaliser so neighbouring shingles spread.
+fn shingle_hash(piece: &[char]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in piece {
+        h ^= u64::from(*c);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    // splitmix64's finaliser.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{near, simhash};
+
+    #[test]
+    fn identical_texts_hash_alike_and_unrelated_ones_far_apart() {
+        let a = simhash("error: test_parse failed: expected 3 got 4 in src/parse.rs");
+        assert_eq!(
+            a,
+            simhash("error: test_parse failed: expected 3 got 4 in src/parse.rs")
+        );
+        let b = simhash("wrote 120 bytes to /notes.txt");
+        assert!((a ^ b).count_ones() > 16, "{}", (a ^ b).count_ones());
+        assert!(!near(a, b));
+    }
+
+    #[test]
+    fn a_long_text_with_one_character_changed_stays_near() {
+        let base = "assertion failed at tests/integration.rs: left == right, left: `Some(\"header\")`, right: `None`; 14 passed; 1 failed; finished";
+        let changed = base.replace("14 passed", "15 passed");
+        assert!(near(simhash(base), simhash(&changed)));
+    }
+}
