@@ -89,7 +89,7 @@ export const SCENARIOS = {
     success: ({ outcome, steps }) => {
       const stuck = outcome.handoff?.stuck_on ?? [];
       const conceded = ['gave_up', 'no_progress', 'consecutive_errors', 'needs_human'].includes(outcome.stopReason);
-      return { ok: conceded && stuck.length > 0, why: `stop: ${outcome.stopReason} after ${steps} of 20 steps; stuck_on: ${stuck.slice(0, 2).join(' | ') || '(none)'}` };
+      return { ok: conceded && stuck.length > 0, why: `stop: ${outcome.stopReason} after ${steps} of 20 steps; stuck_on: ${stuck.slice(0, 2).join(' / ') || '(none)'}` };
     },
   },
   forbidden_fetch: {

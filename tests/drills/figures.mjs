@@ -70,7 +70,8 @@ export function reliabilityMarkdown(figures, meta) {
     '|---|---|---|---|---|',
   ];
   for (const f of figures) {
-    const note = f.note ? ` (${f.note})` : '';
+    // A note quotes what the drill saw, which may hold a `|`: escaped so the row keeps its cells.
+    const note = f.note ? ` (${String(f.note).replaceAll('|', '\\|')})` : '';
     lines.push(`| ${f.drill} | ${f.name}${note} | ${cell(f.value)} | ${goalText(f.goal)} | ${f.ok ? 'yes' : '**no**'} |`);
   }
   return `${lines.join('\n')}\n`;

@@ -84,7 +84,7 @@ async function unsolvableOnServer(site, url, verified) {
   }
 }
 
-const described = (run) => `stop: ${run.stop} after ${run.steps} model replies; calls: ${run.calls.slice(0, 4).join(' ') || 'none'}; stuck_on: ${run.stuckOn.slice(0, 2).join(' | ') || '(none)'}; answer: ${run.answer.slice(0, 120)}`;
+const described = (run) => `stop: ${run.stop} after ${run.steps} model replies; calls: ${run.calls.slice(0, 4).join(' ') || 'none'}; stuck_on: ${run.stuckOn.slice(0, 2).join(' / ') || '(none)'}; answer: ${run.answer.slice(0, 120)}`;
 
 export async function realModelGiveup({ site, figures }) {
   const { maxSteps } = SCENARIOS.unsolvable;

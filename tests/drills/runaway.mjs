@@ -56,7 +56,7 @@ export async function runawayDrill({ site, figures }) {
           figures.add('runaway', `${name}: steps inside the budget of ${c.maxSteps}`, outcome?.steps ?? -1, { max: c.maxSteps });
           const handoff = outcome?.handoff;
           figures.add('runaway', `${name}: handoff report present`, handoff && handoff.task && handoff.progress.length + handoff.stuck_on.length > 0 ? 1 : 0, { eq: 1 }, handoff ? `${handoff.progress.length} progress, ${handoff.findings.length} findings, ${handoff.stuck_on.length} stuck_on` : 'none');
-          figures.add('runaway', `${name}: stuck_on names the repeating call`, (handoff?.stuck_on ?? []).some((line) => line.includes('look(')) ? 1 : 0, { eq: 1 }, (handoff?.stuck_on ?? []).slice(0, 2).join(' | '));
+          figures.add('runaway', `${name}: stuck_on names the repeating call`, (handoff?.stuck_on ?? []).some((line) => line.includes('look(')) ? 1 : 0, { eq: 1 }, (handoff?.stuck_on ?? []).slice(0, 2).join(' / '));
         }
         const reflections = r.events.filter((e) => e.type === 'step_started' && e.reason?.kind === 'reflection' && (!stop || e.seq < stop.seq)).length;
         figures.add('runaway', `${name}: forced reflections before the stop`, reflections, { min: 1 });
