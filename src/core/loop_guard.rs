@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
-use serde_json::Value;
-
 use super::fingerprint::{action_arguments, hash64};
+use super::guard::Observation;
 use super::log::GuardThresholds;
 use super::log::{Detector, EvidenceDelta};
 use super::recent_map::RecentMap;
@@ -60,20 +59,6 @@ pub struct LoopGuard {
     streak_actions: Vec<u64>,
     /// Detectors that have already asked for a diagnosis (asked once per detector and target).
     diagnosed: RecentMap<(Detector, u64), ()>,
-}
-
-/// One observation to judge.
-pub struct Observation<'a> {
-    /// Tool name.
-    pub tool: &'a str,
-    /// Parsed arguments (`Value::Null` when they did not parse).
-    pub args: &'a Value,
-    /// Raw argument text, used when `args` is null.
-    pub raw_args: &'a str,
-    /// Result text.
-    pub content: &'a str,
-    /// Whether the result is an error.
-    pub is_error: bool,
 }
 
 impl LoopGuard {

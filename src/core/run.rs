@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::guard;
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
-use super::loop_guard::{LoopGuard, Observation, Verdict};
+use super::loop_guard::{LoopGuard, Verdict};
 use super::progress::{Progress, TRANSIENT_GRACE};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
 
@@ -185,18 +185,16 @@ impl RunState {
         let mut any_new = false;
         for result in batch.results() {
             let slot = result.slot;
+            let obs = guard::Observation {
+                tool: &slot.call.name,
+                args: &slot.args,
+                raw_args: &slot.call.arguments,
+                content: result.content,
+                is_error: result.is_error,
+                effect: config.tool(&slot.call.name).is_some_and(|d| !d.idempotent),
+            };
             if let Some(progress) = self.progress.as_mut() {
-                let judgement = progress.guard.observe(
-                    &guard::Observation {
-                        tool: &slot.call.name,
-                        args: &slot.args,
-                        raw_args: &slot.call.arguments,
-                        content: result.content,
-                        is_error: result.is_error,
-                        effect: config.tool(&slot.call.name).is_some_and(|d| !d.idempotent),
-                    },
-                    &config.guard,
-                );
+                let judgement = progress.guard.observe(&obs, &config.guard);
                 progress.note(&judgement);
                 if judgement.novel {
                     any_new = true;
@@ -218,13 +216,6 @@ impl RunState {
                     continue;
                 }
             } else {
-                let obs = Observation {
-                    tool: &slot.call.name,
-                    args: &slot.args,
-                    raw_args: &slot.call.arguments,
-                    content: result.content,
-                    is_error: result.is_error,
-                };
                 let seen = self
                     .guard
                     .observe(&obs, &config.guard, &mut self.step_evidence);

@@ -28,7 +28,7 @@ use super::log::{Detector, GuardThresholds};
 use super::recent_map::RecentMap;
 use cycle::Trajectory;
 pub use normalize::normalize;
-pub use simhash::{near, near_error, shape, simhash};
+pub use simhash::{near_error, shape, simhash};
 
 /// Distinct fingerprints remembered for the repetition count.
 const REMEMBERED: usize = 128;
@@ -77,7 +77,8 @@ pub struct Observation<'a> {
     pub content: &'a str,
     /// Whether the result is an error.
     pub is_error: bool,
-    /// The tool has side effects (not idempotent): a new action with the usual result is news.
+    /// The tool has side effects (not idempotent): a new action with the usual result is news
+    /// (the first rules' [`LoopGuard`](super::LoopGuard) does not look at it).
     pub effect: bool,
 }
 

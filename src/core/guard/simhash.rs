@@ -74,11 +74,6 @@ fn fold(hashes: impl Iterator<Item = u64>) -> u64 {
     )
 }
 
-/// Whether two SimHashes are near enough to be the same observation.
-pub fn near(a: u64, b: u64) -> bool {
-    (a ^ b).count_ones() <= NEAR_BITS
-}
-
 /// Whether two errors' SimHashes are near enough to be the same error.
 pub fn near_error(a: u64, b: u64) -> bool {
     (a ^ b).count_ones() <= ERROR_NEAR_BITS
@@ -101,7 +96,7 @@ fn shingle_hash(piece: &[char]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{near, simhash};
+    use super::{near_error, shape, simhash};
 
     #[test]
     fn identical_texts_hash_alike_and_unrelated_ones_far_apart() {
@@ -112,13 +107,26 @@ mod tests {
         );
         let b = simhash("wrote 120 bytes to /notes.txt");
         assert!((a ^ b).count_ones() > 16, "{}", (a ^ b).count_ones());
-        assert!(!near(a, b));
+        assert!(!near_error(a, b));
     }
 
     #[test]
-    fn a_long_text_with_one_character_changed_stays_near() {
+    fn an_error_with_another_count_in_it_stays_near() {
         let base = "assertion failed at tests/integration.rs: left == right, left: `Some(\"header\")`, right: `None`; 14 passed; 1 failed; finished";
         let changed = base.replace("14 passed", "15 passed");
-        assert!(near(simhash(base), simhash(&changed)));
+        assert!(near_error(simhash(base), simhash(&changed)));
+    }
+
+    #[test]
+    fn a_short_result_is_compared_exactly_and_a_long_one_by_similarity() {
+        assert_eq!(shape("contents 17").1, 0);
+        assert_ne!(shape("contents 17").0, shape("contents 18").0);
+        let long: String = (1..=48)
+            .map(|n| format!("test parser::tests::case_{n} ... ok\n"))
+            .collect();
+        let (a, bits) = shape(&format!("seed 48213\n{long}"));
+        assert_eq!(bits, super::NEAR_BITS);
+        let (b, _) = shape(&format!("seed 99120\n{long}"));
+        assert!((a ^ b).count_ones() <= bits, "{}", (a ^ b).count_ones());
     }
 }
