@@ -10,6 +10,9 @@
 
 use serde_json::{json, Value};
 
+/// Helpers of the reflective-rules scenarios.
+pub mod reflective;
+
 /// What every loop-scenario test file imports: this harness, `json!`, and the core and protocol
 /// types the scenarios name. (`pretty_assertions::assert_eq` is imported by name in each file: a
 /// glob cannot shadow the prelude's macro.)

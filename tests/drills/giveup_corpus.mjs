@@ -6,19 +6,10 @@
 // result), `reflect(r)` the arguments of the r-th reflection (r from 0).
 //
 // Noise is what real tools print: clock times, run and request ids, durations, counters.
-// Everything is seeded, so a case plays the same way every time.
+// The models' choices are seeded, so a case plays the same way every time; the noise in tool
+// results is random, as real noise is.
 
-/** A small seeded generator (mulberry32). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../e2e/support/path_corpus.mjs';
 
 const call = (n, name, args) => ({ calls: [{ id: `c${n}`, name, args }] });
 const answer = (text) => ({ text });
