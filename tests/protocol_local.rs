@@ -5,7 +5,7 @@
 mod protocol_support;
 
 use pretty_assertions::assert_eq;
-use protocol_support::default_tools;
+use protocol_support::{copy_task_after_its_read, default_tools, write_file};
 use serde_json::json;
 use tabloop::protocol::{
     FinishReason, Message, ModelReply, ModelRequest, ToolCall, ToolSpec, Usage,
@@ -28,60 +28,33 @@ fn read_file() -> ToolSpec {
     }
 }
 
-fn write_file() -> ToolSpec {
-    ToolSpec {
-        local_parameters: None,
-        name: "write_file".to_string(),
-        description: "Write a file.".to_string(),
-        parameters: json!({
-            "type": "object",
-            "properties": { "path": { "type": "string" }, "content": { "type": "string" } },
-            "required": ["path", "content"],
-        }),
-    }
-}
-
 fn request(tools: Vec<ToolSpec>) -> ModelRequest {
     ModelRequest {
         system: Some("You are tabloop.".to_string()),
-        messages: vec![
-            Message::User {
-                text: "Copy a.txt to b.txt".to_string(),
-            },
-            Message::Assistant {
-                text: String::new(),
-                tool_calls: vec![ToolCall {
-                    id: "c1".to_string(),
-                    name: "read_file".to_string(),
-                    arguments: r#"{"path":"a.txt"}"#.to_string(),
-                }],
-            },
-            Message::Tool {
-                call_id: "c1".to_string(),
-                name: "read_file".to_string(),
-                content: "hello".to_string(),
-                is_error: false,
-            },
-            Message::Assistant {
-                text: String::new(),
-                tool_calls: vec![ToolCall {
-                    id: "c2".to_string(),
+        messages: copy_task_after_its_read()
+            .into_iter()
+            .chain([
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "c2".to_string(),
+                        name: "write_file".to_string(),
+                        arguments: r#"{"path":"b.txt","content":"hello"}"#.to_string(),
+                    }],
+                },
+                Message::Tool {
+                    call_id: "c2".to_string(),
                     name: "write_file".to_string(),
-                    arguments: r#"{"path":"b.txt","content":"hello"}"#.to_string(),
-                }],
-            },
-            Message::Tool {
-                call_id: "c2".to_string(),
-                name: "write_file".to_string(),
-                content: "disk full".to_string(),
-                is_error: true,
-            },
-            Message::Assistant {
-                text: "I could not write b.txt.".to_string(),
-                tool_calls: vec![],
-            },
-        ]
-        .into(),
+                    content: "disk full".to_string(),
+                    is_error: true,
+                },
+                Message::Assistant {
+                    text: "I could not write b.txt.".to_string(),
+                    tool_calls: vec![],
+                },
+            ])
+            .collect::<Vec<_>>()
+            .into(),
         tools,
         max_output_tokens: 512,
     }

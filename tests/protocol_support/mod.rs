@@ -94,3 +94,42 @@ pub fn default_tools() -> Vec<tabloop::protocol::ToolSpec> {
         ])
         .collect()
 }
+
+/// The `write_file(path, content)` tool the local-model tests offer.
+pub fn write_file() -> tabloop::protocol::ToolSpec {
+    tabloop::protocol::ToolSpec {
+        local_parameters: None,
+        name: "write_file".to_string(),
+        description: "Write a file.".to_string(),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": { "path": { "type": "string" }, "content": { "type": "string" } },
+            "required": ["path", "content"],
+        }),
+    }
+}
+
+/// "Copy a.txt to b.txt", the model's read of a.txt and its result: the conversation the
+/// local-model tests build their second step on.
+pub fn copy_task_after_its_read() -> Vec<tabloop::protocol::Message> {
+    use tabloop::protocol::{Message, ToolCall};
+    vec![
+        Message::User {
+            text: "Copy a.txt to b.txt".to_string(),
+        },
+        Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "c1".to_string(),
+                name: "read_file".to_string(),
+                arguments: r#"{"path":"a.txt"}"#.to_string(),
+            }],
+        },
+        Message::Tool {
+            call_id: "c1".to_string(),
+            name: "read_file".to_string(),
+            content: "hello".to_string(),
+            is_error: false,
+        },
+    ]
+}

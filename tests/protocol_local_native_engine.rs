@@ -1,0 +1,144 @@
+//! The engine itself, greedy on synthetic Qwen3 and Gemma 3 files (random weights, the
+//! family's real vocabulary and tags; scripts/synthetic-models.sh writes them), under the
+//! grammar built from a task's tools: what it writes parses back into the structured call.
+// Native only: the engine is a native dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::{json, Value};
+use tabloop::protocol::{FinishReason, Message, ModelRequest, ToolSpec, Usage};
+use tabloop::providers::{build_native_request, parse_native_output, ToolDialect};
+
+/// Qwen3's dialect, its template's default system text left out.
+fn qwen3() -> ToolDialect {
+    ToolDialect::Hermes {
+        default_system: None,
+    }
+}
+
+fn usage() -> Usage {
+    Usage {
+        input_tokens: 50,
+        output_tokens: 20,
+        ..Usage::default()
+    }
+}
+
+/// Runs the engine greedily on a synthetic file of `family` (random weights, the family's real
+/// vocabulary and tags; scripts/synthetic-models.sh writes them) with the request's messages in
+/// the family's turns (as www/local/engine/chat_template.js renders them) and `grammar`.
+fn engine_writes(family: &str, messages: &[Value], grammar: &str) -> String {
+    use tabloop_engine::sampling::Sampling;
+    use tabloop_engine::session::{Session, Step};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("target/synthetic/{family}-tiny-q8_0.gguf"));
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: run scripts/synthetic-models.sh", path.display()));
+    let turn = |m: &Value| {
+        (
+            m["role"].as_str().unwrap().to_string(),
+            m["content"].as_str().unwrap().to_string(),
+        )
+    };
+    let prompt = if family == "gemma3" {
+        let system = messages[0]["content"].as_str().unwrap();
+        let mut out = String::new();
+        for (i, m) in messages[1..].iter().enumerate() {
+            let (role, content) = turn(m);
+            let role = if role == "assistant" { "model" } else { "user" };
+            let prefix = if i == 0 {
+                format!("{system}\n\n")
+            } else {
+                String::new()
+            };
+            out += &format!(
+                "<start_of_turn>{role}\n{prefix}{}<end_of_turn>\n",
+                content.trim()
+            );
+        }
+        out + "<start_of_turn>model\n"
+    } else {
+        let mut out = String::new();
+        for m in messages {
+            let (role, content) = turn(m);
+            out += &format!("<|im_start|>{role}\n{content}<|im_end|>\n");
+        }
+        // Qwen3's template with thinking off (chat_template.js writes it the same)
+        out + "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    };
+    let mut session = Session::load(&bytes, 2048, 1).unwrap();
+    session
+        .begin(&prompt, Some(grammar), Sampling::Greedy, 120)
+        .unwrap();
+    while session.feed(512).unwrap() > 0 {}
+    let mut written = Vec::new();
+    loop {
+        match session.next(0.0).unwrap() {
+            Step::Token(bytes) => written.extend(bytes),
+            Step::Stop => break,
+            Step::Length => panic!("the call did not end within 120 tokens"),
+        }
+    }
+    String::from_utf8(written).unwrap()
+}
+
+/// The task for the engine: one tool whose one argument is short (random weights would write a
+/// free string without end).
+fn short_task() -> ModelRequest {
+    ModelRequest {
+        system: Some("You are tabloop.".into()),
+        messages: vec![Message::User {
+            text: "Read notes.txt".into(),
+        }]
+        .into(),
+        tools: vec![ToolSpec {
+            local_parameters: None,
+            name: "read_file".into(),
+            description: "Read a file.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string", "maxLength": 12}}, "required": ["path"]}),
+        }],
+        max_output_tokens: 120,
+    }
+}
+
+#[test]
+fn the_engine_under_the_qwen_grammar_writes_calls_the_parser_reads_on_a_synthetic_qwen3_file() {
+    let req = short_task();
+    let local = build_native_request(&req, &qwen3());
+    // random weights would choose text: the grammar's call branch alone
+    let grammar = local.grammar.unwrap().replacen(
+        "root ::= think? (calls | text calls?)",
+        "root ::= calls",
+        1,
+    );
+    let written = engine_writes("qwen3", &local.messages, &grammar);
+    assert!(
+        written.starts_with("<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \""),
+        "{written}"
+    );
+    let parsed = parse_native_output(&written, &req.tools, &qwen3(), usage(), "c".into());
+    assert_eq!(parsed.finish, FinishReason::ToolUse, "{written}");
+    assert!(parsed.tool_calls.iter().all(|c| c.name == "read_file"
+        && serde_json::from_str::<Value>(&c.arguments).unwrap()["path"].is_string()));
+}
+
+#[test]
+fn the_engine_under_the_gemma_grammar_writes_a_call_the_parser_reads_on_a_synthetic_gemma3_file() {
+    let req = short_task();
+    let local = build_native_request(&req, &ToolDialect::Gemma);
+    let grammar = local
+        .grammar
+        .unwrap()
+        .replacen("root ::= call | text", "root ::= call", 1);
+    let written = engine_writes("gemma3", &local.messages, &grammar);
+    let parsed = parse_native_output(
+        &written,
+        &req.tools,
+        &ToolDialect::Gemma,
+        usage(),
+        "c".into(),
+    );
+    assert_eq!(parsed.finish, FinishReason::ToolUse, "{written}");
+    assert_eq!(parsed.tool_calls.len(), 1);
+    assert_eq!(parsed.tool_calls[0].name, "read_file");
+}
