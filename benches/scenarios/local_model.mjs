@@ -8,6 +8,8 @@
 // CI as tests/e2e/local_scenarios.test.mjs).
 //
 //   node benches/scenarios/local_model.mjs [name ...]
+//   GUARD_RULES=first node benches/scenarios/local_model.mjs   (the loop guard's first rules:
+//   no reflection, no give_up tool; for a before/after of the reflective rules)
 import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
 import { serveSite } from '../../tests/e2e/support/site.mjs';
 
@@ -125,10 +127,11 @@ export async function runScenarios(names = Object.keys(SCENARIOS), { log = conso
       try {
         await page.goto(`${site.url}/embed.html`);
         await page.waitForFunction(() => window.tabloopReady === true, null, { timeout: 30_000 });
-        const run = await page.evaluate(async ({ name, task, maxSteps }) => {
+        const run = await page.evaluate(async ({ name, task, maxSteps, firstRules }) => {
           const agent = await tabloop.createAgent({
             session: `scenario-${name}`,
             provider: { kind: 'local' },
+            ...(firstRules ? { guard: { reflective: false } } : {}),
             budget: { maxSteps, maxWallMs: 90_000 * Math.ceil(maxSteps / 4) },
             permissions: { http_fetch: 'allow' },
           });
@@ -141,7 +144,7 @@ export async function runScenarios(names = Object.keys(SCENARIOS), { log = conso
           const wall = performance.now() - started;
           const events = await agent.events();
           return { outcome, events, wall_ms: Math.round(wall), first_output_ms: firstOutput == null ? null : Math.round(firstOutput) };
-        }, { name, task: SCENARIOS[name].task, maxSteps: SCENARIOS[name].maxSteps ?? 4 });
+        }, { name, task: SCENARIOS[name].task, maxSteps: SCENARIOS[name].maxSteps ?? 4, firstRules: process.env.GUARD_RULES === 'first' });
         const finished = new Map(run.events.filter((e) => e.type === 'tool_call_finished').map((e) => [e.call, e]));
         const rejected = new Map(run.events.filter((e) => e.type === 'tool_call_rejected').map((e) => [e.call, e]));
         const calls = run.events

@@ -6,6 +6,7 @@
 //   node benches/scenarios/newcomer.mjs [seconds to type, default 15] [page URL]
 // Without a URL it serves the release build (dist/); with one, e.g. http://127.0.0.1:8080/ while
 // `scripts/serve.sh` runs, it measures the page the README's serve command gives.
+// GUARD_RULES=first unticks "Reflect and give up" in the settings first (before/after figures).
 import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
 import { serveSite } from '../../tests/e2e/support/site.mjs';
 
@@ -27,6 +28,12 @@ try {
   await page.reload();
   await page.waitForSelector('[data-testid=task]', { timeout: 30_000 });
   const opened = Date.now();
+  if (process.env.GUARD_RULES === 'first') {
+    // The loop guard's first rules, as a person would choose them in the settings.
+    await page.click('details.run-settings > summary');
+    await page.uncheck('[data-testid=guard-reflective]');
+    await page.click('details.run-settings > summary');
+  }
   await page.fill('[data-testid=task]', TASK);
   await page.waitForTimeout(typingSeconds * 1000);
   const progressAtRun = await page.locator('[data-testid=model-progress-text]').textContent().catch(() => null);
