@@ -184,7 +184,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
     // Paused time is not charged to the wall-clock budget.
     let active_before = h.agent.run().unwrap().ledger.active_ms;
     h.tick(60_000);
-    let effects = h.send(tabloop::core::Input::RetryModel).unwrap();
+    let effects = h.send(tabloop::core::Input::RetryPaused).unwrap();
     assert_eq!(
         Harness::delay_of(&effects),
         0,
@@ -202,7 +202,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         h.agent.state()
     );
     assert_eq!(
-        h.send(tabloop::core::Input::RetryModel),
+        h.send(tabloop::core::Input::RetryPaused),
         Err(tabloop::core::InputError::NoActiveRun)
     );
 }

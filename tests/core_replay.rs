@@ -234,6 +234,10 @@ enum Move {
     Cut,
     Calls(Vec<(u8, u8, u8)>), // (tool index, argument choice, id salt)
     Result(u8, bool),
+    /// A running call's tool cannot reach its server (sent or not).
+    Unreachable(u8, bool),
+    /// The person (or the network's return) asks the paused run to go on.
+    Retry,
     Approve(bool),
     Cancel,
     Suspend,
@@ -248,6 +252,8 @@ fn moves() -> impl Strategy<Value = Vec<Move>> {
         1 => Just(Move::Cut),
         6 => prop::collection::vec((0u8..8, 0u8..4, any::<u8>()), 1..4).prop_map(Move::Calls),
         6 => (0u8..4, any::<bool>()).prop_map(|(c, e)| Move::Result(c, e)),
+        1 => (0u8..4, any::<bool>()).prop_map(|(c, sent)| Move::Unreachable(c, sent)),
+        1 => Just(Move::Retry),
         2 => any::<bool>().prop_map(Move::Approve),
         1 => Just(Move::Cancel),
         1 => Just(Move::Suspend),
@@ -315,6 +321,7 @@ fn input_for(agent: &Agent, pending: &[Effect], mv: &Move, n: usize) -> Option<I
         agent.run().map(|r| &r.phase),
         Some(tabloop::core::Phase::AwaitingModel { .. })
     );
+    let running_call = |c: u8| running.get(c as usize % running.len().max(1)).cloned();
     let reply = |r: ModelReply| {
         model
             .filter(|_| awaiting_model)
@@ -339,15 +346,17 @@ fn input_for(agent: &Agent, pending: &[Effect], mv: &Move, n: usize) -> Option<I
                 reasoning: String::new(),
             })
         }
-        Move::Result(c, is_error) => {
-            running
-                .get(*c as usize % running.len().max(1))
-                .map(|call| Input::ToolFinished {
-                    call: call.clone(),
-                    content: format!("result {c}"),
-                    is_error: *is_error,
-                })
-        }
+        Move::Result(c, is_error) => running_call(*c).map(|call| Input::ToolFinished {
+            call,
+            content: format!("result {c}"),
+            is_error: *is_error,
+        }),
+        Move::Unreachable(c, sent) => running_call(*c).map(|call| Input::ToolUnreachable {
+            call,
+            error: format!("offline {c}"),
+            sent: *sent,
+        }),
+        Move::Retry => Some(Input::RetryPaused),
         Move::Approve(yes) => asking.first().map(|(call, hash)| Input::ApprovalDecided {
             call: call.clone(),
             args_hash: hash.clone(),

@@ -464,6 +464,7 @@ fn every_event() -> Vec<Record> {
         events.push(Event::ToolCallInterrupted {
             call: "call_4".into(),
             cause,
+            error: None,
         });
     }
     for (i, detector) in detectors.into_iter().enumerate() {
@@ -608,6 +609,19 @@ fn reflective_rules_events() -> Vec<Event> {
             outcome: outcome(stop, Some(handoff())),
         });
     }
+    // A tool whose server cannot be reached pauses the run (recorded after the records above,
+    // which stay as they were written before).
+    for cause in [InterruptCause::Offline, InterruptCause::NetworkLost] {
+        events.push(Event::ToolCallInterrupted {
+            call: "call_8".into(),
+            cause,
+            error: Some("offline: the MCP server cannot be reached".into()),
+        });
+    }
+    events.push(Event::RunPaused {
+        reason: PauseReason::ToolUnreachable,
+        message: "The tool docs__search cannot reach its server.".into(),
+    });
     events
 }
 

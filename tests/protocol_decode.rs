@@ -378,10 +378,14 @@ fn every_event() -> Vec<Event> {
         InterruptCause::Cancelled,
         InterruptCause::Reload,
         InterruptCause::Budget,
+        InterruptCause::Offline,
+        InterruptCause::NetworkLost,
     ] {
+        let unreachable = matches!(cause, InterruptCause::Offline | InterruptCause::NetworkLost);
         events.push(Event::ToolCallInterrupted {
             call: "c1".into(),
             cause,
+            error: unreachable.then(|| "offline".into()),
         });
     }
     for detector in detectors() {

@@ -170,7 +170,7 @@ fn an_unbounded_call_waits_through_a_pause_and_settles_when_the_retry_finishes_t
     let (_keep, abort) = oneshot::channel();
     let end = r.start("say hi", PauseWait::UntilEnd, abort);
     r.pool.run_until_stalled();
-    assert!(r.live.paused().unwrap().contains("offline"));
+    assert!(r.live.paused().unwrap().message.contains("offline"));
     assert_eq!(*end.borrow(), None, "the default waits for the end");
     assert_eq!(
         r.clock.fire(),
@@ -179,7 +179,7 @@ fn an_unbounded_call_waits_through_a_pause_and_settles_when_the_retry_finishes_t
     );
 
     r.model.script.borrow_mut().push_back(reply_text("hi"));
-    r.live.retry_provider().unwrap();
+    r.live.retry_paused().unwrap();
     r.pool.run_until_stalled();
     assert_eq!(stop_of(&end.borrow()), Some(StopReason::Completed));
     assert_eq!(r.live.paused(), None);
@@ -206,7 +206,7 @@ fn a_pause_timeout_settles_the_call_as_paused_and_the_run_still_finishes_after_a
 
     r.model.script.borrow_mut().push_back(reply_text("hi"));
     let finished = r.live.run(String::new(), None);
-    r.live.retry_provider().unwrap();
+    r.live.retry_paused().unwrap();
     r.pool.run_until_stalled();
     let events = r.events();
     assert!(events.iter().any(|e| matches!(e, Event::RunUnpaused)));
@@ -226,7 +226,7 @@ fn a_zero_pause_timeout_settles_as_soon_as_the_run_pauses() {
     r.pool.run_until_stalled();
     assert_eq!(r.clock.fire(), vec![0]);
     r.pool.run_until_stalled();
-    assert!(matches!(&*end.borrow(), Some(Ok(RunEnd::Paused(m))) if m.contains("offline")));
+    assert!(matches!(&*end.borrow(), Some(Ok(RunEnd::Paused(m))) if m.message.contains("offline")));
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn a_pause_that_ends_before_its_timeout_does_not_settle_the_call() {
     let end = r.start("say hi", PauseWait::Settle(5_000), abort);
     r.pool.run_until_stalled();
     // The provider is back before the timeout: the call waits on for the run's end.
-    r.live.retry_provider().unwrap();
+    r.live.retry_paused().unwrap();
     r.pool.run_until_stalled();
     assert_eq!(r.live.paused(), None);
     assert_eq!(r.clock.fire(), vec![5_000]);

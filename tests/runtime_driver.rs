@@ -446,3 +446,36 @@ fn abandoned_replies(store: &MemoryStore) -> Vec<String> {
         })
         .collect()
 }
+
+#[test]
+fn a_tool_that_cannot_reach_its_server_pauses_the_run_and_a_retry_sends_the_call_again() {
+    let store = Rc::new(MemoryStore::default());
+    let model = ScriptedModel::new(vec![
+        reply_calls(vec![("c1", "read_file", "a.txt")]),
+        reply_text("done"),
+    ]);
+    let tools = Rc::new(FakeTools::default());
+    tools.offline.set(1);
+    let mut rig = start(store.clone(), model.clone(), tools.clone());
+    rig.send(Input::UserMessage {
+        text: "go".into(),
+        budget: None,
+    });
+    assert_eq!(rig.outcome(), None, "paused, not ended");
+    assert!(matches!(
+        log(&store).last().unwrap().event,
+        Event::RunPaused { .. }
+    ));
+    assert_eq!(
+        model.calls.get(),
+        1,
+        "the model saw no error and was not asked again"
+    );
+    rig.send(Input::RetryPaused);
+    assert_eq!(rig.outcome(), Some(StopReason::Completed));
+    assert_eq!(*tools.calls.borrow(), vec!["c1", "c1"]);
+    assert!(log(&store).iter().all(|r| !matches!(
+        &r.event,
+        Event::ToolCallFinished { content, .. } if content.contains("offline")
+    )));
+}

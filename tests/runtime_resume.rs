@@ -38,10 +38,7 @@ impl ModelClient for Done {
 struct NoTools;
 impl ToolHost for NoTools {
     async fn call(&self, _invocation: &ToolInvocation) -> ToolOutput {
-        ToolOutput {
-            content: String::new(),
-            is_error: true,
-        }
+        ToolOutput::result(String::new(), true)
     }
 }
 

@@ -52,10 +52,7 @@ impl ModelClient for ScriptedModel {
 struct EchoTools;
 impl ToolHost for EchoTools {
     async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
-        ToolOutput {
-            content: format!("ran {}", invocation.args),
-            is_error: false,
-        }
+        ToolOutput::result(format!("ran {}", invocation.args), false)
     }
 }
 
@@ -458,7 +455,7 @@ fn a_follower_page_refuses_inputs_instead_of_queueing_them() {
             .starts_with("another tab writes this session (s); this tab follows it read-only"),
         "{refused}"
     );
-    assert!(live.retry_provider().is_err());
+    assert!(live.retry_paused().is_err());
     assert!(live.retry_storage().is_err());
     assert!(live
         .extend_budget(tabloop::runtime::options::BudgetOptions::default())

@@ -254,6 +254,6 @@ fn a_provider_pause_shows_in_the_summary_until_the_user_retries() {
             ..
         }
     ));
-    h.send(Input::RetryModel).unwrap();
+    h.send(Input::RetryPaused).unwrap();
     assert_eq!(SessionSummary::from_records(&h.log).paused, None);
 }

@@ -252,7 +252,9 @@ export interface ToolSpec {
    * that string written as plain text, outside the JSON, as the model answers.
    */
   localParameters?: object | null;
-  /** A thrown error (or rejection) is a failed call the model sees as an error. */
+  /** A thrown error (or rejection) is a failed call the model sees as an error, except one
+   *  with `offline: true` (the tool's server cannot be reached because the network is gone,
+   *  and the call was not sent): that pauses the run, and the call is made again later. */
   execute: (args: any, ctx: ToolContext) => Promise<unknown> | unknown;
   permission?: Permission;
   /** What an approval also covers: `{ urlHost: 'url' }` = later calls to the host in that argument. */
@@ -298,12 +300,13 @@ export interface RunOptions {
 
 /**
  * What `run` resolves to when its wait was bounded and the run is paused. The run stays
- * paused in the log: `retryProvider()` (or the network's return, when it paused offline)
+ * paused in the log: `retry()` (or the network's return, when it paused offline)
  * continues it, and its end is told by `onStatus` ('finished').
  */
 export interface PausedOutcome {
   stopReason: 'paused';
-  detail: { reason: 'provider_unreachable' };
+  /** What the run waits for: its model provider, or a tool's server (the network is gone). */
+  detail: { reason: 'provider_unreachable' | 'tool_unreachable' };
   explanation: string;
   finalText: null;
 }
@@ -323,6 +326,11 @@ export type Status =
    *  paused, not ended, and nothing is lost; `retryProvider()` sends the call again. */
   | { type: 'provider_unreachable'; message: string }
   | { type: 'provider_recovered' }
+  /** A tool could not reach its server because the network is gone (an MCP tool, or a page
+   *  tool that threw an error with `offline: true`): the run is paused, the call waits and is
+   *  sent again when the network returns or on `retry()`. */
+  | { type: 'tool_unreachable'; message: string }
+  | { type: 'tool_recovered' }
   | { type: 'writer' } | { type: 'follower' }
   | { type: 'failed'; message: string };
 
@@ -348,7 +356,7 @@ export interface ReplayReport {
 
 /**
  * Inputs of a follower tab (while another tab writes the session) are refused: `run` rejects and
- * `cancel`, `approve`, `deny`, `extendBudget`, `retryStorage` and `retryProvider` throw.
+ * `cancel`, `approve`, `deny`, `extendBudget`, `retryStorage`, `retry` and `retryProvider` throw.
  */
 export interface Agent {
   readonly session: string;
@@ -373,7 +381,10 @@ export interface Agent {
   deny(callId: string, reason?: string): void;
   extendBudget(budget: BudgetOptions): void;
   retryStorage(): void;
-  /** Sends the model call again after a 'provider_unreachable' pause; the run goes on. */
+  /** Goes on after a pause: sends the paused model call ('provider_unreachable') or tool call
+   *  ('tool_unreachable') again. */
+  retry(): void;
+  /** The first name of `retry()`, kept for pages written against it. */
   retryProvider(): void;
   /**
    * Another API key for the session's provider, used from its next model call (after a 401, or

@@ -83,7 +83,10 @@ impl Agent {
             } => self.on_approval(call, args_hash, approved, reason),
             Input::ExtendBudget { budget } => self.on_extend_budget(budget),
             Input::Cancel { partial_reply } => self.on_cancel(partial_reply),
-            Input::RetryModel => self.on_retry_model(),
+            Input::ToolUnreachable { call, error, sent } => {
+                self.on_tool_unreachable(call, error, sent)
+            }
+            Input::RetryPaused => self.on_retry_paused(),
             Input::StopHookAnswered { verdict } => self.on_stop_hook_answered(verdict),
             Input::Suspend => {
                 // Only a run is charged for time; an idle session records no suspension.
@@ -176,6 +179,7 @@ impl Agent {
                         SlotState::Running => self.emit(Event::ToolCallInterrupted {
                             call: slot.call.id.clone(),
                             cause: InterruptCause::Reload,
+                            error: None,
                         }),
                         SlotState::AwaitingApproval { after_interrupt } => self
                             .outbox
@@ -191,7 +195,7 @@ impl Agent {
                     // The question to the stop hook is asked (and recorded) again.
                     self.emit(Event::StopHookAsked { proposal });
                 } else if run.is_some_and(|r| r.paused.is_some()) {
-                    // Paused for a person (provider unreachable): it stays paused.
+                    // Paused for a person (provider or tool unreachable): it stays paused.
                 } else if !run.is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
                     self.start_step(TransitionReason::Resumed);
@@ -400,7 +404,11 @@ impl Agent {
             });
         }
         for call in abort_calls {
-            self.emit(Event::ToolCallInterrupted { call, cause });
+            self.emit(Event::ToolCallInterrupted {
+                call,
+                cause,
+                error: None,
+            });
         }
         self.finish_run(stop, explanation, None);
         Ok(())

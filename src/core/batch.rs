@@ -66,6 +66,10 @@ impl Agent {
     /// Checks, asks and starts what it can; when every call has its result the state folds the
     /// batch into the transcript and the step moves on.
     pub(super) fn advance_batch(&mut self) {
+        if self.is_paused() {
+            // A call waits for its tool's server: nothing more starts until the run goes on.
+            return;
+        }
         let Some(batch) = self.current_batch() else {
             return self.after_step_work();
         };

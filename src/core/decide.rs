@@ -107,7 +107,7 @@ impl Agent {
     }
 
     fn unrecorded_active_ms(&self) -> u64 {
-        if self.state.suspended || self.state.active_run().is_some_and(|r| r.paused.is_some()) {
+        if self.state.suspended || self.is_paused() {
             0
         } else {
             self.now.saturating_sub(self.state.last_at)

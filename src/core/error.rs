@@ -27,7 +27,7 @@ pub enum InputError {
     /// A stop hook answer when no proposal waits for one.
     #[error("no completion is waiting for the stop hook")]
     NoStopProposal,
-    /// `RetryModel` when the run is not paused.
+    /// `RetryPaused` when the run is not paused.
     #[error("the run is not paused, so there is nothing to retry")]
     NotPaused,
     /// `ExtendBudget` when the last run did not run out of budget.

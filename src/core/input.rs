@@ -36,6 +36,17 @@ pub enum Input {
         /// Whether it failed.
         is_error: bool,
     },
+    /// A tool call could not reach its tool's server because the network is gone: the run
+    /// pauses and the call is sent again when it goes on ([`Input::RetryPaused`]).
+    ToolUnreachable {
+        /// Call id from `Effect::CallTool`.
+        call: String,
+        /// What the tool said.
+        error: String,
+        /// The call may have reached its server (the network went while it ran) rather than
+        /// failing before it was sent.
+        sent: bool,
+    },
     /// A human decided a pending approval. `args_hash` must match the request's.
     ApprovalDecided {
         /// Call id.
@@ -59,8 +70,9 @@ pub enum Input {
         /// model had already written.
         partial_reply: String,
     },
-    /// Try the model provider again after the run paused because it was unreachable.
-    RetryModel,
+    /// Go on after the run paused because its model provider or a tool's server was
+    /// unreachable: the paused model call or tool call is sent again.
+    RetryPaused,
     /// The page's stop hook answered the proposal of `Effect::AskStopHook`.
     StopHookAnswered {
         /// Its answer.

@@ -22,6 +22,7 @@ mod input;
 pub mod log;
 mod loop_guard;
 mod model_retry;
+mod pause;
 mod progress;
 mod recent_map;
 pub mod reflect;

@@ -1,7 +1,7 @@
 //! What follows a failed model call. A stream cut after output arrived (or gone silent) is sent
 //! again within the same step, a bounded number of times with growing waits; the partial reply
 //! is dropped from the context. When the provider stays down, or its client already used up its
-//! own retries, the run pauses until a person asks to retry: a transient fault never becomes a
+//! own retries, the run pauses until a person asks to retry (see `pause.rs`): a transient fault never becomes a
 //! terminal outcome. Anything else (a refused key, a bad request) ends the run as before.
 
 use super::agent::Agent;
@@ -85,17 +85,6 @@ impl Agent {
             }
             FailureClass::Fatal => self.finish_run(StopReason::FatalError, explanation, None),
         }
-        Ok(())
-    }
-
-    /// The user asks to try the provider again after the run paused.
-    pub(super) fn on_retry_model(&mut self) -> Result<(), InputError> {
-        let run = self.state.active_run().ok_or(InputError::NoActiveRun)?;
-        let Some(PauseReason::ProviderUnreachable { purpose }) = run.paused else {
-            return Err(InputError::NotPaused);
-        };
-        self.emit(Event::RunUnpaused);
-        self.call_model(purpose);
         Ok(())
     }
 

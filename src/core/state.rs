@@ -218,7 +218,7 @@ impl AgentState {
                     run.todos = items;
                 }
             }
-            Event::ToolCallInterrupted { call, cause } => {
+            Event::ToolCallInterrupted { call, cause, .. } => {
                 self.in_batch(|b| b.interrupt(call, *cause));
             }
             Event::GuardTriggered { stop, message, .. } => {

@@ -225,15 +225,22 @@ impl ToolBatch {
         }
     }
 
-    /// `call` was cut short: a reload puts it back (its approval covered the first attempt
-    /// only); a cancel or a spent budget gives it an error result.
+    /// `call` was cut short: a reload or a network lost while it ran puts it back (it may have
+    /// run, and its approval covered the first attempt only); one refused offline before it was
+    /// sent is put back as it was; a cancel or a spent budget gives it an error result.
     pub(super) fn interrupt(&mut self, call: &str, cause: InterruptCause) {
         let why = match cause {
-            InterruptCause::Reload => {
+            InterruptCause::Reload | InterruptCause::NetworkLost => {
                 if let Some(slot) = self.slot_mut(call) {
                     slot.state = SlotState::Pending;
                     slot.interrupted = true;
                     slot.approved = false;
+                }
+                return;
+            }
+            InterruptCause::Offline => {
+                if let Some(slot) = self.slot_mut(call) {
+                    slot.state = SlotState::Pending;
                 }
                 return;
             }

@@ -213,12 +213,21 @@ fn input_for(agent: &Agent, records: &[Record], at: usize) -> Option<Input> {
         Event::BudgetExtended { budget } => Input::ExtendBudget { budget: *budget },
         Event::Suspended => Input::Suspend,
         Event::Resumed => Input::Resume,
-        Event::RunUnpaused => Input::RetryModel,
+        Event::RunUnpaused => Input::RetryPaused,
         Event::StopHookDecided { verdict } => Input::StopHookAnswered {
             verdict: verdict.clone(),
         },
         // A run stopped between events: by the user or by the wall clock.
         Event::ModelCallAbandoned { partial_reply, .. } => interruption(records, at, partial_reply),
+        Event::ToolCallInterrupted {
+            call,
+            cause: cause @ (InterruptCause::Offline | InterruptCause::NetworkLost),
+            error,
+        } => Input::ToolUnreachable {
+            call: call.clone(),
+            error: error.clone().unwrap_or_default(),
+            sent: *cause == InterruptCause::NetworkLost,
+        },
         Event::ToolCallInterrupted { .. } | Event::StepFinished { .. } => {
             interruption(records, at, "")
         }

@@ -236,6 +236,30 @@ pub struct ToolOutput {
     pub content: String,
     /// Whether the call failed (the model sees it as an error observation).
     pub is_error: bool,
+    /// Set when the tool could not reach its server because the network is gone: the run
+    /// pauses and the call is sent again later, instead of the model seeing `content` as an
+    /// error.
+    pub unreachable: Option<Unreachable>,
+}
+
+impl ToolOutput {
+    /// A result the model sees.
+    pub fn result(content: String, is_error: bool) -> Self {
+        Self {
+            content,
+            is_error,
+            unreachable: None,
+        }
+    }
+}
+
+/// How a tool failed to reach its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The browser was offline: the call was refused before it was sent.
+    NotSent,
+    /// The network went while the call ran: it may have reached its server.
+    MaybeSent,
 }
 
 /// Executes host tools. Dropping the returned future aborts the call.

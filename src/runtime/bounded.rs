@@ -7,7 +7,7 @@ use futures::channel::oneshot;
 use futures::future::{self, Either, LocalBoxFuture};
 use futures::FutureExt;
 
-use super::live::LiveSession;
+use super::live::{LiveSession, Pause};
 use super::live_error::LiveError;
 use crate::core::RunOutcome;
 use crate::ports::Clock;
@@ -17,9 +17,9 @@ use crate::ports::Clock;
 pub enum RunEnd {
     /// The run ended.
     Finished(Box<RunOutcome>),
-    /// The run is paused for its provider (the pause's message) and still is: it goes on after
-    /// a retry (or the network's return) and ends later, heard through the session's notices.
-    Paused(String),
+    /// The run is paused for its provider or a tool's server and still is: it goes on after a
+    /// retry (or the network's return) and ends later, heard through the session's notices.
+    Paused(Pause),
 }
 
 /// How long a call waits on a run paused for its provider.
@@ -62,12 +62,12 @@ pub async fn settle_run<C: Clock>(
             result = finished => return ended(result),
             _ = changed => {}
             () = timer => {
-                if let Some(message) = live.paused() {
-                    return Ok(RunEnd::Paused(message));
+                if let Some(pause) = live.paused() {
+                    return Ok(RunEnd::Paused(pause));
                 }
             }
             () = abort => match live.paused() {
-                Some(message) => return Ok(RunEnd::Paused(message)),
+                Some(pause) => return Ok(RunEnd::Paused(pause)),
                 None => {
                     live.cancel()?;
                     return ended(finished.await);

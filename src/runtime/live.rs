@@ -14,7 +14,7 @@ use super::driver::Command;
 use super::live_error::LiveError;
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
-use crate::core::{BudgetLimits, Event, Input, RunOutcome};
+use crate::core::{BudgetLimits, Event, Input, PauseReason, RunOutcome};
 
 /// What a live session tells its listeners.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,10 +43,19 @@ pub struct LiveSession {
     waiters: RefCell<Vec<Waiter>>,
     approvals: RefCell<BTreeMap<String, String>>,
     writer: Cell<bool>,
-    /// The message of the pause the run is in (its provider unreachable), as last stored.
-    paused: RefCell<Option<String>>,
+    /// The pause the run is in (its provider or a tool's server unreachable), as last stored.
+    paused: RefCell<Option<Pause>>,
     /// Woken when `paused` changes (a pause, its end, or the run's end).
     pause_watchers: RefCell<Vec<oneshot::Sender<()>>>,
+}
+
+/// Why a run waits before it goes on, as the log says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pause {
+    /// What it waits for.
+    pub reason: PauseReason,
+    /// What the person is told.
+    pub message: String,
 }
 
 impl LiveSession {
@@ -74,9 +83,9 @@ impl LiveSession {
         self.writer.get()
     }
 
-    /// Why the run waits for its provider, while this page has seen it paused and not yet
-    /// resumed or ended (`None` otherwise).
-    pub fn paused(&self) -> Option<String> {
+    /// Why the run waits for its provider or a tool's server, while this page has seen it
+    /// paused and not yet resumed or ended (`None` otherwise).
+    pub fn paused(&self) -> Option<Pause> {
         self.paused.borrow().clone()
     }
 
@@ -88,7 +97,7 @@ impl LiveSession {
     }
 
     /// Records the pause state a stored event sets, waking the watchers when it changed.
-    fn note_pause(&self, paused: Option<String>) {
+    fn note_pause(&self, paused: Option<Pause>) {
         if *self.paused.borrow() == paused {
             return;
         }
@@ -125,9 +134,10 @@ impl LiveSession {
         self.send(Input::cancel())
     }
 
-    /// Sends the model call again after the run paused because the provider was unreachable.
-    pub fn retry_provider(&self) -> Result<(), LiveError> {
-        self.send(Input::RetryModel)
+    /// Goes on after the run paused because its provider or a tool's server was unreachable:
+    /// the paused model call or tool call is sent again.
+    pub fn retry_paused(&self) -> Result<(), LiveError> {
+        self.send(Input::RetryPaused)
     }
 
     /// Suspends (hidden tab) or resumes the run's clock; only the writer's count.
@@ -259,8 +269,11 @@ impl LiveSession {
                     live.note_pause(None);
                 }
                 Notice::Persisted(record) => {
-                    if let Event::RunPaused { message, .. } = &record.event {
-                        live.note_pause(Some(message.clone()));
+                    if let Event::RunPaused { reason, message } = &record.event {
+                        live.note_pause(Some(Pause {
+                            reason: *reason,
+                            message: message.clone(),
+                        }));
                     } else if matches!(record.event, Event::RunUnpaused | Event::RunFinished { .. })
                     {
                         live.note_pause(None);

@@ -23,7 +23,7 @@ mod work;
 pub use crate::ports::{DynFiles, DynStore, HostToolSpec, Platform, PlatformError};
 pub use bounded::{settle_run, PauseWait, RunEnd};
 pub use driver::{Command, Driver, DriverError};
-pub use live::{Listener, LiveSession, SessionEvent};
+pub use live::{Listener, LiveSession, Pause, SessionEvent};
 pub use live_error::LiveError;
 pub use notice::{Notice, Observer};
 pub use service::{

@@ -257,10 +257,11 @@ pub fn retry_storage(app: AppState) {
     }
 }
 
-/// Sends the model call again after the provider was unreachable.
-pub fn retry_provider(app: AppState) {
+/// Goes on after the run paused for its provider or a tool's server: the paused call is sent
+/// again.
+pub fn retry_paused(app: AppState) {
     if let Some(handle) = app.shown_handle() {
-        if let Err(e) = handle.retry_provider() {
+        if let Err(e) = handle.retry_paused() {
             app.fail(format!("Could not retry: {e}"));
         }
     }

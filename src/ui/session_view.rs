@@ -3,12 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::actions::{cancel, decide, retry_provider, retry_storage, run_task};
+use super::actions::{cancel, decide, retry_paused, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
 use super::budget_meters::BudgetMeters;
 use super::follower_banner::FollowerBanner;
 use super::key_banner::KeyBanner;
-use super::provider_banner::ProviderBanner;
+use super::pause_banner::PauseBanner;
 use super::session_toolbar::SessionToolbar;
 use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
@@ -35,7 +35,7 @@ pub fn SessionView(
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
     let on_retry = Callback::new(move |()| retry_storage(app));
-    let on_retry_provider = Callback::new(move |()| retry_provider(app));
+    let on_retry_paused = Callback::new(move |()| retry_paused(app));
     let on_run = Callback::new(move |task: String| run_task(app, task));
     let alone = Signal::derive(move || shown.timeline.with(Timeline::next_task_alone));
     // A follower tab shows the run read-only: its inputs would be refused.
@@ -77,7 +77,7 @@ pub fn SessionView(
                 <FollowerBanner role=shown.role/>
                 <KeyBanner app/>
                 <StorageBanner live=shown.live on_retry/>
-                <ProviderBanner summary=shown.summary on_retry=on_retry_provider/>
+                <PauseBanner summary=shown.summary on_retry=on_retry_paused/>
                 <Show when=has_steps>
                     <StepJump timeline=shown.timeline jump/>
                 </Show>

@@ -65,6 +65,8 @@ pub fn interrupt_label(cause: InterruptCause) -> &'static str {
         InterruptCause::Cancelled => "cancelled",
         InterruptCause::Reload => "the page was reloaded",
         InterruptCause::Budget => "the budget ran out",
+        InterruptCause::Offline => "offline: waits to be sent",
+        InterruptCause::NetworkLost => "the network went: waits to be sent again",
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::core::{strip_control_tokens, CallPurpose, Event, Record};
+use crate::core::{strip_control_tokens, CallPurpose, Event, PauseReason, Record};
 
 use super::format::LedgerSummary;
 use super::labels::{
@@ -37,6 +37,8 @@ pub struct Timeline {
     next_seq: u64,
     /// The model sees each task alone (the session's `context_per_task`).
     tasks_alone: bool,
+    /// What the run waits for while it is paused (says what its end retries).
+    paused: Option<PauseReason>,
 }
 
 impl Timeline {
@@ -219,9 +221,12 @@ impl Timeline {
                     "The reply was cut off; the call is sent again in {delay_ms} ms (resend {attempt})."
                 ),
             }),
-            Event::RunPaused { message, .. } => self.add(TimelineItem::Note {
-                text: message.clone(),
-            }),
+            Event::RunPaused { reason, message } => {
+                self.paused = Some(*reason);
+                self.add(TimelineItem::Note {
+                    text: message.clone(),
+                });
+            }
             Event::StopHookAsked { .. } => self.add(TimelineItem::Note {
                 text: "The result is put to the page's stop hook.".to_string(),
             }),
@@ -236,9 +241,17 @@ impl Timeline {
                     }
                 },
             }),
-            Event::RunUnpaused => self.add(TimelineItem::Note {
-                text: "Retrying the model provider; the run goes on.".to_string(),
-            }),
+            Event::RunUnpaused => {
+                let text = match self.paused.take() {
+                    Some(PauseReason::ToolUnreachable) => "Sending the paused tool call again; the run goes on.",
+                    Some(PauseReason::ProviderUnreachable { .. }) | None => {
+                        "Retrying the model provider; the run goes on."
+                    }
+                };
+                self.add(TimelineItem::Note {
+                    text: text.to_string(),
+                });
+            }
             Event::Compacted { summary, .. } => self.add(TimelineItem::Compaction {
                 summary: summary.clone(),
             }),
@@ -288,7 +301,7 @@ impl Timeline {
                     is_error: *is_error,
                 },
             ),
-            Event::ToolCallInterrupted { call, cause } => self.set_status(
+            Event::ToolCallInterrupted { call, cause, .. } => self.set_status(
                 call,
                 ToolStatus::Interrupted {
                     cause: interrupt_label(*cause).to_string(),

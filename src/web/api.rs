@@ -1,7 +1,7 @@
 //! The public JavaScript API. The playground exposes it as `window.tabloop`; the ES module
 //! exports the same names for other pages. See `www/tabloop.d.ts` for the documented types.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -12,6 +12,7 @@ use super::idb_index::warm_index_parsing;
 use super::stop_hook::{StopHookSlot, DEFAULT_STOP_HOOK_TIMEOUT_MS};
 use super::timer::{when_idle, BrowserClock};
 use super::tool_host::register_tool as register_js_tool;
+use crate::core::PauseReason;
 use crate::protocol::StreamDelta;
 use crate::runtime::options::{AgentOptions, BudgetOptions};
 
@@ -176,8 +177,10 @@ impl AgentHandle {
     /// 'storage_failed' | 'storage_recovered' | 'writer' | 'follower' | 'failed', ... }`.
     #[wasm_bindgen(js_name = onStatus)]
     pub fn on_status(&self, callback: js_sys::Function) {
+        // The pause a later `RunUnpaused` ends, to say what recovered.
+        let pause = Cell::new(None);
         self.inner.subscribe(Rc::new(move |event: &SessionEvent| {
-            if let Some(status) = status_json(event) {
+            if let Some(status) = status_json(event, &pause) {
                 let _ = callback.call1(&JsValue::NULL, &to_js(&status));
             }
         }));
@@ -201,7 +204,7 @@ impl AgentHandle {
         .map_err(error)?;
         Ok(match end {
             RunEnd::Finished(outcome) => to_js(&outcome_json(&outcome)),
-            RunEnd::Paused(message) => super::run_bound::paused_outcome(&message),
+            RunEnd::Paused(pause) => super::run_bound::paused_outcome(&pause),
         })
     }
 
@@ -217,10 +220,16 @@ impl AgentHandle {
         self.inner.set_api_key(key);
     }
 
-    /// Sends the model call again after the run paused because the provider was unreachable.
+    /// Goes on after the run paused because its provider or a tool's server was unreachable:
+    /// the paused model call or tool call is sent again.
+    pub fn retry(&self) -> Result<(), JsValue> {
+        self.inner.retry_paused().map_err(error)
+    }
+
+    /// The first name of [`Self::retry`], kept for pages written against it.
     #[wasm_bindgen(js_name = retryProvider)]
     pub fn retry_provider(&self) -> Result<(), JsValue> {
-        self.inner.retry_provider().map_err(error)
+        self.retry()
     }
 
     /// Registers the stop hook: `async (proposal) => ({ ok: true }) | ({ block: true, reason })`,
@@ -300,7 +309,7 @@ impl AgentHandle {
     }
 }
 
-fn status_json(event: &SessionEvent) -> Option<Value> {
+fn status_json(event: &SessionEvent, pause: &Cell<Option<PauseReason>>) -> Option<Value> {
     use serde_json::json;
     let notice = match event {
         SessionEvent::Writer => return Some(json!({"type": "writer"})),
@@ -311,7 +320,7 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
         SessionEvent::Notice(notice) => notice.as_ref(),
     };
     Some(match notice {
-        Notice::Persisted(record) => return pause_status(&record.event),
+        Notice::Persisted(record) => return pause_status(&record.event, pause),
         Notice::Delta(StreamDelta::Text(text)) => json!({"type": "delta", "text": text}),
         Notice::Delta(StreamDelta::Thinking(text)) => json!({"type": "thinking", "text": text}),
         Notice::Delta(StreamDelta::ToolCallStarted { id, name, .. }) => {
@@ -332,11 +341,20 @@ fn status_json(event: &SessionEvent) -> Option<Value> {
     })
 }
 
-/// The status a persisted pause or its end gives the page, mirroring the storage ones.
-fn pause_status(event: &crate::core::Event) -> Option<Value> {
+/// The status a persisted pause or its end gives the page, mirroring the storage ones:
+/// `provider_unreachable` / `provider_recovered`, or `tool_unreachable` / `tool_recovered`.
+fn pause_status(event: &crate::core::Event, pause: &Cell<Option<PauseReason>>) -> Option<Value> {
     use crate::core::Event;
-    if let Event::RunPaused { message, .. } = event {
-        return Some(serde_json::json!({"type": "provider_unreachable", "message": message}));
+    if let Event::RunPaused { reason, message } = event {
+        pause.set(Some(*reason));
+        let kind = super::run_bound::pause_kind(*reason);
+        return Some(serde_json::json!({"type": kind, "message": message}));
     }
-    matches!(event, Event::RunUnpaused).then(|| serde_json::json!({"type": "provider_recovered"}))
+    matches!(event, Event::RunUnpaused).then(|| {
+        let recovered = match pause.take() {
+            Some(PauseReason::ToolUnreachable) => "tool_recovered",
+            Some(PauseReason::ProviderUnreachable { .. }) | None => "provider_recovered",
+        };
+        serde_json::json!({"type": recovered})
+    })
 }

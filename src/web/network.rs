@@ -96,7 +96,7 @@ impl OnlineWatch {
             // A run that is not paused refuses the retry and nothing changes; one resumed
             // from the log paused is retried too.
             if let Some(live) = live.upgrade().filter(|l| l.is_writer()) {
-                let _ = live.retry_provider();
+                let _ = live.retry_paused();
             }
         });
         let target: web_sys::EventTarget = web_sys::window()?.into();

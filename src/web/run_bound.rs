@@ -6,7 +6,8 @@ use futures::FutureExt;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::runtime::PauseWait;
+use crate::core::PauseReason;
+use crate::runtime::{Pause, PauseWait};
 
 /// A `run` call's bound: how long it waits on a pause, and the page's `AbortSignal`.
 pub struct RunBound {
@@ -49,19 +50,27 @@ impl RunBound {
     }
 }
 
-/// `{ stopReason: 'paused', detail: { reason: 'provider_unreachable' }, explanation,
-/// finalText: null }`: the run waits for its provider; `retryProvider()` (or the network's
-/// return) continues it.
-pub fn paused_outcome(message: &str) -> JsValue {
+/// `{ stopReason: 'paused', detail: { reason: 'provider_unreachable' | 'tool_unreachable' },
+/// explanation, finalText: null }`: the run waits for its provider or a tool's server; `retry()`
+/// (or the network's return) continues it.
+pub fn paused_outcome(pause: &Pause) -> JsValue {
     let outcome = js_sys::Object::new();
     let detail = js_sys::Object::new();
     let set = |target: &js_sys::Object, key: &str, value: JsValue| {
         let _ = js_sys::Reflect::set(target, &key.into(), &value);
     };
-    set(&detail, "reason", "provider_unreachable".into());
+    set(&detail, "reason", pause_kind(pause.reason).into());
     set(&outcome, "stopReason", "paused".into());
     set(&outcome, "detail", detail.into());
-    set(&outcome, "explanation", message.into());
+    set(&outcome, "explanation", pause.message.as_str().into());
     set(&outcome, "finalText", JsValue::NULL);
     outcome.into()
+}
+
+/// The pause's `kind` as the log writes it (`provider_unreachable`, `tool_unreachable`).
+pub fn pause_kind(reason: PauseReason) -> &'static str {
+    match reason {
+        PauseReason::ProviderUnreachable { .. } => "provider_unreachable",
+        PauseReason::ToolUnreachable => "tool_unreachable",
+    }
 }

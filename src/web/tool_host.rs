@@ -14,7 +14,7 @@ use super::js_value::{from_js, to_js};
 use super::sampler::Sampler;
 use crate::core::ToolInvocation;
 use crate::ports::HostToolSpec;
-use crate::ports::{ToolHost, ToolOutput};
+use crate::ports::{ToolHost, ToolOutput, Unreachable};
 
 #[wasm_bindgen(module = "/www/host_bridge.js")]
 extern "C" {
@@ -164,9 +164,18 @@ impl JsToolHost {
         match from_js::<Outcome>(&outcome) {
             Ok(Outcome {
                 ok: true, value, ..
+            }) => ToolOutput::result(render(&value), false),
+            Ok(Outcome {
+                error,
+                offline: Some(offline),
+                ..
             }) => ToolOutput {
-                content: render(&value),
-                is_error: false,
+                content: error.unwrap_or_else(|| "the tool's server cannot be reached".into()),
+                is_error: true,
+                unreachable: Some(match offline {
+                    Offline::NotSent => Unreachable::NotSent,
+                    Offline::MaybeSent => Unreachable::MaybeSent,
+                }),
             },
             Ok(Outcome {
                 error,
@@ -194,6 +203,18 @@ struct Outcome {
     error: Option<String>,
     #[serde(default)]
     needs_approval: bool,
+    /// The tool could not reach its server because the network is gone (the registry's
+    /// `offline`): the run pauses instead of the model seeing an error.
+    #[serde(default)]
+    offline: Option<Offline>,
+}
+
+/// The registry's `offline: 'not_sent' | 'maybe_sent'`.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Offline {
+    NotSent,
+    MaybeSent,
 }
 
 impl ToolHost for JsToolHost {
@@ -218,10 +239,7 @@ impl ToolHost for JsToolHost {
 }
 
 fn error_output(content: String) -> ToolOutput {
-    ToolOutput {
-        content,
-        is_error: true,
-    }
+    ToolOutput::result(content, true)
 }
 
 /// A string result is shown as is; anything else as compact JSON.

@@ -110,6 +110,8 @@ pub struct FakeTools {
     pub appends: RefCell<Option<AppendWatch>>,
     /// The calls started while their start record was still being written, in order.
     pub started_early: RefCell<Vec<String>>,
+    /// How many of the next calls find the network gone (refused before they are sent).
+    pub offline: Cell<u32>,
 }
 
 impl ToolHost for FakeTools {
@@ -134,16 +136,21 @@ impl ToolHost for FakeTools {
             None => false,
         };
         if !stored {
-            return ToolOutput {
-                content: "not started: its start record was not stored".into(),
-                is_error: true,
-            };
+            return ToolOutput::result("not started: its start record was not stored".into(), true);
         }
         self.call(invocation).await
     }
 
     async fn call(&self, invocation: &ToolInvocation) -> ToolOutput {
         self.calls.borrow_mut().push(invocation.call.clone());
+        if self.offline.get() > 0 {
+            self.offline.set(self.offline.get() - 1);
+            return ToolOutput {
+                content: "offline: the server cannot be reached".into(),
+                is_error: true,
+                unreachable: Some(tabloop::ports::Unreachable::NotSent),
+            };
+        }
         if self.hang.get() {
             let _flag = DropFlag(self.dropped.clone());
             futures::future::pending::<()>().await;
@@ -152,14 +159,14 @@ impl ToolHost for FakeTools {
         // as a real read would: the loop guard counts a result that only echoes its
         // arguments as nothing new.
         let calls = self.calls.borrow().len();
-        ToolOutput {
-            content: format!(
+        ToolOutput::result(
+            format!(
                 "contents of {}: {} lines",
                 invocation.args["path"],
                 calls * 7 + 3
             ),
-            is_error: false,
-        }
+            false,
+        )
     }
 }
 

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useScriptedEmbed } from './support/scripted_embed.mjs';
 import { startMcpServer } from './support/mcp_server.mjs';
+import { waitFor } from './support/embed.mjs';
 
 const suite = useScriptedEmbed();
 const open = (context) => suite.open(context);
@@ -220,6 +221,46 @@ test('a server that forgot the session (404) gets a new one; the call is sent on
     assert.deepEqual(finished, [{ content: 'echo: again', is_error: false }]);
     const lastSession = mcp.state.requests.at(-1).headers['mcp-session-id'];
     assert.ok(lastSession && lastSession !== firstSession, 'a new session id is used');
+  } finally {
+    await context.close();
+    await mcp.close();
+  }
+});
+
+test('an MCP call made offline pauses the run instead of failing; the network\'s return sends it again and the run finishes', async () => {
+  const mcp = await startMcpServer();
+  const context = await suite.browser.newContext();
+  try {
+    const page = await open(context);
+    await page.evaluate(async ({ url }) => {
+      await tabloop.connectMcp({ name: 'o', url, permission: 'allow' });
+      const model = scriptedProvider([{ calls: [{ id: 'e', name: 'mcp__o__echo', args: { text: 'after the tunnel' } }] }, { text: 'echoed' }], { stream: true });
+      window.statuses = [];
+      window.agent = await tabloop.createAgent({ session: 'mcp-offline', provider: { kind: 'custom', model: 'm', complete: model.complete }, tools: ['mcp__o__echo'] });
+      window.agent.onStatus((s) => window.statuses.push(s));
+    }, { url: mcp.url });
+    await context.setOffline(true);
+    const paused = await page.evaluate(() => window.agent.run('echo it', { pauseTimeoutMs: 0 }));
+    assert.equal(paused.stopReason, 'paused');
+    assert.deepEqual(paused.detail, { reason: 'tool_unreachable' });
+    assert.match(paused.explanation, /mcp__o__echo cannot reach its server \(.*offline.*\)\. The run is paused/);
+    assert.deepEqual(mcp.state.calls, [], 'nothing reached the server');
+
+    await context.setOffline(false);
+    await waitFor(() => page.evaluate(() => window.statuses.some((s) => s.type === 'finished')), 30_000, 'the run to finish');
+    const { outcome, events, kinds } = await page.evaluate(async () => ({
+      outcome: window.statuses.find((s) => s.type === 'finished').outcome,
+      events: await window.agent.events(),
+      kinds: window.statuses.map((s) => s.type).filter((t) => /unreachable|recovered/.test(t)),
+    }));
+    assert.equal(outcome.stopReason, 'completed');
+    assert.equal(outcome.finalText, 'echoed');
+    assert.deepEqual(mcp.state.calls, [{ tool: 'echo', text: 'after the tunnel' }], 'sent once, after the network returned');
+    assert.deepEqual(kinds, ['tool_unreachable', 'tool_recovered']);
+    const trail = events.filter((e) => e.call === 'e' || /run_(un)?paused/.test(e.type)).map((e) => e.type + (e.cause ? `:${e.cause}` : '') + (e.attempt ? `:${e.attempt}` : ''));
+    assert.deepEqual(trail, ['tool_call_started:1', 'tool_call_interrupted:offline', 'run_paused', 'run_unpaused', 'tool_call_started:2', 'tool_call_finished']);
+    const finished = events.find((e) => e.type === 'tool_call_finished');
+    assert.deepEqual([finished.is_error, finished.content], [false, 'echo: after the tunnel'], 'the model only ever saw the real result');
   } finally {
     await context.close();
     await mcp.close();

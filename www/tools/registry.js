@@ -96,7 +96,23 @@ function failure(error, code) {
   const reason = code ?? (typeof error?.code === 'string' ? error.code : undefined);
   if (reason) out.code = reason;
   if (error?.needsApproval === true) out.needsApproval = true;
+  const offline = offlineOf(error);
+  if (offline) out.offline = offline;
   return out;
+}
+
+/**
+ * Whether a tool failed because the network is gone, which pauses the run instead of showing
+ * the model an error: 'not_sent' for an error marked `offline: true` (refused before sending,
+ * as the MCP transport does while the browser is offline), 'maybe_sent' for a server that
+ * became unreachable mid-call while the browser went offline. Any tool a page registers can
+ * throw an error with `offline: true` to ask for the same.
+ */
+function offlineOf(error) {
+  if (error?.offline === true) return 'not_sent';
+  const cut = error?.unreachable === true || error?.streamLost === true || error?.timedOut === true;
+  if (cut && globalThis.navigator?.onLine === false) return 'maybe_sent';
+  return undefined;
 }
 
 function toJsonValue(value) {

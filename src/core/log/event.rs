@@ -178,12 +178,16 @@ pub enum Event {
         /// Whether it failed.
         is_error: bool,
     },
-    /// A started tool call will never report (cancel, reload, budget).
+    /// A started tool call will never report (cancel, reload, budget), or its tool could not
+    /// reach its server and it waits to be sent again (offline, network lost).
     ToolCallInterrupted {
         /// Call id.
         call: String,
         /// Why.
         cause: InterruptCause,
+        /// What the tool said when it could not reach its server (offline, network lost).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// A loop detector fired.
     GuardTriggered {

@@ -188,6 +188,9 @@ pub enum PauseReason {
         /// What the failed call was for.
         purpose: CallPurpose,
     },
+    /// A tool could not reach its server (the network is gone); retrying sends the call again.
+    /// The call waits in its batch, put back by the interruption recorded before the pause.
+    ToolUnreachable,
 }
 
 /// What a model call was for.
@@ -236,4 +239,10 @@ pub enum InterruptCause {
     Reload,
     /// A budget ran out while it ran.
     Budget,
+    /// The browser was offline: the call failed before it was sent, so it is sent again as it
+    /// is when the run goes on.
+    Offline,
+    /// The network went while the call ran: it may have reached its server, so a call that is
+    /// not idempotent is sent again only once a person approves.
+    NetworkLost,
 }

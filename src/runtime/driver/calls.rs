@@ -5,7 +5,7 @@
 use super::super::work::WorkKey;
 use super::Driver;
 use crate::core::{Effect, Input, ToolInvocation};
-use crate::ports::{Clock, EventStore, ModelClient, ToolHost};
+use crate::ports::{Clock, EventStore, ModelClient, ToolHost, Unreachable};
 use futures::future::LocalBoxFuture;
 
 impl<M, S, T, C> Driver<M, S, T, C>
@@ -28,10 +28,17 @@ where
                 Some(seq) => tools.call_when_stored(&invocation, seq).await,
                 None => tools.call(&invocation).await,
             };
-            Input::ToolFinished {
-                call: invocation.call,
-                content: output.content,
-                is_error: output.is_error,
+            match output.unreachable {
+                Some(how) => Input::ToolUnreachable {
+                    call: invocation.call,
+                    error: output.content,
+                    sent: how == Unreachable::MaybeSent,
+                },
+                None => Input::ToolFinished {
+                    call: invocation.call,
+                    content: output.content,
+                    is_error: output.is_error,
+                },
             }
         })
     }

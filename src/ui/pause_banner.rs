@@ -1,14 +1,15 @@
-//! The banner shown while a run is paused because the model provider did not answer, with a
-//! Retry button (like the storage banner: the run has not ended and nothing is lost). The
+//! The banner shown while a run is paused because the model provider or a tool's server could
+//! not be reached, with a Retry button (like the storage banner: the run has not ended and nothing is lost). The
 //! recorded message says it all (what failed, that nothing is lost); it is shown once.
 
 use leptos::prelude::*;
 
 use crate::view::SessionSummary;
 
-/// Provider trouble (`data-testid="provider-error"`, Retry: `data-testid="retry-provider"`).
+/// A paused run (`data-testid="provider-error"`, Retry: `data-testid="retry-provider"`: the
+/// names the first pause, the provider's, gave them).
 #[component]
-pub fn ProviderBanner(
+pub fn PauseBanner(
     /// The session on screen (its `paused` message).
     #[prop(into)]
     summary: Signal<SessionSummary>,
