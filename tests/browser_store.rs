@@ -387,7 +387,7 @@ async fn a_broken_or_old_digest_is_rebuilt_and_the_rest_still_list() {
 fn the_warm_up_index_parses_as_a_current_digest() {
     let digest = tabloop::web::idb_index::warm_index_parsing().expect("a current digest");
     assert!(matches!(
-        digest.phase,
+        digest.phase(),
         tabloop::core::RunPhase::Finished { .. }
     ));
 }

@@ -16,7 +16,7 @@ use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use serde_json::json;
 use tabloop::core::{
-    args_hash, parse_jsonl, to_jsonl, Agent, Effect, Event, Input, Record, ReplayError,
+    args_hash, parse_jsonl, to_jsonl, Agent, Effect, Event, Input, Record, ReplayError, RunPhase,
     SessionDigest, SCHEMA_VERSION, SNAPSHOT_VERSION, TITLE_CHARS,
 };
 use tabloop::protocol::{FinishReason, ModelReply, ToolCall};
@@ -470,9 +470,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
 
     /// The sessions digest decides "in flight" with the agent's own fold, so after every input
-    /// of any script they agree, and the agent's active run is there exactly then.
+    /// of any script they agree, and the agent's active run is there exactly then; the phase the
+    /// digest reads from the event table is the one the agent's `Phase` reads as.
     #[test]
-    fn the_digest_and_the_agent_agree_on_the_run_in_flight_after_every_input(script in moves()) {
+    fn the_digest_and_the_agent_agree_on_the_run_in_flight_and_its_phase_after_every_input(script in moves()) {
         let mut cfg = config();
         cfg.budget.max_wall_ms = Some(300_000);
         cfg.context_window = 3_000;
@@ -497,6 +498,7 @@ proptest! {
             prop_assert_eq!(&read, &digest);
             prop_assert_eq!(digest.flight, agent.state().flight);
             prop_assert_eq!(digest.in_flight(), agent.state().active_run().is_some());
+            prop_assert_eq!(digest.phase(), &RunPhase::of(agent.state().run.as_ref()), "after {:?}", mv);
         }
     }
 }

@@ -14,7 +14,7 @@ use tabloop::core::{
     parse_jsonl, to_jsonl, Agent, ApprovalScope, BudgetKind, BudgetLimits, CallPurpose, Detector,
     Event, EvidenceDelta, HandoffReport, HumanReason, InterruptCause, Ledger, PauseReason,
     Permission, Price, Record, Rejection, RunOutcome, SessionDigest, StopProposal, StopReason,
-    StopVerdict, ToolDecl, ToolKind, TransitionReason, SCHEMA_VERSION,
+    StopVerdict, ToolDecl, ToolKind, TransitionReason, DIGEST_SCHEMA, SCHEMA_VERSION,
 };
 use tabloop::protocol::{
     FinishReason, ModelError, ModelErrorKind, ModelReply, ToolCall, ToolSpec, Usage,
@@ -697,6 +697,29 @@ fn a_session_digest_is_written_as_stored_and_reads_back() {
     let stored = std::fs::read_to_string(golden("session_digest.json")).unwrap();
     let read: SessionDigest = serde_json::from_str(&stored).unwrap();
     assert_eq!(read, digest);
+    let records = digest.records;
+    let read = || serde_json::from_str(&stored).ok();
+    assert_eq!(
+        SessionDigest::stored(Some(DIGEST_SCHEMA), records, read),
+        Some(digest.clone())
+    );
+    assert_eq!(
+        SessionDigest::stored(Some(DIGEST_SCHEMA), records + 1, read),
+        None,
+        "a row that counts more records than the digest folded"
+    );
+}
+
+/// A digest the sessions index stored under schema 3 (a spend summary and limits where the
+/// spend fold now stands) is not read back, so a listing rebuilds it from the log: by its
+/// schema number, and, were that number wrong, because it does not read as this layout.
+#[test]
+fn a_digest_stored_under_schema_3_is_rebuilt_not_read() {
+    let stored = std::fs::read_to_string(golden("session_digest_schema3.json")).unwrap();
+    let read = || serde_json::from_str::<SessionDigest>(&stored).ok();
+    assert_eq!(DIGEST_SCHEMA, 4);
+    assert_eq!(SessionDigest::stored(Some(3), 22, read), None);
+    assert_eq!(read(), None, "the old layout does not read as this one");
 }
 
 /// A session recorded on 2026-12-04 by that day's package in Chromium, through the public API

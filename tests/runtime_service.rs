@@ -237,7 +237,7 @@ fn a_session_is_created_run_listed_exported_imported_forked_and_deleted() {
     assert_eq!(listed[0].digest.title, "write the notes");
     assert!(!listed[0].digest.in_flight());
     assert_eq!(
-        listed[0].digest.phase,
+        *listed[0].digest.phase(),
         RunPhase::Finished {
             stop: StopReason::Completed
         }

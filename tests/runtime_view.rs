@@ -15,7 +15,9 @@ mod view_support;
 use core_support::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tabloop::core::{BudgetKind, BudgetLimits, Event, Flight, Input, StopReason, TransitionReason};
+use tabloop::core::{
+    BudgetKind, BudgetLimits, Event, Flight, Input, PhaseFold, StopReason, TransitionReason,
+};
 use tabloop::view::*;
 use view_support::*;
 
@@ -175,7 +177,7 @@ fn approvals_rejections_and_denials_show_on_the_calls() {
         }]
     );
     let summary = SessionSummary::from_records(&h.log);
-    assert_eq!(summary.phase, RunPhase::AwaitingApproval);
+    assert_eq!(*summary.phase(), RunPhase::AwaitingApproval);
 
     let args_hash = h
         .events()
@@ -376,18 +378,26 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
             session: "s1".into(),
             title: "look around".into(),
             flight: Flight::Ended { run: 1 },
-            phase: RunPhase::Finished {
-                stop: StopReason::BudgetExhausted {
-                    budget: BudgetKind::Steps
-                }
+            phase: PhaseFold {
+                phase: RunPhase::Finished {
+                    stop: StopReason::BudgetExhausted {
+                        budget: BudgetKind::Steps
+                    }
+                },
+                open_approvals: 0,
             },
-            spent: spent(1, 1, 110),
-            limits: Some(limits),
+            // The spend's ledger is checked through its summary and limits below.
+            spend: summary.spend,
             records: h.log.len() as u64,
             paused: None,
         }
     );
-    assert_eq!(summary.phase.label(), "stopped: budget exhausted");
+    assert_eq!(
+        (summary.spent(), summary.limits(), summary.spend.step_start),
+        (spent(1, 1, 110), Some(limits), None),
+        "the one step's spend, closed"
+    );
+    assert_eq!(summary.phase().label(), "stopped: budget exhausted");
     let doubled = summary.extended_limits().unwrap();
     assert_eq!(
         doubled,
@@ -408,7 +418,7 @@ fn a_budget_stop_offers_doubled_limits_and_continuing_puts_the_run_back_in_fligh
     h.send(Input::ExtendBudget { budget: doubled }).unwrap();
     let summary = SessionSummary::from_records(&h.log);
     assert!(summary.in_flight());
-    assert_eq!(summary.phase, RunPhase::CallingModel);
+    assert_eq!(*summary.phase(), RunPhase::CallingModel);
     assert_eq!(summary.extended_limits(), None);
     let timeline = Timeline::from_records(&h.log);
     let tail: Vec<&str> = timeline

@@ -23,26 +23,33 @@ use view_support::*;
 #[test]
 fn the_summary_follows_a_run_in_flight() {
     let mut h = Harness::new(config());
-    assert_eq!(SessionSummary::from_records(&h.log).phase, RunPhase::Idle);
+    assert_eq!(
+        *SessionSummary::from_records(&h.log).phase(),
+        RunPhase::Idle
+    );
     let effects = h.user("read the notes, then summarise them in one line please");
     let summary = SessionSummary::from_records(&h.log);
     assert!(summary.in_flight());
-    assert_eq!(summary.phase, RunPhase::CallingModel);
+    assert_eq!(*summary.phase(), RunPhase::CallingModel);
     h.reply(
         &effects,
         calls(vec![call("a", "read_file", json!({"path": "notes.txt"}))]),
     );
     let summary = SessionSummary::from_records(&h.log);
     assert_eq!(
-        (summary.in_flight(), summary.phase.clone(), summary.spent),
+        (
+            summary.in_flight(),
+            summary.phase().clone(),
+            summary.spent()
+        ),
         (true, RunPhase::RunningTools, spent(1, 0, 0)),
         "the step in progress counts"
     );
-    assert_eq!(summary.phase.label(), "running tools");
+    assert_eq!(summary.phase().label(), "running tools");
     h.tool_result("a", "notes", false);
     let summary = SessionSummary::from_records(&h.log);
     assert_eq!(
-        summary.spent,
+        summary.spent(),
         spent(2, 1, 110),
         "step 1's spend, with step 2 under way"
     );

@@ -1,16 +1,20 @@
 //! A session at a glance, folded from its log one record at a time: its title, whether a run
 //! is in flight (the core's own [`Flight`] fold), what the loop is doing and what the current
-//! run has spent. Plain data the sessions index stores next to the records and the playground
+//! run has spent (the one spend fold, [`RunSpend`]). Plain data the sessions index stores next to the records and the playground
 //! shows.
 
 use serde::{Deserialize, Serialize};
 
+use super::event_facts::PauseMove;
 use super::flight::Flight;
-use super::log::{BudgetLimits, Event, Ledger, Record, StopReason};
+use super::log::{BudgetLimits, Event, Ledger, Record};
+use super::run_phase::{PhaseFold, RunPhase};
+use super::spend::RunSpend;
 
 /// Version of the [`SessionDigest`] layout and fold; a stored digest of another version is
-/// rebuilt. (3: a title cut from a longer task ends with "…".)
-pub const DIGEST_SCHEMA: u32 = 3;
+/// rebuilt. (3: a title cut from a longer task ends with "…"; 4: the run's whole spend ledger
+/// and limits, [`RunSpend`], in place of a summary, so the meters read the same fold.)
+pub const DIGEST_SCHEMA: u32 = 4;
 
 /// Longest session title, in characters.
 pub const TITLE_CHARS: usize = 80;
@@ -29,27 +33,6 @@ pub fn task_title(task: &str) -> String {
         Some(_) | None => kept.as_str(),
     };
     format!("{}…", start.trim_end())
-}
-
-/// What the current run is doing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RunPhase {
-    /// No run has started yet.
-    Idle,
-    /// Between two actions of a run.
-    Working,
-    /// A model call is in flight.
-    CallingModel,
-    /// Tool calls are being checked or run.
-    RunningTools,
-    /// A tool call waits for a human.
-    AwaitingApproval,
-    /// The run ended.
-    Finished {
-        /// Why.
-        stop: StopReason,
-    },
 }
 
 /// What a run had spent at some point, as the timeline and status bar show it.
@@ -86,12 +69,10 @@ pub struct SessionDigest {
     pub title: String,
     /// Whether the current or last run is in flight, folded as the agent folds it.
     pub flight: Flight,
-    /// What the run is doing.
-    pub phase: RunPhase,
-    /// Spend of the current or last run.
-    pub spent: SpentSummary,
-    /// Limits of the current or last run.
-    pub limits: Option<BudgetLimits>,
+    /// What the run is doing (see [`SessionDigest::phase`]).
+    pub phase: PhaseFold,
+    /// Limits and spend of the current or last run (the one spend fold of a log).
+    pub spend: RunSpend,
     /// Records folded so far.
     pub records: u64,
     /// The run is paused for the user (the provider is unreachable): what they are told.
@@ -105,9 +86,8 @@ impl Default for SessionDigest {
             session: String::new(),
             title: String::new(),
             flight: Flight::NoRun,
-            phase: RunPhase::Idle,
-            spent: SpentSummary::default(),
-            limits: None,
+            phase: PhaseFold::default(),
+            spend: RunSpend::default(),
             records: 0,
             paused: None,
         }
@@ -124,6 +104,20 @@ impl SessionDigest {
         summary
     }
 
+    /// A digest read back from the sessions index: `Some` only when it was stored under this
+    /// [`DIGEST_SCHEMA`], reads as this layout and folded exactly the `records` its row counts;
+    /// otherwise the caller rebuilds it from the log.
+    pub fn stored(
+        schema: Option<u32>,
+        records: u64,
+        read: impl FnOnce() -> Option<Self>,
+    ) -> Option<Self> {
+        if schema != Some(DIGEST_SCHEMA) {
+            return None;
+        }
+        read().filter(|digest| digest.records == records)
+    }
+
     /// A run started (or was continued) and has not finished.
     pub fn in_flight(&self) -> bool {
         self.flight.in_flight()
@@ -134,78 +128,43 @@ impl SessionDigest {
         self.flight.run()
     }
 
-    /// Folds one record in; records already seen are ignored.
+    /// Folds one record in; records already seen are ignored. What each event moves comes
+    /// from the event table ([`Event::facts`]); the title is the digest's own.
     pub fn push(&mut self, record: &Record) {
         if record.seq < self.records {
             return;
         }
         self.records = record.seq + 1;
-        self.flight.apply(&record.event);
-        match &record.event {
-            Event::SessionStarted { session, .. } => self.session = session.clone(),
-            Event::UserMessage { text } => {
-                if self.title.is_empty() {
-                    self.title = task_title(text);
-                }
-            }
-            Event::RunStarted { budget, .. } => {
-                self.limits = Some(*budget);
-                self.spent = SpentSummary::default();
-                self.phase = RunPhase::Working;
-            }
-            Event::BudgetExtended { budget } => {
-                self.limits = Some(*budget);
-                self.phase = RunPhase::Working;
-            }
-            Event::StepStarted { budget_before, .. } => {
-                // The step counts as taken from its start, as the ledger charges it.
-                self.spend(budget_before);
-                self.spent.steps = budget_before.steps + 1;
-            }
-            Event::StepFinished { budget_after, .. } => self.spend(budget_after),
-            Event::ModelCallStarted { .. } => self.phase = RunPhase::CallingModel,
-            Event::ModelReplied { reply, .. } => {
-                self.phase = if reply.tool_calls.is_empty() {
-                    RunPhase::Working
-                } else {
-                    RunPhase::RunningTools
-                }
-            }
-            Event::ModelFailed { .. }
-            | Event::ModelCallAbandoned { .. }
-            | Event::Compacted { .. } => self.phase = RunPhase::Working,
-            Event::ApprovalDecided { .. } | Event::ToolCallStarted { .. } => {
-                self.phase = RunPhase::RunningTools
-            }
-            Event::ApprovalRequested { .. } => self.phase = RunPhase::AwaitingApproval,
-            Event::RunPaused { message, .. } => self.paused = Some(message.clone()),
-            Event::RunUnpaused => self.paused = None,
-            Event::RunFinished { outcome } => {
-                self.paused = None;
-                self.spent.steps = outcome.steps;
-                self.spent.tokens = outcome.usage.input_tokens
-                    + outcome.usage.cached_input_tokens
-                    + outcome.usage.cache_write_tokens
-                    + outcome.usage.output_tokens;
-                self.spent.cost_usd = outcome.cost_usd;
-                self.phase = RunPhase::Finished {
-                    stop: outcome.stop.clone(),
-                };
-            }
-            Event::ToolCallRejected { .. }
-            | Event::ToolCallFinished { .. }
-            | Event::ToolCallInterrupted { .. }
-            | Event::GuardTriggered { .. }
-            | Event::CompletionRejected { .. }
-            | Event::ModelRetryScheduled { .. }
-            | Event::StopHookAsked { .. }
-            | Event::StopHookDecided { .. }
-            | Event::Suspended
-            | Event::Resumed => {}
+        let event = &record.event;
+        let facts = event.facts();
+        self.flight.follow(facts.flight);
+        self.spend.follow(facts.spend);
+        self.phase.follow(&facts);
+        match facts.pause {
+            PauseMove::Keep => {}
+            PauseMove::Pause(message) => self.paused = Some(message.to_string()),
+            PauseMove::Unpause => self.paused = None,
+        }
+        if let Event::SessionStarted { session, .. } = event {
+            self.session = session.clone();
+        }
+        if let (Event::UserMessage { text }, true) = (event, self.title.is_empty()) {
+            self.title = task_title(text);
         }
     }
 
-    fn spend(&mut self, ledger: &Ledger) {
-        self.spent = SpentSummary::of(ledger);
+    /// What the current or last run is doing, as the agent's phase reads.
+    pub fn phase(&self) -> &RunPhase {
+        &self.phase.phase
+    }
+
+    /// What the current or last run has spent.
+    pub fn spent(&self) -> SpentSummary {
+        SpentSummary::of(&self.spend.spent)
+    }
+
+    /// Limits of the current or last run.
+    pub fn limits(&self) -> Option<BudgetLimits> {
+        self.spend.limits
     }
 }

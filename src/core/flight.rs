@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::event_facts::FlightMove;
 use super::log::Event;
 
 /// Where the session's current (or last) run stands.
@@ -26,45 +27,23 @@ pub enum Flight {
 }
 
 impl Flight {
-    /// Folds one event in. Only a run's start, its continuation and its end move it.
+    /// Folds one event in. Only a run's start, its continuation and its end move it (see
+    /// [`Event::facts`]); a continuation or an end before any run is not one.
     pub fn apply(&mut self, event: &Event) {
-        *self = match (*self, event) {
-            (_, Event::RunStarted { run, .. }) => Flight::InFlight { run: *run },
-            (Flight::Ended { run } | Flight::InFlight { run }, Event::BudgetExtended { .. }) => {
+        self.follow(event.facts().flight);
+    }
+
+    /// Takes one move of the event table (for a fold that has read an event's facts already).
+    pub fn follow(&mut self, step: FlightMove) {
+        *self = match (*self, step) {
+            (_, FlightMove::Start(run)) => Flight::InFlight { run },
+            (Flight::Ended { run } | Flight::InFlight { run }, FlightMove::Continue) => {
                 Flight::InFlight { run }
             }
-            (Flight::Ended { run } | Flight::InFlight { run }, Event::RunFinished { .. }) => {
+            (Flight::Ended { run } | Flight::InFlight { run }, FlightMove::End) => {
                 Flight::Ended { run }
             }
-            (
-                current,
-                Event::SessionStarted { .. }
-                | Event::UserMessage { .. }
-                | Event::StepStarted { .. }
-                | Event::ModelCallStarted { .. }
-                | Event::ModelReplied { .. }
-                | Event::ModelFailed { .. }
-                | Event::ModelCallAbandoned { .. }
-                | Event::ModelRetryScheduled { .. }
-                | Event::RunPaused { .. }
-                | Event::RunUnpaused
-                | Event::StopHookAsked { .. }
-                | Event::StopHookDecided { .. }
-                | Event::Compacted { .. }
-                | Event::ToolCallRejected { .. }
-                | Event::ApprovalRequested { .. }
-                | Event::ApprovalDecided { .. }
-                | Event::ToolCallStarted { .. }
-                | Event::ToolCallFinished { .. }
-                | Event::ToolCallInterrupted { .. }
-                | Event::GuardTriggered { .. }
-                | Event::CompletionRejected { .. }
-                | Event::StepFinished { .. }
-                | Event::Suspended
-                | Event::Resumed
-                | Event::BudgetExtended { .. }
-                | Event::RunFinished { .. },
-            ) => current,
+            (current, FlightMove::Keep | FlightMove::Continue | FlightMove::End) => current,
         };
     }
 

@@ -139,6 +139,13 @@ impl ToolBatch {
             .all(|s| matches!(s.state, SlotState::Done { .. }))
     }
 
+    /// True when a call waits for a human's approval.
+    pub fn asks_approval(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| matches!(s.state, SlotState::AwaitingApproval { .. }))
+    }
+
     /// The slot of `call`.
     pub fn slot(&self, call: &str) -> Option<&Slot> {
         self.slots.iter().find(|s| s.call.id == call)

@@ -24,7 +24,7 @@ pub fn SessionItem(
     } else if row.summary.in_flight() {
         "running".to_string()
     } else {
-        row.summary.phase.label()
+        row.summary.phase().label()
     };
     let meta = StoredValue::new(format!(
         "{} · {}",

@@ -30,7 +30,8 @@ pub fn SessionView(
     let shown = app.shown;
     let has_session = move || shown.id.with(Option::is_some);
     let in_flight = Signal::derive(move || shown.summary.with(|s| s.in_flight()));
-    let waiting = Signal::derive(move || shown.summary.with(|s| s.phase == RunPhase::CallingModel));
+    let waiting =
+        Signal::derive(move || shown.summary.with(|s| *s.phase() == RunPhase::CallingModel));
     let on_fork = Callback::new(move |(run, step): (u32, u32)| fork(app, run, step));
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
@@ -42,7 +43,7 @@ pub fn SessionView(
     let read_only = Signal::derive(move || shown.role.get() == Role::Follower);
     let busy = Signal::derive(move || app.busy.get() || read_only.get());
     let jump = RwSignal::new(None::<usize>);
-    let has_steps = move || shown.summary.with(|s| s.spent.steps > 1);
+    let has_steps = move || shown.summary.with(|s| s.spent().steps > 1);
     let esc = window_event_listener(leptos::ev::keydown, move |ev| {
         let running = shown.summary.with_untracked(|s| s.in_flight())
             && shown.role.get_untracked() == Role::Writer;

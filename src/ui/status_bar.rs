@@ -16,7 +16,7 @@ pub fn StatusBar(
     #[prop(into)]
     role: Signal<Role>,
 ) -> impl IntoView {
-    let phase = move || summary.with(|s| s.phase.clone());
+    let phase = move || summary.with(|s| s.phase().clone());
     // A run paused for the person (the provider did not answer) waits like an approval does.
     let paused = move || summary.with(|s| s.paused.is_some());
     let label = move || {
@@ -40,9 +40,9 @@ pub fn StatusBar(
         format!("phase {state}")
     };
     let steps = move || {
-        summary.with(|s| match s.limits.and_then(|l| l.max_steps) {
-            Some(max) => format!("{} / {max}", s.spent.steps),
-            None => s.spent.steps.to_string(),
+        summary.with(|s| match s.limits().and_then(|l| l.max_steps) {
+            Some(max) => format!("{} / {max}", s.spent().steps),
+            None => s.spent().steps.to_string(),
         })
     };
     view! {
@@ -58,13 +58,13 @@ pub fn StatusBar(
             <span class="metric">
                 <span class="metric-label">"Tokens"</span>
                 <span data-testid="status-tokens">
-                    {move || summary.with(|s| format_count(s.spent.tokens))}
+                    {move || summary.with(|s| format_count(s.spent().tokens))}
                 </span>
             </span>
             <span class="metric">
                 <span class="metric-label">"Cost"</span>
                 <span data-testid="status-cost">
-                    {move || summary.with(|s| format_cost(s.spent.cost_usd))}
+                    {move || summary.with(|s| format_cost(s.spent().cost_usd))}
                 </span>
             </span>
             <span class="role" data-testid="status-role">{move || role.get().label()}</span>

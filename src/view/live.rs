@@ -1,7 +1,6 @@
 //! What the playground shows that is not in the log: the text of the model call in flight (from
 //! stream deltas) and a storage failure that pauses the run.
 
-use crate::core::Event;
 use crate::protocol::StreamDelta;
 use crate::runtime::Notice;
 
@@ -22,35 +21,7 @@ impl LiveState {
     /// Applies one notice; returns whether anything changed.
     pub fn apply(&mut self, notice: &Notice) -> bool {
         match notice {
-            Notice::Persisted(record) => match &record.event {
-                Event::ModelCallStarted { .. }
-                | Event::ModelReplied { .. }
-                | Event::ModelFailed { .. }
-                | Event::ModelCallAbandoned { .. }
-                | Event::RunFinished { .. } => self.clear_stream(),
-                Event::SessionStarted { .. }
-                | Event::UserMessage { .. }
-                | Event::RunStarted { .. }
-                | Event::StepStarted { .. }
-                | Event::Compacted { .. }
-                | Event::ToolCallRejected { .. }
-                | Event::ApprovalRequested { .. }
-                | Event::ApprovalDecided { .. }
-                | Event::ToolCallStarted { .. }
-                | Event::ToolCallFinished { .. }
-                | Event::ToolCallInterrupted { .. }
-                | Event::GuardTriggered { .. }
-                | Event::CompletionRejected { .. }
-                | Event::StepFinished { .. }
-                | Event::BudgetExtended { .. }
-                | Event::ModelRetryScheduled { .. }
-                | Event::RunPaused { .. }
-                | Event::RunUnpaused
-                | Event::StopHookAsked { .. }
-                | Event::StopHookDecided { .. }
-                | Event::Suspended
-                | Event::Resumed => false,
-            },
+            Notice::Persisted(record) => record.event.facts().ends_stream && self.clear_stream(),
             Notice::Delta(StreamDelta::Text(text)) => {
                 self.streaming.push_str(text);
                 !text.is_empty()

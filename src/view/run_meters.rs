@@ -2,7 +2,7 @@
 //! the budget meters and the per-step chart (with the steps where a loop detector fired), so a
 //! runaway run is visible at a glance. Folded from the log one record at a time.
 
-use crate::core::{BudgetLimits, Event, Ledger, Record};
+use crate::core::{Event, Ledger, Record, RunSpend, SpendChange};
 
 use super::format::{format_cost, format_count};
 use super::labels::detector_label;
@@ -45,10 +45,7 @@ pub struct GuardMark {
 /// Budgets and per-step spend of a session's current (or last) run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunMeters {
-    limits: Option<BudgetLimits>,
-    spent: Ledger,
-    step: u32,
-    before: Option<Ledger>,
+    spend: RunSpend,
     points: Vec<StepPoint>,
     guards: Vec<GuardMark>,
     next_seq: u64,
@@ -62,83 +59,45 @@ impl RunMeters {
         meters
     }
 
-    /// Folds one record in; records already seen are ignored.
+    /// Folds one record in; records already seen are ignored. The spend is the core's one
+    /// spend fold ([`RunSpend`], which the sessions digest stores too); the meters keep what
+    /// each finished step cost and where a loop detector fired.
     pub fn push(&mut self, record: &Record) {
         if record.seq < self.next_seq {
             return;
         }
         self.next_seq = record.seq + 1;
-        match &record.event {
-            Event::RunStarted { budget, .. } => {
-                *self = Self {
-                    limits: Some(*budget),
-                    next_seq: self.next_seq,
-                    ..Self::default()
-                };
+        match self.spend.apply(&record.event) {
+            SpendChange::Same => {}
+            SpendChange::NewRun => {
+                self.points.clear();
+                self.guards.clear();
             }
-            Event::BudgetExtended { budget } => self.limits = Some(*budget),
-            Event::StepStarted {
+            SpendChange::StepDone {
                 step,
-                budget_before,
-                ..
-            } => {
-                self.step = *step;
-                self.spent = *budget_before;
-                self.spent.steps = budget_before.steps + 1;
-                self.before = Some(*budget_before);
-            }
-            Event::StepFinished {
-                step, budget_after, ..
-            } => {
-                if let Some(before) = self.before.take() {
-                    self.points.push(StepPoint {
-                        step: *step,
-                        tokens: tokens(budget_after).saturating_sub(tokens(&before)),
-                        cost_usd: (budget_after.cost_usd - before.cost_usd).max(0.0),
-                    });
-                }
-                self.spent = *budget_after;
-            }
-            Event::GuardTriggered { detector, stop, .. } => self.guards.push(GuardMark {
-                step: self.step,
+                before,
+                after,
+            } => self.points.push(StepPoint {
+                step,
+                tokens: tokens(&after).saturating_sub(tokens(&before)),
+                cost_usd: (after.cost_usd - before.cost_usd).max(0.0),
+            }),
+        }
+        if let Event::GuardTriggered { detector, stop, .. } = &record.event {
+            self.guards.push(GuardMark {
+                step: self.spend.step,
                 detector: detector_label(*detector),
                 stop: *stop,
-            }),
-            Event::RunFinished { outcome } => {
-                self.spent.steps = outcome.steps;
-                self.spent.usage = outcome.usage;
-                self.spent.cost_usd = outcome.cost_usd;
-            }
-            Event::SessionStarted { .. }
-            | Event::ModelRetryScheduled { .. }
-            | Event::RunPaused { .. }
-            | Event::RunUnpaused
-            | Event::StopHookAsked { .. }
-            | Event::StopHookDecided { .. }
-            | Event::UserMessage { .. }
-            | Event::ModelCallStarted { .. }
-            | Event::ModelReplied { .. }
-            | Event::ModelFailed { .. }
-            | Event::ModelCallAbandoned { .. }
-            | Event::Compacted { .. }
-            | Event::ToolCallRejected { .. }
-            | Event::ApprovalRequested { .. }
-            | Event::ApprovalDecided { .. }
-            | Event::ToolCallStarted { .. }
-            | Event::ToolCallFinished { .. }
-            | Event::ToolCallInterrupted { .. }
-            | Event::CompletionRejected { .. }
-            | Event::Suspended
-            | Event::Resumed => {}
+            });
         }
     }
 
     /// One meter per budget the run has a limit for, in a fixed order.
     pub fn meters(&self) -> Vec<Meter> {
-        let Some(limits) = self.limits else {
+        let Some(limits) = self.spend.limits else {
             return Vec::new();
         };
-        let s = &self.spent;
+        let s = &self.spend.spent;
         let count = |key, label, used: u64, limit: Option<u64>| {
             limit.map(|limit| Meter {
                 key,

@@ -36,11 +36,11 @@ impl SessionDigest {
     pub fn extended_limits(&self) -> Option<BudgetLimits> {
         let RunPhase::Finished {
             stop: StopReason::BudgetExhausted { .. },
-        } = &self.phase
+        } = self.phase()
         else {
             return None;
         };
-        self.limits.map(|limits| doubled(&limits))
+        self.limits().map(|limits| doubled(&limits))
     }
 }
 

@@ -11,7 +11,10 @@ use serde_json::Value;
 
 use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
 use super::js_error::to_store_error;
-use crate::core::{BudgetLimits, Record, RunPhase, SessionDigest, StopReason, DIGEST_SCHEMA};
+use crate::core::{
+    BudgetLimits, Ledger, PhaseFold, Record, RunPhase, RunSpend, SessionDigest, StopReason,
+    DIGEST_SCHEMA,
+};
 use crate::ports::{EventStore, IndexedSession, StoreError};
 
 /// The digests a page last wrote or is writing, per session: the base the next append folds
@@ -110,11 +113,9 @@ impl DigestForm for Value {
 impl<D: DigestForm> IndexRow<D> {
     /// The row's digest, if it is of this schema and counts the row's records.
     fn current(&self) -> Option<SessionDigest> {
-        if self.digest_schema != Some(DIGEST_SCHEMA) {
-            return None;
-        }
-        let digest = self.digest.as_ref()?.digest()?;
-        (digest.records == self.records).then_some(digest)
+        SessionDigest::stored(self.digest_schema, self.records, || {
+            self.digest.as_ref()?.digest()
+        })
     }
 
     /// The row as listed, with its digest if current.
@@ -141,10 +142,17 @@ struct ListedRow {
 /// on its first call, which was about half of a first listing on a fresh page.
 pub fn warm_index_parsing() -> Option<SessionDigest> {
     let digest = SessionDigest {
-        phase: RunPhase::Finished {
-            stop: StopReason::Completed,
+        phase: PhaseFold {
+            phase: RunPhase::Finished {
+                stop: StopReason::Completed,
+            },
+            open_approvals: 0,
         },
-        limits: Some(BudgetLimits::default()),
+        spend: RunSpend {
+            limits: Some(BudgetLimits::default()),
+            step_start: Some(Ledger::default()),
+            ..RunSpend::default()
+        },
         paused: Some(String::new()),
         ..SessionDigest::default()
     };
