@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use super::context::COMPACTION_SYSTEM;
 use super::effect::{Effect, ToolInvocation};
 use super::error::InputError;
+use super::event_facts::Ask;
 use super::log::AgentConfig;
 use super::log::{
     CallPurpose, Event, InterruptCause, Millis, Record, StopReason, TransitionReason,
@@ -235,11 +236,13 @@ impl Agent {
         }
     }
 
+    /// The effect an event asks for (the event table's [`Ask`]), built from the state it
+    /// leaves.
     fn implied_effect(&self, event: &Event) -> Option<Effect> {
-        match event {
-            Event::ModelCallStarted { request, purpose } => Some(Effect::CallModel {
-                request: *request,
-                purpose: *purpose,
+        match event.facts().asks? {
+            Ask::Model { request, purpose } => Some(Effect::CallModel {
+                request,
+                purpose,
                 delay_ms: self
                     .state
                     .active_run()
@@ -247,7 +250,7 @@ impl Agent {
                     .unwrap_or(0),
                 body: self.model_request()?,
             }),
-            Event::ToolCallStarted { call, .. } => {
+            Ask::Tool { call } => {
                 let slot = self.slot(call)?;
                 let host = match slot.kind {
                     Some(super::ToolKind::Host) => true,
@@ -257,7 +260,7 @@ impl Agent {
                 };
                 host.then(|| {
                     Effect::CallTool(ToolInvocation {
-                        call: call.clone(),
+                        call: call.to_string(),
                         tool: slot.call.name.clone(),
                         args: slot.args.clone(),
                         approved: self.approved(slot),
@@ -270,37 +273,14 @@ impl Agent {
                     })
                 })
             }
-            Event::ApprovalRequested {
+            Ask::Approval {
                 call,
                 after_interrupt,
-                ..
             } => self
                 .slot(call)
-                .map(|slot| self.ask_effect(slot, *after_interrupt)),
-            Event::RunFinished { outcome } => Some(Effect::Finished(outcome.clone())),
-            Event::StopHookAsked { proposal } => Some(Effect::AskStopHook(proposal.clone())),
-            Event::SessionStarted { .. }
-            | Event::UserMessage { .. }
-            | Event::RunStarted { .. }
-            | Event::StepStarted { .. }
-            | Event::ModelReplied { .. }
-            | Event::ModelFailed { .. }
-            | Event::ModelCallAbandoned { .. }
-            | Event::ModelRetryScheduled { .. }
-            | Event::RunPaused { .. }
-            | Event::RunUnpaused
-            | Event::StopHookDecided { .. }
-            | Event::Compacted { .. }
-            | Event::ToolCallRejected { .. }
-            | Event::ApprovalDecided { .. }
-            | Event::ToolCallFinished { .. }
-            | Event::ToolCallInterrupted { .. }
-            | Event::GuardTriggered { .. }
-            | Event::CompletionRejected { .. }
-            | Event::StepFinished { .. }
-            | Event::BudgetExtended { .. }
-            | Event::Suspended
-            | Event::Resumed => None,
+                .map(|slot| self.ask_effect(slot, after_interrupt)),
+            Ask::Finished(outcome) => Some(Effect::Finished(outcome.clone())),
+            Ask::StopHook(proposal) => Some(Effect::AskStopHook(proposal.clone())),
         }
     }
 

@@ -1,11 +1,13 @@
 //! The one table of what each event does to the folds that read a log without the agent's
 //! state: whether a run starts, continues or ends ([`Flight`](super::Flight)), how its spend
-//! moves ([`RunSpend`](super::RunSpend)), which [`RunPhase`] it enters, whether it pauses, and
-//! whether a model call's stream ends. The sessions digest, the budget meters and the live view
-//! read their moves here, so a new event variant is one row in [`Event::facts`] plus its
-//! handling in the agent's own fold.
+//! moves ([`RunSpend`](super::RunSpend)), which [`RunPhase`] it enters, whether it pauses,
+//! whether a model call's stream ends, and what it asks the driver to do ([`Ask`]). The
+//! sessions digest, the budget meters, the live view and the agent's effects read their moves
+//! here, so a new event variant is one row in [`Event::facts`] plus its handling in the agent's
+//! own fold (and, if a person or the page can cause it, in replay verification and the
+//! timeline).
 
-use super::log::{BudgetLimits, Event, Ledger, RunOutcome};
+use super::log::{BudgetLimits, CallPurpose, Event, Ledger, RunOutcome, StopProposal};
 use super::run_phase::RunPhase;
 
 /// How an event moves the run in flight.
@@ -72,6 +74,35 @@ pub enum ApprovalMove {
     Clear,
 }
 
+/// What an event asks of the world outside the core: the effect the agent hands the driver
+/// right after the event is recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ask<'a> {
+    /// Send model request `request`.
+    Model {
+        /// Request id.
+        request: u64,
+        /// What it is for.
+        purpose: CallPurpose,
+    },
+    /// Run tool call `call` (when its tool is the page's to run).
+    Tool {
+        /// Call id.
+        call: &'a str,
+    },
+    /// Ask a person to approve tool call `call`.
+    Approval {
+        /// Call id.
+        call: &'a str,
+        /// Asked again after a reload interrupted it.
+        after_interrupt: bool,
+    },
+    /// Put a completion to the page's stop hook.
+    StopHook(&'a StopProposal),
+    /// Tell the page the run ended.
+    Finished(&'a RunOutcome),
+}
+
 /// What one event does, as the log-reading folds see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventFacts<'a> {
@@ -87,6 +118,8 @@ pub struct EventFacts<'a> {
     pub approval: ApprovalMove,
     /// The model call in flight ended (or a new one starts): its streamed text is done with.
     pub ends_stream: bool,
+    /// What the agent asks the driver to do about it.
+    pub asks: Option<Ask<'a>>,
 }
 
 /// An event that moves none of them.
@@ -97,6 +130,7 @@ const QUIET: EventFacts<'static> = EventFacts {
     pause: PauseMove::Keep,
     approval: ApprovalMove::Keep,
     ends_stream: false,
+    asks: None,
 };
 
 impl Event {
@@ -137,8 +171,12 @@ impl Event {
                 },
                 ..QUIET
             },
-            Event::ModelCallStarted { .. } => EventFacts {
+            Event::ModelCallStarted { request, purpose } => EventFacts {
                 ends_stream: true,
+                asks: Some(Ask::Model {
+                    request: *request,
+                    purpose: *purpose,
+                }),
                 ..enters(RunPhase::CallingModel)
             },
             Event::ModelReplied { reply, .. } => EventFacts {
@@ -155,15 +193,30 @@ impl Event {
                 ..enters(RunPhase::Working)
             },
             Event::Compacted { .. } => enters(RunPhase::Working),
-            Event::ApprovalRequested { .. } => EventFacts {
+            Event::ApprovalRequested {
+                call,
+                after_interrupt,
+                ..
+            } => EventFacts {
                 approval: ApprovalMove::Ask,
+                asks: Some(Ask::Approval {
+                    call,
+                    after_interrupt: *after_interrupt,
+                }),
                 ..enters(RunPhase::AwaitingApproval)
             },
             Event::ApprovalDecided { .. } => EventFacts {
                 approval: ApprovalMove::Answer,
                 ..enters(RunPhase::RunningTools)
             },
-            Event::ToolCallStarted { .. } => enters(RunPhase::RunningTools),
+            Event::ToolCallStarted { call, .. } => EventFacts {
+                asks: Some(Ask::Tool { call }),
+                ..enters(RunPhase::RunningTools)
+            },
+            Event::StopHookAsked { proposal } => EventFacts {
+                asks: Some(Ask::StopHook(proposal)),
+                ..QUIET
+            },
             Event::RunPaused { message, .. } => EventFacts {
                 pause: PauseMove::Pause(message),
                 ..QUIET
@@ -178,6 +231,7 @@ impl Event {
                 pause: PauseMove::Unpause,
                 approval: ApprovalMove::Clear,
                 ends_stream: true,
+                asks: Some(Ask::Finished(outcome)),
                 ..enters(RunPhase::Finished {
                     stop: outcome.stop.clone(),
                 })
@@ -185,7 +239,6 @@ impl Event {
             Event::SessionStarted { .. }
             | Event::UserMessage { .. }
             | Event::ModelRetryScheduled { .. }
-            | Event::StopHookAsked { .. }
             | Event::StopHookDecided { .. }
             | Event::ToolCallRejected { .. }
             | Event::ToolCallFinished { .. }

@@ -45,7 +45,7 @@ pub use budget::cost_of;
 pub use digest::{task_title, SessionDigest, SpentSummary, DIGEST_SCHEMA, TITLE_CHARS};
 pub use effect::{Effect, ToolInvocation};
 pub use error::{InputError, ReplayError};
-pub use event_facts::{ApprovalMove, EventFacts, FlightMove, PauseMove, SpendMove};
+pub use event_facts::{ApprovalMove, Ask, EventFacts, FlightMove, PauseMove, SpendMove};
 pub use fingerprint::{args_hash, canonical_json};
 pub use flight::Flight;
 pub use hygiene::strip_control_tokens;
