@@ -172,7 +172,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         "nothing is sent while paused: {effects:?}"
     );
     let run = h.agent.run().unwrap();
-    assert!(run.paused.is_some() && run.step_open);
+    assert!(run.paused().is_some() && run.step_open);
     assert!(
         h.agent.state().flight.in_flight(),
         "the run is still in flight"
@@ -191,7 +191,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         "a retry the user asked for is sent at once"
     );
     let run = h.agent.run().unwrap();
-    assert!(run.paused.is_none());
+    assert!(run.paused().is_none());
     assert!(run.ledger.active_ms - active_before < 1_000);
     assert!(run.ledger.suspended_ms >= 60_000);
     let effects = h.reply(&effects, text("back"));
@@ -221,7 +221,7 @@ fn a_client_that_used_up_its_retries_pauses_at_once_and_a_refused_key_is_fatal()
     let effects = h.user("go");
     let effects = h.fail(&effects, http(503));
     assert!(effects.is_empty());
-    assert!(h.agent.run().unwrap().paused.is_some());
+    assert!(h.agent.run().unwrap().paused().is_some());
 
     let mut h = Harness::new(config());
     let effects = h.user("go");
@@ -252,7 +252,7 @@ fn a_paused_run_stays_paused_when_the_page_is_reopened() {
         }
     }
     assert_eq!(actions, vec![], "no call is sent until the user retries");
-    assert!(agent.run().unwrap().paused.is_some());
+    assert!(agent.run().unwrap().paused().is_some());
 }
 
 /// Two runs of two steps each: a read, then an answer.

@@ -49,7 +49,7 @@ fn unreachable(h: &mut Harness, call: &str, sent: bool) -> Vec<Effect> {
 }
 
 fn paused(h: &Harness) -> Option<PauseReason> {
-    h.agent.run().and_then(|r| r.paused)
+    h.agent.run().and_then(|r| r.paused())
 }
 
 fn slot_state(h: &Harness, call: &str) -> SlotState {
@@ -205,7 +205,7 @@ fn a_run_paused_on_a_tool_stays_paused_across_a_reload_and_goes_on_after_a_retry
         "a reload does not send the paused call: {effects:?}"
     );
     assert_eq!(
-        agent.run().unwrap().paused,
+        agent.run().unwrap().paused(),
         Some(PauseReason::ToolUnreachable)
     );
     agent.handle(Input::RetryPaused, h.now + 61_000).unwrap();

@@ -10,8 +10,8 @@ use serde_json::json;
 use tabloop::core::{
     AgentConfig, ApprovalScope, BatchSummary, BudgetKind, BudgetLimits, CallPurpose, Detector,
     Event, EvidenceDelta, FinishResult, HandoffReport, HumanReason, InterruptCause, Ledger,
-    PauseReason, Permission, Phase, Record, Rejection, RunOutcome, Slot, SlotState, StopProposal,
-    StopReason, StopVerdict, ToolBatch, ToolDecl, ToolKind, TransitionReason,
+    ModelRetry, PauseReason, Permission, Phase, Record, Rejection, RunOutcome, Slot, SlotState,
+    StopProposal, StopReason, StopVerdict, ToolBatch, ToolDecl, ToolKind, TransitionReason,
 };
 use tabloop::protocol::{
     FinishReason, Message, ModelError, ModelErrorKind, ModelReply, ToolCall, ToolSpec, Usage,
@@ -501,14 +501,35 @@ fn transcript_messages_and_tool_batches_read_back_as_written() {
         cut: false,
         approval_decided: true,
         malformed: false,
+        waits_for_network: false,
     };
+    round_trip(&Phase::Tools(ToolBatch {
+        waits_for_network: true,
+        ..batch.clone()
+    }));
     round_trip(&Phase::Tools(batch));
     round_trip(&Phase::Between);
-    round_trip(&Phase::AwaitingModel {
-        request: 4,
-        purpose: CallPurpose::Compaction,
-        cut: Some(3),
+    let retry = ModelRetry {
+        attempt: 2,
+        delay_ms: 1_000,
+    };
+    round_trip(&Phase::ResendDue(retry));
+    for retry in [None, Some(retry)] {
+        round_trip(&Phase::AwaitingModel {
+            request: 4,
+            purpose: CallPurpose::Compaction,
+            cut: Some(3),
+            retry,
+        });
+    }
+    round_trip(&Phase::ProviderDown {
+        purpose: CallPurpose::Step,
     });
+    round_trip(&Phase::AwaitingStopHook(StopProposal {
+        stop: StopReason::Completed,
+        explanation: "done".into(),
+        final_text: Some("text".into()),
+    }));
     for finish in [
         None,
         Some(FinishResult::Verified("v".into())),

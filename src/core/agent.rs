@@ -13,7 +13,8 @@ use super::log::{
     CallPurpose, Event, InterruptCause, Millis, Record, StopReason, TransitionReason,
     SCHEMA_VERSION,
 };
-use super::run::{Phase, RunState};
+use super::phase::Phase;
+use super::run::RunState;
 use super::state::AgentState;
 use super::tool_batch::{Slot, SlotState};
 use crate::protocol::{Message, ModelRequest};
@@ -190,24 +191,21 @@ impl Agent {
                 }
                 self.advance_batch();
             }
-            phase @ (Phase::Between | Phase::BatchDone(_)) => {
-                let run = self.state.active_run();
-                if let Some(proposal) = run.and_then(|r| r.stop_hook_pending.clone()) {
-                    // The question to the stop hook is asked (and recorded) again.
-                    self.emit(Event::StopHookAsked { proposal });
-                } else if run.is_some_and(|r| r.paused.is_some()) {
-                    // Paused for a person (provider or tool unreachable): it stays paused.
-                } else if !run.is_some_and(|r| r.step_open) {
+            // The question to the stop hook is asked (and recorded) again.
+            Phase::AwaitingStopHook(proposal) => self.emit(Event::StopHookAsked { proposal }),
+            phase @ (Phase::Between | Phase::ResendDue(_) | Phase::BatchDone(_)) => {
+                if !self.state.active_run().is_some_and(|r| r.step_open) {
                     // Cut (by a fork) between two steps: the next one starts now.
                     self.start_step(TransitionReason::Resumed);
-                } else if phase == Phase::Between {
+                } else if let Phase::BatchDone(_) = phase {
+                    self.after_step_work();
+                } else {
                     // The step started but its model call was never recorded.
                     self.call_model(CallPurpose::Step);
-                } else {
-                    self.after_step_work();
                 }
             }
-            Phase::Finished(_) => {}
+            // Paused for a person (provider unreachable): it stays paused.
+            Phase::ProviderDown { .. } | Phase::Finished(_) => {}
         }
     }
 
@@ -246,8 +244,8 @@ impl Agent {
                 delay_ms: self
                     .state
                     .active_run()
-                    .and_then(|r| r.model_retry_delay_ms)
-                    .unwrap_or(0),
+                    .and_then(RunState::model_retry)
+                    .map_or(0, |retry| retry.delay_ms),
                 body: self.model_request()?,
             }),
             Ask::Tool { call } => {
@@ -369,7 +367,12 @@ impl Agent {
                     .map(|s| s.call.id.clone())
                     .collect();
             }
-            Phase::Between | Phase::BatchDone(_) | Phase::Finished(_) => {}
+            Phase::Between
+            | Phase::ResendDue(_)
+            | Phase::BatchDone(_)
+            | Phase::AwaitingStopHook(_)
+            | Phase::ProviderDown { .. }
+            | Phase::Finished(_) => {}
         }
         if abort_request.is_some() || !abort_calls.is_empty() {
             self.outbox.push_back(Effect::Abort {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::agent::Agent;
 use super::log::{Event, Rejection};
 use super::log::{Permission, ToolKind};
-use super::run::{Phase, TodoItem, TodoStatus};
+use super::run::{TodoItem, TodoStatus};
 use super::schema;
 use super::tool_batch::{parse_args, Slot, SlotState, ToolBatch};
 use super::{completion, InputError};
@@ -112,13 +112,7 @@ impl Agent {
 
     /// The batch of the active run while it still has calls without results.
     fn current_batch(&self) -> Option<ToolBatch> {
-        match &self.state.active_run()?.phase {
-            Phase::Tools(batch) => Some(batch.clone()),
-            Phase::Between
-            | Phase::AwaitingModel { .. }
-            | Phase::BatchDone(_)
-            | Phase::Finished(_) => None,
-        }
+        self.state.active_run()?.phase.batch().cloned()
     }
 
     fn refusal(&self, slot: &Slot, batch: &ToolBatch) -> Option<(Rejection, String)> {

@@ -12,7 +12,7 @@ use super::log::{
     CallPurpose, Event, HumanReason, InterruptCause, RunOutcome, StopReason, TransitionReason,
 };
 use super::loop_guard::{message as guard_message, Verdict};
-use super::run::Phase;
+use super::phase::Phase;
 use super::tool_batch::{BatchSummary, FinishResult};
 use crate::protocol::ModelReply;
 
@@ -199,7 +199,11 @@ impl Agent {
         };
         match &run.phase {
             Phase::Tools(_) => return self.advance_batch(),
-            Phase::AwaitingModel { .. } | Phase::Finished(_) => return,
+            Phase::ResendDue(_)
+            | Phase::AwaitingModel { .. }
+            | Phase::AwaitingStopHook(_)
+            | Phase::ProviderDown { .. }
+            | Phase::Finished(_) => return,
             Phase::BatchDone(summary) => return self.after_batch(summary.clone()),
             Phase::Between => {}
         }

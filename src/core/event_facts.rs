@@ -215,8 +215,9 @@ impl Event {
             },
             Event::StopHookAsked { proposal } => EventFacts {
                 asks: Some(Ask::StopHook(proposal)),
-                ..QUIET
+                ..enters(RunPhase::Working)
             },
+            Event::StopHookDecided { .. } => enters(RunPhase::Working),
             Event::RunPaused { message, .. } => EventFacts {
                 pause: PauseMove::Pause(message),
                 ..QUIET
@@ -239,7 +240,6 @@ impl Event {
             Event::SessionStarted { .. }
             | Event::UserMessage { .. }
             | Event::ModelRetryScheduled { .. }
-            | Event::StopHookDecided { .. }
             | Event::ToolCallRejected { .. }
             | Event::ToolCallFinished { .. }
             | Event::ToolCallInterrupted { .. }

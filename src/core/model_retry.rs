@@ -6,7 +6,8 @@
 
 use super::agent::Agent;
 use super::log::{CallPurpose, Event, PauseReason, StopReason};
-use super::run::Phase;
+use super::phase::Phase;
+use super::run::RunState;
 use super::InputError;
 use crate::protocol::{ModelError, ModelErrorKind};
 
@@ -63,7 +64,11 @@ impl Agent {
         let purpose = self.in_flight(request)?;
         let class = classify(&error);
         let explanation = format!("The model call failed: {error}");
-        let retries = self.state.active_run().map_or(0, |r| r.model_retries);
+        let retries = self
+            .state
+            .active_run()
+            .and_then(RunState::model_retry)
+            .map_or(0, |retry| retry.attempt);
         self.emit(Event::ModelFailed { request, error });
         match class {
             FailureClass::Resend if retries < MAX_STREAM_RETRIES => {

@@ -46,7 +46,7 @@ impl Agent {
     /// call is sent again, or the batch that waited goes on.
     pub(super) fn on_retry_paused(&mut self) -> Result<(), InputError> {
         let run = self.state.active_run().ok_or(InputError::NoActiveRun)?;
-        match run.paused {
+        match run.paused() {
             None => Err(InputError::NotPaused),
             Some(PauseReason::ProviderUnreachable { purpose }) => {
                 self.emit(Event::RunUnpaused);
@@ -63,7 +63,9 @@ impl Agent {
 
     /// Whether the active run waits for a person or the network.
     pub(super) fn is_paused(&self) -> bool {
-        self.state.active_run().is_some_and(|r| r.paused.is_some())
+        self.state
+            .active_run()
+            .is_some_and(|r| r.paused().is_some())
     }
 }
 

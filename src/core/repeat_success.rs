@@ -14,7 +14,7 @@ use super::completion;
 use super::fingerprint::action_arguments;
 use super::log::{Detector, Event, Rejection, StopReason, TransitionReason};
 use super::loop_guard::message as guard_message;
-use super::run::Phase;
+use super::phase::Phase;
 use crate::protocol::{Message, ToolCall};
 
 /// Most characters of the earlier result quoted in the answer.

@@ -1,6 +1,5 @@
-//! The state of one run: its phase, budget ledger, guard and counters. Per-phase data lives
-//! inside the phase variants (the tool batch in flight, what a complete batch came to) so
-//! illegal states cannot be built.
+//! The state of one run: its phase ([`Phase`], which holds the per-phase data), budget ledger,
+//! guard and counters.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -8,33 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::guard;
 use super::log::{AgentConfig, BudgetLimits, Ledger};
-use super::log::{CallPurpose, EvidenceDelta, RunOutcome};
+use super::log::{EvidenceDelta, PauseReason};
 use super::loop_guard::{LoopGuard, Verdict};
+use super::phase::{ModelRetry, Phase};
 use super::progress::{Progress, TRANSIENT_GRACE};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
-
-/// Where a run is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Phase {
-    /// Between steps while the next decision is made (never seen between two inputs).
-    Between,
-    /// Waiting for a model reply.
-    AwaitingModel {
-        /// The request in flight.
-        request: u64,
-        /// What it is for.
-        purpose: CallPurpose,
-        /// For compaction: where the transcript will be cut.
-        cut: Option<usize>,
-    },
-    /// Running (or deciding) the tool calls of the last reply.
-    Tools(ToolBatch),
-    /// Every tool call of the last reply has its result; the next decision reads what the
-    /// batch came to.
-    BatchDone(BatchSummary),
-    /// The run ended.
-    Finished(Box<RunOutcome>),
-}
 
 /// One item of the model's task list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,14 +84,6 @@ pub struct RunState {
     pub last_text: String,
     /// A compaction already ran since the last main step (never twice in a row).
     pub compacted_since_step: bool,
-    /// Resends of the current step's model call after cut streams.
-    pub model_retries: u32,
-    /// Wait before the model call in flight was sent (a resend), if any.
-    pub model_retry_delay_ms: Option<u64>,
-    /// The run waits for a person (e.g. the provider is unreachable).
-    pub paused: Option<super::log::PauseReason>,
-    /// A completion waits for the page's stop hook.
-    pub stop_hook_pending: Option<super::log::StopProposal>,
     /// Completions the stop hook blocked in this run.
     pub stop_hook_blocks: u32,
     /// Progress bookkeeping under the reflective rules (`None` under the first rules).
@@ -156,13 +125,19 @@ impl RunState {
             errors: VecDeque::new(),
             last_text: String::new(),
             compacted_since_step: false,
-            model_retries: 0,
-            model_retry_delay_ms: None,
-            paused: None,
-            stop_hook_pending: None,
             stop_hook_blocks: 0,
             progress: reflective.then(Progress::default),
         }
+    }
+
+    /// Why the run waits for a person, if it does (see [`Phase::paused`]).
+    pub fn paused(&self) -> Option<PauseReason> {
+        self.phase.paused()
+    }
+
+    /// The resend the model call in flight is, if it is one.
+    pub fn model_retry(&self) -> Option<ModelRetry> {
+        self.phase.model_retry()
     }
 
     /// Todo items still open.

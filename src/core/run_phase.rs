@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::event_facts::{ApprovalMove, EventFacts};
 use super::log::StopReason;
-use super::run::{Phase, RunState};
+use super::phase::Phase;
+use super::run::RunState;
 
 /// What the current run is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +40,11 @@ impl RunPhase {
 impl From<&Phase> for RunPhase {
     fn from(phase: &Phase) -> Self {
         match phase {
-            Phase::Between | Phase::BatchDone(_) => RunPhase::Working,
+            Phase::Between
+            | Phase::ResendDue(_)
+            | Phase::BatchDone(_)
+            | Phase::AwaitingStopHook(_)
+            | Phase::ProviderDown { .. } => RunPhase::Working,
             Phase::AwaitingModel { .. } => RunPhase::CallingModel,
             Phase::Tools(batch) if batch.asks_approval() => RunPhase::AwaitingApproval,
             Phase::Tools(_) => RunPhase::RunningTools,

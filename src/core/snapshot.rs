@@ -14,12 +14,15 @@ use super::agent::Agent;
 use super::compact_messages::Part;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
+use super::snapshot_v4;
 use super::state::AgentState;
 use crate::protocol::json_text;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
-/// [`AgentState`] changes; older snapshots are then ignored and rebuilt.
-pub const SNAPSHOT_VERSION: u32 = 4;
+/// [`AgentState`] changes; older snapshots are then ignored and rebuilt, except layout 4, which
+/// is read through its migration (5: a run's pause, stop-hook question and resend in flight
+/// live in its phase).
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 /// How many records a session grows by between two snapshots.
 pub const SNAPSHOT_EVERY: u64 = 500;
@@ -109,11 +112,15 @@ impl Agent {
     /// [`Agent::from_snapshot`], with the number of parts the head stands on (the parts the
     /// store is known to hold, which the next snapshot does not write again).
     pub fn from_snapshot_parts(
-        head: &str,
+        head_text: &str,
         parts: &[String],
         tail: &[Record],
     ) -> Option<(Agent, u64)> {
-        let head: Head = serde_json::from_str(head).ok()?;
+        let mut head: Head = serde_json::from_str(head_text).ok()?;
+        if head.version == snapshot_v4::VERSION {
+            head =
+                serde_json::from_value(snapshot_v4::migrate(head_text, SNAPSHOT_VERSION)?).ok()?;
+        }
         let (first, rest) = tail.split_first()?;
         let matches = head.version == SNAPSHOT_VERSION
             && head.schema == SCHEMA_VERSION

@@ -10,8 +10,9 @@ use super::flight::Flight;
 use super::hygiene::strip_control_tokens;
 use super::log::AgentConfig;
 use super::log::{CallPurpose, Event, Millis, Record, TransitionReason};
+use super::phase::{ModelRetry, Phase};
 use super::reflect::{reflection_prompt, Reflection};
-use super::run::{push_bounded, Phase, RunState};
+use super::run::{push_bounded, RunState};
 use super::tool_batch::ToolBatch;
 use crate::protocol::{Message, ModelErrorKind, Usage};
 
@@ -143,24 +144,24 @@ impl AgentState {
                 self.set_phase(Phase::Between);
             }
             Event::ModelRetryScheduled { attempt, delay_ms } => {
-                if let Some(run) = self.run.as_mut() {
-                    run.model_retries = *attempt;
-                    run.model_retry_delay_ms = Some(*delay_ms);
-                }
+                self.set_phase(Phase::ResendDue(ModelRetry {
+                    attempt: *attempt,
+                    delay_ms: *delay_ms,
+                }));
             }
             Event::RunPaused { reason, .. } => {
                 if let Some(run) = self.run.as_mut() {
-                    run.paused = Some(*reason);
+                    run.phase.pause(*reason);
                 }
             }
             Event::StopHookAsked { proposal } => {
-                if let Some(run) = self.run.as_mut() {
-                    run.stop_hook_pending = Some(proposal.clone());
-                }
+                self.set_phase(Phase::AwaitingStopHook(proposal.clone()));
             }
             Event::StopHookDecided { verdict } => {
                 if let Some(run) = self.run.as_mut() {
-                    run.stop_hook_pending = None;
+                    if matches!(run.phase, Phase::AwaitingStopHook(_)) {
+                        run.phase = Phase::Between;
+                    }
                     if let crate::core::StopVerdict::Block { reason } = verdict {
                         run.stop_hook_blocks += 1;
                         self.transcript.push(Message::User {
@@ -171,9 +172,7 @@ impl AgentState {
             }
             Event::RunUnpaused => {
                 if let Some(run) = self.run.as_mut() {
-                    run.paused = None;
-                    run.model_retries = 0;
-                    run.model_retry_delay_ms = None;
+                    run.phase.unpause();
                 }
             }
             Event::Compacted { summary, upto } => {
@@ -261,7 +260,7 @@ impl AgentState {
         let suspended = self.suspended;
         if let Some(run) = self.active_run_mut() {
             // Time paused for a person is not charged, like time the tab was hidden.
-            let suspended = suspended || resumed || run.paused.is_some();
+            let suspended = suspended || resumed || run.paused().is_some();
             if suspended {
                 run.ledger.suspended_ms += elapsed;
             } else {
@@ -287,8 +286,6 @@ impl AgentState {
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
         run.phase = Phase::Between;
-        run.model_retries = 0;
-        run.model_retry_delay_ms = None;
         for text in run.queued.drain(..) {
             self.transcript.push(Message::User { text });
         }
@@ -329,11 +326,7 @@ impl AgentState {
             if purpose == CallPurpose::Step {
                 run.compacted_since_step = false;
             }
-            run.phase = Phase::AwaitingModel {
-                request,
-                purpose,
-                cut,
-            };
+            run.phase.model_called(request, purpose, cut);
         }
     }
 
@@ -361,13 +354,10 @@ impl AgentState {
     fn on_reply(&mut self, request: u64, reply: &crate::protocol::ModelReply, cost_usd: f64) {
         self.charge(&reply.usage, cost_usd);
         let Some(run) = self.run.as_mut() else { return };
-        run.model_retries = 0;
-        run.model_retry_delay_ms = None;
-        let purpose = match &run.phase {
-            Phase::AwaitingModel { purpose, .. } => *purpose,
-            Phase::Between | Phase::Tools(_) | Phase::BatchDone(_) | Phase::Finished(_) => {
-                CallPurpose::Step
-            }
+        let purpose = if let Phase::AwaitingModel { purpose, .. } = &run.phase {
+            *purpose
+        } else {
+            CallPurpose::Step
         };
         if purpose == CallPurpose::Compaction {
             return;
@@ -454,15 +444,11 @@ impl AgentState {
     /// and the phase keeps what the batch came to for the next decision.
     fn settle_batch(&mut self) {
         let Some(run) = self.run.as_mut() else { return };
-        let batch = match std::mem::replace(&mut run.phase, Phase::Between) {
-            Phase::Tools(batch) => batch,
-            other @ (Phase::Between
-            | Phase::AwaitingModel { .. }
-            | Phase::BatchDone(_)
-            | Phase::Finished(_)) => {
-                run.phase = other;
-                return;
-            }
+        if !matches!(run.phase, Phase::Tools(_)) {
+            return;
+        }
+        let Phase::Tools(batch) = std::mem::replace(&mut run.phase, Phase::Between) else {
+            return;
         };
         let summary = batch.summary(self.config.finish_verifier);
         run.absorb(&batch, &summary, &self.config);

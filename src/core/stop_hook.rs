@@ -9,6 +9,7 @@
 
 use super::agent::Agent;
 use super::log::{Event, HumanReason, StopProposal, StopReason, StopVerdict, TransitionReason};
+use super::phase::Phase;
 use super::InputError;
 
 impl Agent {
@@ -36,11 +37,10 @@ impl Agent {
     }
 
     pub(super) fn on_stop_hook_answered(&mut self, verdict: StopVerdict) -> Result<(), InputError> {
-        let proposal = self
-            .state
-            .active_run()
-            .and_then(|r| r.stop_hook_pending.clone())
-            .ok_or(InputError::NoStopProposal)?;
+        let proposal = match self.state.active_run().map(|r| &r.phase) {
+            Some(Phase::AwaitingStopHook(proposal)) => proposal.clone(),
+            _ => return Err(InputError::NoStopProposal),
+        };
         self.emit(Event::StopHookDecided {
             verdict: verdict.clone(),
         });

@@ -27,6 +27,10 @@ pub struct ToolBatch {
     /// The reply was malformed: the batch holds one stand-in call that is rejected with an
     /// error the model sees (see [`super::MALFORMED_REPLY_CALL`]).
     pub malformed: bool,
+    /// A call's tool could not reach its server: the run is paused and nothing more of the
+    /// batch starts until it goes on (`PauseReason::ToolUnreachable`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waits_for_network: bool,
 }
 
 /// One tool call of a batch.
@@ -129,6 +133,7 @@ impl ToolBatch {
             cut,
             approval_decided: false,
             malformed,
+            waits_for_network: false,
         }
     }
 

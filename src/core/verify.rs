@@ -12,7 +12,7 @@ use super::agent::Agent;
 use super::error::ReplayError;
 use super::input::Input;
 use super::log::{Event, InterruptCause, Record};
-use super::run::Phase;
+use super::phase::Phase;
 
 /// Where a replay first differed from the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
