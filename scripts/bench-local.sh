@@ -9,6 +9,15 @@
 #                                     a 0.6B-shaped synthetic Qwen3 file (Q8_0, 637 MB, random
 #                                     weights: scripts/synthetic-models.sh writes it, not kept in
 #                                     git), measured the same way
+#   scripts/bench-local.sh --side-by-side
+#                                     one file per family and quantization, Q8_0 and Q4_K_M as
+#                                     llama.cpp's quantizer writes them (benches/local_model/
+#                                     quantize.py): the bundled SmolLM2-135M (its Q4_K_M requantized
+#                                     from the published Q4_1) and the "small" synthetic qwen2,
+#                                     qwen3 and gemma3 files (each family's real layer shapes, six
+#                                     layers, a 1,300-token vocabulary); prints a Markdown table per
+#                                     family and quantization. Prefill and free generation only,
+#                                     each the best of BEST (default 3) completions per load
 #   scripts/bench-local.sh FILE.gguf  any GGUF under www/models/
 #   REPEAT=n                          each model n times, engine / wllama / native interleaved
 #   SIMD128=1                         also the engine's build for browsers without relaxed SIMD
@@ -29,9 +38,26 @@ workload="$(mktemp)"
 trap 'rm -f "$workload"' EXIT
 node benches/local_model/workload.mjs --json > "$workload"
 
+# IN OUT KIND: OUT under www/models/ (not in git), written again when IN is newer
+quantize() {
+  if [ ! -s "www/models/$2" ] || [ "$1" -nt "www/models/$2" ]; then
+    nice "$VENV/bin/python" benches/local_model/quantize.py "$1" "www/models/$2" "$3" 2>/dev/null
+  fi
+}
 models=()
 for arg in "$@"; do
   case "$arg" in
+    --side-by-side)
+      export SPEED_ONLY=1 BEST="${BEST:-3}"
+      bash scripts/synthetic-models.sh --shape small --quant f16 >/dev/null
+      quantize www/models/smollm2-135m-instruct-q4_1.gguf smollm2-135m-instruct-q4_k_m.gguf q4_k_m
+      models+=(smollm2-135m-instruct-q8_0.gguf smollm2-135m-instruct-q4_k_m.gguf)
+      for family in qwen2 qwen3 gemma3; do
+        for quant in q8_0 q4_k_m; do
+          quantize "target/synthetic/$family-small-f16.gguf" "synthetic-$family-small-$quant.gguf" "$quant"
+          models+=("synthetic-$family-small-$quant.gguf")
+        done
+      done ;;
     --synthetic-qwen3)
       bash scripts/synthetic-models.sh --shape full --family qwen3 --quant q8_0 >/dev/null
       # served with the site's models (www/models is not in git); a hard link, not a copy
@@ -84,8 +110,24 @@ for (const { model, tab, wllama, native, simd128 } of rows) {
     console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(key === nativeKey ? wllama[key] : null).padStart(6)} | ${f(native[nativeKey]).padStart(21)} | ${pct(tab[key], native[nativeKey]).padStart(13)} | ${key === nativeKey ? pct(wllama[key], native[key]) : '-'} | ${f(simd128?.[key])}`);
   }
   for (const [name, t] of [['engine', tab], ['wllama', wllama], ['engine SIMD128', simd128]].filter(([, t]) => t)) {
+    if (t.step1_first_token_ms == null) continue;
     const memory = t.memory_bytes ? `, memory after load ${(t.memory_bytes / 1e6).toFixed(1)} MB = ${(t.memory_bytes / t.file_bytes).toFixed(2)} x the file` : '';
     console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms${memory}, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);
+  }
+}
+// One Markdown table per file (family and quantization), every round's figure in order
+const byModel = new Map();
+for (const row of rows) byModel.set(row.model, [...(byModel.get(row.model) ?? []), row]);
+const figures = (runs, key) => runs.map((r) => f(r[key])).join(' / ');
+const ratios = (runs, key) => runs.map(([a, b]) => pct(a?.[key], b?.[key])).join(' / ');
+for (const [model, runs] of byModel) {
+  const { tab } = runs[0];
+  console.log(`\n${model} (${(tab.file_bytes / 1e6).toFixed(1)} MB, ${tab.threads} threads, ${tab.kernels}; prompt ${tab.prefill_tokens} tokens)\n`);
+  console.log('| what | engine | wllama | native llama.cpp | engine / native | wllama / native |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [what, key] of [['prefill tok/s', 'prefill_tok_s'], ['generation tok/s', 'gen_free_tok_s']]) {
+    const [t, w, n] = [runs.map((r) => r.tab), runs.map((r) => r.wllama), runs.map((r) => r.native)];
+    console.log(`| ${what} | ${figures(t, key)} | ${figures(w, key)} | ${figures(n, key)} | ${ratios(t.map((x, i) => [x, n[i]]), key)} | ${ratios(w.map((x, i) => [x, n[i]]), key)} |`);
   }
 }
 console.log(JSON.stringify({ local_model_bench: rows }));

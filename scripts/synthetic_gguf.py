@@ -3,13 +3,15 @@ names, metadata and tokenizer formats, random weights. No published weights can 
 here, and the cost and the numbers' agreement with llama.cpp do not depend on the weights'
 values, so these files check the engine against llama.cpp and measure its speed.
 
-    python scripts/synthetic_gguf.py OUT_DIR [--shape tiny|full] [--family F ...] [--quant Q ...]
+    python scripts/synthetic_gguf.py OUT_DIR [--shape tiny|small|full] [--family F ...] [--quant Q ...]
 
 Writes OUT_DIR/<family>-<shape>-<quant>.gguf. Deterministic: the same arguments write the same
 bytes (a fixed seed, numpy's legacy generator, gguf pinned by scripts/synthetic-models.sh), so
 llama.cpp's figures for the tiny files can be kept as test fixtures with each file's SHA-256.
 
-Families, with the shapes of Qwen2.5-0.5B, Qwen3-0.6B and Gemma 3 270M for --shape full:
+Families, with the shapes of Qwen2.5-0.5B, Qwen3-0.6B and Gemma 3 270M for --shape full (--shape
+small: the same layers, only the first six of them, and the learned vocabulary unpadded, for
+side-by-side speed runs that finish in minutes on two cores):
   qwen2   QKV biases, NEOX rotary positions, tied embeddings; Qwen's byte-level BPE vocabulary
           (tokenizer.ggml.pre = qwen2) and ChatML template
   qwen3   per-head RMS norms of queries and keys (QK-norm), head size 128 over a narrower
@@ -41,6 +43,11 @@ SHAPES = {
     ("qwen2", "full"): dict(embd=896, layers=24, heads=14, kv=2, head=64, ff=4864, ctx=32768),
     ("qwen3", "full"): dict(embd=1024, layers=28, heads=16, kv=8, head=128, ff=3072, ctx=40960),
     ("gemma3", "full"): dict(embd=640, layers=18, heads=4, kv=1, head=256, ff=2048, ctx=32768),
+    # small: the full shapes' layers (width, heads, feed-forward), six of them: Gemma 3's five
+    # sliding-window layers and its first global one
+    ("qwen2", "small"): dict(embd=896, layers=6, heads=14, kv=2, head=64, ff=4864, ctx=32768),
+    ("qwen3", "small"): dict(embd=1024, layers=6, heads=16, kv=8, head=128, ff=3072, ctx=40960),
+    ("gemma3", "small"): dict(embd=640, layers=6, heads=4, kv=1, head=256, ff=2048, ctx=32768),
     # tiny: rows of 256 (whole K-quant blocks), a few layers, for tests
     ("qwen2", "tiny"): dict(embd=256, layers=2, heads=4, kv=2, head=64, ff=512, ctx=4096),
     ("qwen3", "tiny"): dict(embd=256, layers=2, heads=4, kv=2, head=128, ff=512, ctx=4096),
@@ -52,7 +59,7 @@ SHAPES = {
 FULL_VOCAB = {"qwen2": 151936, "qwen3": 151936, "gemma3": 262144}
 # Gemma 3 attends within a window of 512 positions in five layers of six; the tiny file uses a
 # window of 16 so the tests' prompts cross it.
-SLIDING_WINDOW = {"full": 512, "tiny": 16}
+SLIDING_WINDOW = {"full": 512, "small": 512, "tiny": 16}
 
 CORPUS = """
 The quick brown fox jumps over the lazy dog near the quiet river bank. Say ok.
@@ -418,7 +425,7 @@ def write(out_dir, family, shape, quant_name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir")
-    parser.add_argument("--shape", default="tiny", choices=["tiny", "full"])
+    parser.add_argument("--shape", default="tiny", choices=["tiny", "small", "full"])
     parser.add_argument("--family", action="append", choices=["qwen2", "qwen3", "gemma3"])
     parser.add_argument("--quant", action="append", choices=list(QUANTS))
     args = parser.parse_args()

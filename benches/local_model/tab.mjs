@@ -6,42 +6,17 @@
 //   node benches/local_model/tab.mjs /models/smollm2-135m-instruct-q8_0.gguf [threads] [engine]
 //
 // engine: 'tabloop', 'tabloop-simd128' (the engine's build for browsers without relaxed SIMD)
-// or 'wllama' (default: what the app would choose).
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serveStatic } from '../../tests/e2e/support/server.mjs';
-import { launchBrowser } from '../../tests/e2e/support/browser.mjs';
+// or 'wllama' (default: what the app would choose). BEST=n: prefill and free generation are
+// each the best of n completions (a shared machine's load falls on some of them); SPEED_ONLY=1:
+// those two alone, without the tool-call steps.
+import { onBenchPage, requireModel } from './bench_page.mjs';
 import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const WWW = path.resolve(HERE, '../../www');
 const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg, engineArg] = process.argv.slice(2);
-if (!fs.existsSync(path.join(WWW, modelPath))) {
-  console.error(`missing www${modelPath}: run scripts/fetch-model-assets.sh`);
-  process.exit(1);
-}
-const page0 = '<!doctype html><meta charset="utf-8"><script type="module">import "/local/index.js"; window.ready = true;</script>';
-const server = await serveStatic(WWW, {
-  isolated: true,
-  routes: {
-    '/bench.html': (req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'cross-origin-opener-policy': 'same-origin',
-        'cross-origin-embedder-policy': 'require-corp',
-      });
-      res.end(page0);
-    },
-  },
-});
-const browser = await launchBrowser();
-try {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/bench.html`);
-  await page.waitForFunction(() => window.ready === true);
-  const figures = await page.evaluate(
-    async ({ modelPath, threads, engine, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
+requireModel(modelPath);
+const figures = await onBenchPage((page) =>
+  page.evaluate(
+    async ({ modelPath, threads, engine, best_of, speed_only, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
       const simd128 = engine === 'tabloop-simd128';
       const model = await L.loadLocalModel({
@@ -52,9 +27,23 @@ try {
         ...(simd128 ? { engineBuild: 'simd128' } : {}),
       });
       const run = (request) => model.complete({ temperature: 0, ...request });
+      const bestOf = async (request, rate) => {
+        let best = null;
+        for (let i = 0; i < best_of; i += 1) {
+          const r = await run(request());
+          if (!best || rate(r.timings) > rate(best.timings)) best = r;
+        }
+        return best;
+      };
       // A fresh number in front makes the prompt unlike any cached one.
-      const prefill = await run({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 });
-      const free = await run({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 });
+      const prefill = await bestOf(() => ({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 }), (t) => t.prompt_tokens_per_s);
+      const free = await bestOf(() => ({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 }), (t) => t.tokens_per_s);
+      if (speed_only) {
+        const t = (r) => r.timings;
+        const out = { model: modelPath, runtime: model.info.runtime, kernels: model.info.kernels ?? null, threads: model.info.threads, load_ms: model.info.load_ms, memory_bytes: model.info.memory_bytes ?? null, file_bytes: model.info.bytes ?? null, best_of, prefill_tokens: t(prefill).prompt_tokens, prefill_tok_s: t(prefill).prompt_tokens_per_s, gen_free_tokens: free.usage.output_tokens, gen_free_tok_s: t(free).tokens_per_s };
+        await model.unload();
+        return out;
+      }
       const messages = [{ role: 'system', content: TOOL_SYSTEM }, { role: 'user', content: TOOL_TASK }];
       const call = await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96 });
       // the same call with every token sampled (the engine's jump-forward off)
@@ -94,10 +83,7 @@ try {
       await model.unload();
       return out;
     },
-    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
-  );
-  console.log(JSON.stringify(figures));
-} finally {
-  await browser.close();
-  await server.close();
-}
+    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, best_of: Math.max(1, Number(process.env.BEST) || 1), speed_only: process.env.SPEED_ONLY === '1', PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
+  ),
+);
+console.log(JSON.stringify(figures));
