@@ -11,6 +11,12 @@
 //!   when that chose to answer, `{"write": <LocalRequest>}`: the plain-text completion to run
 //!   next (`local_prose`), whose text is then given back as `"written":"..", "cut": bool` in
 //!   the same `parse` for the reply
+//! - `{"op":"qwen","request":<ModelRequest>}` → `{"prompt", "messages", "grammar", "max_tokens"}`
+//!   for the engine's `complete` example (`messages` for a page's local model): the request in Qwen3's own format (Hermes-style tools in the
+//!   system message, ChatML turns, thinking off, as the tab renders them) and the call branch of
+//!   its grammar (a synthetic file's random weights would choose text); with `"one_call": true`
+//!   a single call (a small real model, once started, writes call after call). The
+//!   jump-forward benchmark's requests (BENCHMARKS.md)
 //!
 //! ```text
 //! echo '{"op":"tools"}' | cargo run -q --example local_request
@@ -23,7 +29,9 @@ use tabloop::core::repeat_success::repeated_success;
 use tabloop::ports::HostToolSpec;
 use tabloop::protocol::{FinishReason, Message, ModelRequest, Usage};
 use tabloop::providers::local_prose::{plain_request, prose_of, prose_reply};
-use tabloop::providers::{build_local_request, parse_local_output};
+use tabloop::providers::{
+    build_local_request, build_native_request, parse_local_output, ToolDialect,
+};
 use tabloop::runtime::options::AgentOptions;
 
 /// The host tools as the JS registry describes them (vfs, eval, http_fetch).
@@ -81,10 +89,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 serde_json::to_value(reply)?
             }
+            Some("qwen") => {
+                let request: ModelRequest = serde_json::from_value(input["request"].clone())?;
+                qwen_completion(&request, input["one_call"].as_bool().unwrap_or(false))
+            }
             other => json!({ "error": format!("unknown op {other:?}") }),
         };
         writeln!(out, "{reply}")?;
         out.flush()?;
     }
     Ok(())
+}
+
+/// The request in Qwen3's format as the engine reads it: the prompt rendered in ChatML with
+/// thinking off (www/local/engine/chat_template.js writes it the same), the grammar's call
+/// branch alone (one call only when `one_call`).
+fn qwen_completion(request: &ModelRequest, one_call: bool) -> Value {
+    let dialect = ToolDialect::Hermes {
+        default_system: None,
+    };
+    let local = build_native_request(request, &dialect);
+    let mut prompt = String::new();
+    for message in &local.messages {
+        let role = message["role"].as_str().unwrap_or_default();
+        let content = message["content"].as_str().unwrap_or_default();
+        prompt += &format!("<|im_start|>{role}\n{content}<|im_end|>\n");
+    }
+    prompt += "<|im_start|>assistant\n<think>\n\n</think>\n\n";
+    let root = if one_call {
+        "root ::= call"
+    } else {
+        "root ::= calls"
+    };
+    let grammar = local
+        .grammar
+        .map(|g| g.replacen("root ::= think? (calls | text calls?)", root, 1));
+    json!({
+        "prompt": prompt,
+        "messages": local.messages,
+        "grammar": grammar,
+        "max_tokens": local.max_tokens,
+    })
 }

@@ -88,7 +88,7 @@ fn short_task() -> ModelRequest {
     ModelRequest {
         system: Some("You are tabloop.".into()),
         messages: vec![Message::User {
-            text: "Read notes.txt".into(),
+            text: "Read the file notes.txt".into(),
         }]
         .into(),
         tools: vec![ToolSpec {
@@ -141,4 +141,75 @@ fn the_engine_under_the_gemma_grammar_writes_a_call_the_parser_reads_on_a_synthe
     assert_eq!(parsed.finish, FinishReason::ToolUse, "{written}");
     assert_eq!(parsed.tool_calls.len(), 1);
     assert_eq!(parsed.tool_calls[0].name, "read_file");
+}
+
+/// What a greedy completion wrote on the engine, and in how many steps (forward passes after
+/// the prompt: each samples one token, with jump-forward also what the grammar forces after it).
+fn engine_steps(model: &[u8], prompt: &str, grammar: &str, jump_forward: bool) -> (String, usize) {
+    use tabloop_engine::sampling::Sampling;
+    use tabloop_engine::session::{Session, Step};
+    let mut session = Session::load(model, 2048, 1).unwrap();
+    session.set_jump_forward(jump_forward);
+    session
+        .begin(prompt, Some(grammar), Sampling::Greedy, 120)
+        .unwrap();
+    while session.feed(512).unwrap() > 0 {}
+    let (mut written, mut steps) = (Vec::new(), 0);
+    loop {
+        match session.next(0.0).unwrap() {
+            Step::Token(bytes) => {
+                written.extend(bytes);
+                steps += 1;
+            }
+            Step::Stop => break,
+            Step::Length => panic!(
+                "the call did not end within 120 tokens: {}",
+                String::from_utf8_lossy(&written)
+            ),
+        }
+    }
+    (String::from_utf8(written).unwrap(), steps)
+}
+
+#[test]
+fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_steps() {
+    // a real model (the bundled SmolLM2-135M) asked in Qwen's format, as a Qwen model is
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("www/models/smollm2-135m-instruct-q8_0.gguf");
+    let model = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: run scripts/fetch-model-assets.sh", path.display()));
+    let mut req = short_task();
+    req.tools.push(ToolSpec {
+        local_parameters: None,
+        name: "write_file".into(),
+        description: "Write a file.".into(),
+        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
+    });
+    let local = build_native_request(&req, &qwen3());
+    // one call: this small model, once started, writes call after call
+    let grammar = local.grammar.unwrap().replacen(
+        "root ::= think? (calls | text calls?)",
+        "root ::= call",
+        1,
+    );
+    let mut prompt = String::new();
+    for m in &local.messages {
+        let (role, content) = (m["role"].as_str().unwrap(), m["content"].as_str().unwrap());
+        prompt += &format!("<|im_start|>{role}\n{content}<|im_end|>\n");
+    }
+    prompt += "<|im_start|>assistant\n";
+    let (jumped, jumped_steps) = engine_steps(&model, &prompt, &grammar, true);
+    let (stepped, stepped_steps) = engine_steps(&model, &prompt, &grammar, false);
+    assert_eq!(jumped, stepped);
+    assert_eq!(
+        jumped,
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.txt\"}}\n</tool_call>"
+    );
+    let parsed = parse_native_output(&jumped, &req.tools, &qwen3(), usage(), "c".into());
+    assert_eq!(parsed.finish, FinishReason::ToolUse, "{jumped}");
+    // sampled: the tag's first token, the tool's name, the path, its closing quote
+    assert!(
+        jumped_steps * 3 < stepped_steps,
+        "{jumped_steps} steps with jump-forward, {stepped_steps} without"
+    );
 }

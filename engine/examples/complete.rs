@@ -10,7 +10,8 @@
 //! if not a number) highest logits before each token (where a choice is a near-tie, a slightly different
 //! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read signed)`)
 //! computes with the activations a browser on another CPU uses. `JUMP_FORWARD=0` samples every
-//! token, even where the grammar admits one continuation only.
+//! token, even where the grammar admits one continuation only. `SHOW_STEPS=1` prints what each
+//! step wrote (a sampled token and what jump-forward appended after it), one step a line.
 
 use tabloop_engine::sampling::Sampling;
 use tabloop_engine::session::{Session, Step};
@@ -37,6 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let show = std::env::var("SHOW_TOP")
         .ok()
         .map(|n| n.parse().unwrap_or(5));
+    let show_steps = std::env::var("SHOW_STEPS").as_deref() == Ok("1");
     let started = std::time::Instant::now();
     let mut steps = 0;
     let finish = loop {
@@ -46,6 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match session.next(0.0)? {
             Step::Token(bytes) => {
                 steps += 1;
+                if show_steps {
+                    eprintln!("{:?}", String::from_utf8_lossy(&bytes));
+                }
                 text.extend_from_slice(&bytes);
             }
             Step::Stop => break "stop",
