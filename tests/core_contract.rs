@@ -172,7 +172,7 @@ fn a_provider_that_stays_down_pauses_the_run_and_retry_goes_on_in_the_same_step(
         "nothing is sent while paused: {effects:?}"
     );
     let run = h.agent.run().unwrap();
-    assert!(run.paused().is_some() && run.step_open);
+    assert!(run.paused().is_some() && run.step_open());
     assert!(
         h.agent.state().flight.in_flight(),
         "the run is still in flight"

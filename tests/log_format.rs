@@ -689,59 +689,69 @@ fn a_snapshot_head_is_written_as_stored_and_resumes_the_same_agent() {
     assert_eq!(resumed.state(), agent.state());
 }
 
-/// Snapshot heads written under layout 4 (a run's pause, stop-hook question and resend in
-/// flight beside its phase), recorded with that layout's build: each still resumes, through its
-/// migration, to the state a full replay of its log folds, and goes on as that state does.
+/// Snapshot heads written under layouts 4 (a run's pause, stop-hook question and resend in
+/// flight beside its phase) and 5 (whether a step is open beside it), recorded with those
+/// layouts' builds: each still resumes, through its migration, to the state a full replay of
+/// its log folds, and goes on as that state does.
 #[test]
-fn a_layout_4_snapshot_resumes_as_its_log_replays() {
+fn a_layout_4_or_5_snapshot_resumes_as_its_log_replays() {
     let finished = std::fs::read_to_string(golden("snapshot_head_v4.json")).unwrap();
     let records = session();
     let last = records.last().unwrap();
     let resumed = Agent::from_snapshot(&finished, &[], std::slice::from_ref(last)).unwrap();
     assert_eq!(resumed.state(), Agent::replay(&records).unwrap().state());
 
-    let text = std::fs::read_to_string(golden("snapshot_heads_v4.json")).unwrap();
-    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
-    let names: Vec<&str> = cases.iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names,
-        [
-            "resend_in_flight",
-            "provider_down",
-            "stop_hook_pending",
-            "tool_unreachable"
-        ]
-    );
-    for case in &cases {
-        let name = case["name"].as_str().unwrap();
-        let head = case["head"].as_str().unwrap();
-        assert!(head.starts_with(r#"{"version":4,"#), "{name}");
-        let log = parse_jsonl(case["log"].as_str().unwrap()).unwrap();
-        let replayed = Agent::replay(&log).unwrap();
-        let resumed = Agent::from_snapshot(head, &[], std::slice::from_ref(log.last().unwrap()))
-            .unwrap_or_else(|| panic!("{name}: the layout-4 head is refused"));
-        assert_eq!(resumed.state(), replayed.state(), "{name}");
-        let run = resumed.state().run.as_ref().unwrap();
-        let held = match name {
-            "resend_in_flight" => run.model_retry().is_some_and(|r| r.attempt == 1),
-            "provider_down" => {
-                matches!(run.paused(), Some(PauseReason::ProviderUnreachable { .. }))
-            }
-            "stop_hook_pending" => matches!(run.phase, Phase::AwaitingStopHook(_)),
-            "tool_unreachable" => run.paused() == Some(PauseReason::ToolUnreachable),
-            other => panic!("unknown case {other}"),
-        };
-        assert!(
-            held,
-            "{name}: the migrated phase holds what the old fields held"
+    for version in [4, 5] {
+        let file = format!("snapshot_heads_v{version}.json");
+        let text = std::fs::read_to_string(golden(&file)).unwrap();
+        let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = cases.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "resend_in_flight",
+                "provider_down",
+                "stop_hook_pending",
+                "tool_unreachable",
+                "step_ended"
+            ]
         );
-        // Going on from there writes what going on from the replay writes.
-        let (mut a, mut b) = (resumed, replayed);
-        let at = log.last().unwrap().at + 1_000;
-        a.resume(at);
-        b.resume(at);
-        let drain = |agent: &mut Agent| std::iter::from_fn(|| agent.poll()).collect::<Vec<_>>();
-        assert_eq!(drain(&mut a), drain(&mut b), "{name}");
+        for case in &cases {
+            let name = format!("v{version} {}", case["name"].as_str().unwrap());
+            let head = case["head"].as_str().unwrap();
+            assert!(
+                head.starts_with(&format!(r#"{{"version":{version},"#)),
+                "{name}"
+            );
+            let log = parse_jsonl(case["log"].as_str().unwrap()).unwrap();
+            let replayed = Agent::replay(&log).unwrap();
+            let resumed =
+                Agent::from_snapshot(head, &[], std::slice::from_ref(log.last().unwrap()))
+                    .unwrap_or_else(|| panic!("{name}: the older head is refused"));
+            assert_eq!(resumed.state(), replayed.state(), "{name}");
+            let run = resumed.state().run.as_ref().unwrap();
+            let held = match case["name"].as_str().unwrap() {
+                "resend_in_flight" => run.model_retry().is_some_and(|r| r.attempt == 1),
+                "provider_down" => {
+                    matches!(run.paused(), Some(PauseReason::ProviderUnreachable { .. }))
+                }
+                "stop_hook_pending" => matches!(run.phase, Phase::AwaitingStopHook(_)),
+                "tool_unreachable" => run.paused() == Some(PauseReason::ToolUnreachable),
+                "step_ended" => run.phase == Phase::StepEnded,
+                other => panic!("unknown case {other}"),
+            };
+            assert!(
+                held,
+                "{name}: the migrated phase holds what the old fields held"
+            );
+            // Going on from there writes what going on from the replay writes.
+            let (mut a, mut b) = (resumed, replayed);
+            let at = log.last().unwrap().at + 1_000;
+            a.resume(at);
+            b.resume(at);
+            let drain = |agent: &mut Agent| std::iter::from_fn(|| agent.poll()).collect::<Vec<_>>();
+            assert_eq!(drain(&mut a), drain(&mut b), "{name}");
+        }
     }
 }
 

@@ -193,17 +193,11 @@ impl Agent {
             }
             // The question to the stop hook is asked (and recorded) again.
             Phase::AwaitingStopHook(proposal) => self.emit(Event::StopHookAsked { proposal }),
-            phase @ (Phase::Between | Phase::ResendDue(_) | Phase::BatchDone(_)) => {
-                if !self.state.active_run().is_some_and(|r| r.step_open) {
-                    // Cut (by a fork) between two steps: the next one starts now.
-                    self.start_step(TransitionReason::Resumed);
-                } else if let Phase::BatchDone(_) = phase {
-                    self.after_step_work();
-                } else {
-                    // The step started but its model call was never recorded.
-                    self.call_model(CallPurpose::Step);
-                }
-            }
+            // Cut (by a fork) between two steps: the next one starts now.
+            Phase::StepEnded => self.start_step(TransitionReason::Resumed),
+            Phase::BatchDone(_) => self.after_step_work(),
+            // The step started but its model call was never recorded.
+            Phase::Between | Phase::ResendDue(_) => self.call_model(CallPurpose::Step),
             // Paused for a person (provider unreachable): it stays paused.
             Phase::ProviderDown { .. } | Phase::Finished(_) => {}
         }
@@ -367,7 +361,8 @@ impl Agent {
                     .map(|s| s.call.id.clone())
                     .collect();
             }
-            Phase::Between
+            Phase::StepEnded
+            | Phase::Between
             | Phase::ResendDue(_)
             | Phase::BatchDone(_)
             | Phase::AwaitingStopHook(_)

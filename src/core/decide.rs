@@ -205,7 +205,7 @@ impl Agent {
             | Phase::ProviderDown { .. }
             | Phase::Finished(_) => return,
             Phase::BatchDone(summary) => return self.after_batch(summary.clone()),
-            Phase::Between => {}
+            Phase::StepEnded | Phase::Between => {}
         }
         // A reply with no tool calls: output-token recovery or a completion proposal.
         let config = &self.state.config;

@@ -34,7 +34,7 @@ mod run;
 mod run_phase;
 mod schema;
 mod snapshot;
-mod snapshot_v4;
+mod snapshot_migrate;
 mod spend;
 mod state;
 mod stop_hook;

@@ -11,7 +11,10 @@ use super::tool_batch::{BatchSummary, ToolBatch};
 /// Where a run is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Phase {
-    /// Inside a step before its model call, or between steps (see `RunState::step_open`).
+    /// Between two steps: the last one finished (or none started yet) and the next has not
+    /// started.
+    StepEnded,
+    /// Inside a step, before its model call or between its model call and what follows.
     Between,
     /// A resend of the step's model call after a cut stream is due (never seen between two
     /// inputs: the call follows at once and carries it).
@@ -81,6 +84,22 @@ impl Phase {
             return None;
         };
         Some(batch)
+    }
+
+    /// A step has started and not finished.
+    pub fn step_open(&self) -> bool {
+        !matches!(self, Phase::StepEnded)
+    }
+
+    /// The step ended: a run that was between two moves of it is now between steps (a batch,
+    /// a model call or a question still open stays, as a cancel that follows ends them).
+    pub(super) fn step_finished(&mut self) {
+        if matches!(
+            self,
+            Phase::Between | Phase::ResendDue(_) | Phase::BatchDone(_)
+        ) {
+            *self = Phase::StepEnded;
+        }
     }
 
     /// A model call for `purpose` was sent: it is a resend when one was due.

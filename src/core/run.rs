@@ -52,8 +52,6 @@ pub struct RunState {
     pub phase: Phase,
     /// Steps started.
     pub step: u32,
-    /// A step has started and not finished.
-    pub step_open: bool,
     /// Evidence gathered in the current step.
     pub step_evidence: EvidenceDelta,
     /// Loop detection.
@@ -107,9 +105,8 @@ impl RunState {
             first_message,
             limits,
             ledger: Ledger::default(),
-            phase: Phase::Between,
+            phase: Phase::StepEnded,
             step: 0,
-            step_open: false,
             step_evidence: EvidenceDelta::default(),
             guard: LoopGuard::default(),
             verdict: Verdict::Continue,
@@ -133,6 +130,11 @@ impl RunState {
     /// Why the run waits for a person, if it does (see [`Phase::paused`]).
     pub fn paused(&self) -> Option<PauseReason> {
         self.phase.paused()
+    }
+
+    /// A step has started and not finished.
+    pub fn step_open(&self) -> bool {
+        self.phase.step_open()
     }
 
     /// The resend the model call in flight is, if it is one.

@@ -40,7 +40,8 @@ impl RunPhase {
 impl From<&Phase> for RunPhase {
     fn from(phase: &Phase) -> Self {
         match phase {
-            Phase::Between
+            Phase::StepEnded
+            | Phase::Between
             | Phase::ResendDue(_)
             | Phase::BatchDone(_)
             | Phase::AwaitingStopHook(_)

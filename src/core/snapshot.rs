@@ -14,15 +14,15 @@ use super::agent::Agent;
 use super::compact_messages::Part;
 use super::fingerprint::sha256_hex;
 use super::log::{Record, SCHEMA_VERSION};
-use super::snapshot_v4;
+use super::snapshot_migrate;
 use super::state::AgentState;
 use crate::protocol::json_text;
 
 /// Version of the snapshot layout (the folded state's shape). Bump it whenever a type inside
-/// [`AgentState`] changes; older snapshots are then ignored and rebuilt, except layout 4, which
-/// is read through its migration (5: a run's pause, stop-hook question and resend in flight
-/// live in its phase).
-pub const SNAPSHOT_VERSION: u32 = 5;
+/// [`AgentState`] changes; older snapshots are then ignored and rebuilt, except layouts 4 and 5,
+/// which are read through their migration (5: a run's pause, stop-hook question and resend in
+/// flight live in its phase; 6: so does whether a step is open).
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// How many records a session grows by between two snapshots.
 pub const SNAPSHOT_EVERY: u64 = 500;
@@ -117,9 +117,9 @@ impl Agent {
         tail: &[Record],
     ) -> Option<(Agent, u64)> {
         let mut head: Head = serde_json::from_str(head_text).ok()?;
-        if head.version == snapshot_v4::VERSION {
-            head =
-                serde_json::from_value(snapshot_v4::migrate(head_text, SNAPSHOT_VERSION)?).ok()?;
+        if snapshot_migrate::reads(head.version) {
+            let migrated = snapshot_migrate::migrate(head_text, SNAPSHOT_VERSION)?;
+            head = serde_json::from_value(migrated).ok()?;
         }
         let (first, rest) = tail.split_first()?;
         let matches = head.version == SNAPSHOT_VERSION

@@ -105,7 +105,7 @@ impl AgentState {
             Event::SessionStarted { .. } => {}
             Event::StepFinished { .. } => {
                 if let Some(run) = self.run.as_mut() {
-                    run.step_open = false;
+                    run.phase.step_finished();
                 }
             }
             Event::UserMessage { text } => self.on_user_message(text),
@@ -240,7 +240,8 @@ impl AgentState {
             Event::BudgetExtended { budget } => {
                 if let Some(run) = self.run.as_mut() {
                     run.limits = *budget;
-                    run.phase = Phase::Between;
+                    // The run ended with its step, so it goes on between steps.
+                    run.phase = Phase::StepEnded;
                 }
             }
             Event::Suspended => self.suspended = true,
@@ -282,7 +283,6 @@ impl AgentState {
     fn on_step_started(&mut self, step: u32, reason: &TransitionReason) {
         let Some(run) = self.run.as_mut() else { return };
         run.step = step;
-        run.step_open = true;
         run.ledger.steps += 1;
         run.step_evidence = Default::default();
         run.phase = Phase::Between;
