@@ -17,11 +17,12 @@ pub fn StatusBar(
     role: Signal<Role>,
 ) -> impl IntoView {
     let phase = move || summary.with(|s| s.phase().clone());
-    // A run paused for the person (the provider did not answer) waits like an approval does.
+    // A run paused for the person (its provider or a tool's server could not be reached) waits
+    // like an approval does.
     let paused = move || summary.with(|s| s.paused.is_some());
     let label = move || {
         if paused() {
-            "paused: retry when the provider is back".to_string()
+            "paused: retry when the network or provider is back".to_string()
         } else {
             phase().label()
         }

@@ -82,7 +82,9 @@ impl Drop for Listening {
     }
 }
 
-/// Sends a session's paused model call again when the network returns; dropping it stops.
+/// Sends a session's paused model or tool call again when the network returns, and once at
+/// start when the browser is online (a run paused before a reload goes on by itself once its
+/// tab writes again); dropping it stops.
 pub struct OnlineWatch {
     /// Held for its `Drop`, which removes the listener.
     _listening: Listening,
@@ -91,6 +93,10 @@ pub struct OnlineWatch {
 impl OnlineWatch {
     /// Listens for `online` on behalf of `live`.
     pub fn start(live: &Rc<LiveSession>) -> Option<Self> {
+        if online() && live.is_writer() {
+            // Refused (and nothing changes) when the run is not paused.
+            let _ = live.retry_paused();
+        }
         let live: Weak<LiveSession> = Rc::downgrade(live);
         let listener = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
             // A run that is not paused refuses the retry and nothing changes; one resumed

@@ -51,6 +51,26 @@ async function cachedUrls(page) {
   });
 }
 
+/**
+ * Runs `fn` on the playground served as deployed (its worker controlling the page), pointed at
+ * a fresh scripted OpenAI-compatible server; closes all of it afterwards, whatever happens.
+ */
+async function withRemotePlayground(fn) {
+  const site = await serveSite();
+  const mock = await scriptedOpenAi();
+  const context = await suite.browser.newContext();
+  try {
+    const page = await openPlayground(context, site);
+    await controlled(page);
+    await useMock(page, mock);
+    await fn({ site, mock, context, page });
+  } finally {
+    await context.close();
+    await mock.close();
+    await site.close();
+  }
+}
+
 const runEnds = (page) => page.evaluate(() => document.querySelectorAll('[data-kind=run_finished]').length);
 const stopReason = (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid=stop-reason]')].at(-1)?.textContent ?? '');
 
@@ -69,14 +89,32 @@ test('offline, a reload starts the playground, runs the newcomer task on the in-
   let down = false;
   const site = await serveSite({ down: () => down });
   const context = await suite.browser.newContext();
+  // Counts the page's requests for persistent storage (the browser still answers them).
+  await context.addInitScript(() => {
+    const persist = StorageManager.prototype.persist;
+    window.persistAsked = 0;
+    StorageManager.prototype.persist = function () {
+      window.persistAsked += 1;
+      return persist.call(this);
+    };
+  });
   try {
     const page = await openPlayground(context, site);
     await controlled(page);
     await page.waitForSelector('[data-testid=network-state][data-state=offline-ready]');
+    assert.equal(await page.evaluate(() => window.persistAsked), 0, 'not asked before anything is stored');
     // Online: the newcomer's task stores the model and leaves a session to come back to.
     assert.equal(await runTask(page, NEWCOMER_TASK), 'completed');
     const [before] = await page.evaluate(() => window.tabloop.listSessions());
     assert.ok(before, 'a session was stored');
+    // Storing the model asked once for persistent storage; the settings say how much is used.
+    assert.equal(await page.evaluate(() => window.persistAsked), 1);
+    await page.click('.settings summary');
+    await page.waitForFunction(() => /used of .*(Persistent|Not persistent)/.test(document.querySelector('[data-testid=storage-use]')?.textContent ?? ''));
+    const storageLine = await page.textContent('[data-testid=storage-use]');
+    assert.match(storageLine, /Browser storage: \d+(\.\d)? (MiB|GiB) used of /);
+    console.log(JSON.stringify({ storageLine }));
+    await page.click('.settings summary');
 
     // The network goes: the browser is offline and the site's server answers nothing.
     down = true;
@@ -154,14 +192,8 @@ test('a new build deployed while a tab is open is offered, and after the reload 
   }
 });
 
-test('a remote provider run that loses the network pauses and finishes when it returns; nothing of it is cached', { timeout: RUN_MS }, async () => {
-  const site = await serveSite();
-  const mock = await scriptedOpenAi();
-  const context = await suite.browser.newContext();
-  try {
-    const page = await openPlayground(context, site);
-    await controlled(page);
-    await useMock(page, mock);
+test('a remote provider run that loses the network pauses and finishes when it returns; nothing of it is cached', { timeout: RUN_MS }, () =>
+  withRemotePlayground(async ({ site, mock, context, page }) => {
     // The reply starts streaming, then the network goes mid-reply.
     mock.script.push({ stall: true, text: 'Working on' }, { text: 'All done.' });
     const streaming = new Promise((resolve) => mock.emitter.once('chunk', resolve));
@@ -189,12 +221,34 @@ test('a remote provider run that loses the network pauses and finishes when it r
     assert.ok(cached.length > 0);
     assert.deepEqual(cached.filter((url) => !url.startsWith(`${site.url}/tabloop/`)), [], 'only the site is cached');
     assert.deepEqual(cached.filter((url) => url.includes(mock.origin) || url.includes('/v1/')), []);
-  } finally {
-    await context.close();
-    await mock.close();
-    await site.close();
-  }
-});
+  }));
+
+test('a remote run paused offline survives an offline reload and finishes when the network returns, once its key is typed again', { timeout: RUN_MS }, () =>
+  withRemotePlayground(async ({ site, mock, context, page }) => {
+    mock.script.push({ text: 'Done after the trip.' });
+    await context.setOffline(true);
+    await page.fill('[data-testid=task]', 'Say that the trip is over.');
+    await page.press('[data-testid=task]', 'Control+Enter');
+    await page.waitForSelector('[data-testid=provider-error]', { timeout: 30_000 });
+    const before = await page.locator('[data-kind]').count();
+    await page.reload();
+    await page.waitForSelector('[data-testid=key-needed]', { timeout: 30_000 });
+    await page.click('.settings summary');
+    await page.selectOption('[data-testid=provider-kind]', 'openai');
+    await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
+    await page.click('[data-testid=resume]');
+    await page.waitForSelector('[data-testid=provider-error]', { timeout: 30_000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(await stopReason(page), '', 'still paused while offline');
+    assert.equal(mock.requests.length, 0);
+    assert.ok((await page.locator('[data-kind]').count()) >= before, 'nothing recorded was lost');
+
+    await context.setOffline(false);
+    await page.waitForFunction(() => document.querySelectorAll('[data-kind=run_finished]').length === 1, null, { timeout: 60_000 });
+    assert.equal(await stopReason(page), 'completed');
+    assert.equal(mock.requests.length, 1);
+    assert.match(await page.textContent('[data-testid=timeline]'), /Done after the trip\./);
+  }));
 
 test('run() with a pause timeout settles as paused offline; the run finishes when the network returns; MCP fails fast', { timeout: RUN_MS }, async () => {
   const mock = await scriptedOpenAi();

@@ -41,6 +41,37 @@ test('a task runs from the playground, with an approval, and the reply is text o
   }
 });
 
+test('a run paused on a provider that was down goes on by itself after a reload once its key is back', async () => {
+  let up = false;
+  const mock = await scriptedOpenAi({ respond: () => (up ? { text: 'Answered after the reload.' } : { status: 500 }) });
+  const context = await suite.browser.newContext();
+  try {
+    const page = await openPlayground(context, suite.site);
+    await useMock(page, mock);
+    await page.fill('[data-testid=task]', 'Say hello after the provider is back');
+    await page.click('[data-testid=run]');
+    await page.waitForSelector('[data-testid=provider-error]', { timeout: 30_000 });
+    const failed = mock.requests.length;
+    up = true;
+    await page.reload();
+    await page.waitForSelector('[data-testid=key-needed]', { timeout: 20_000 });
+    assert.equal(mock.requests.length, failed, 'nothing is sent without the key');
+    await page.click('.settings summary');
+    await page.selectOption('[data-testid=provider-kind]', 'openai');
+    await page.fill('[data-testid=api-key]', 'sk-ui-SECRET');
+    await page.click('[data-testid=resume]');
+    // No Retry press: the tab that writes the session again sends the paused call itself.
+    await page.waitForSelector('[data-kind=run_finished]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
+    assert.match(await page.textContent('[data-testid=timeline]'), /Answered after the reload\./);
+    assert.equal(await page.locator('[data-testid=provider-error]').count(), 0);
+    assert.equal(mock.requests.length, failed + 1);
+  } finally {
+    await context.close();
+    await mock.close();
+  }
+});
+
 test('after a reload a remote session waits for its key instead of calling without it', async () => {
   const mock = await scriptedOpenAi();
   const context = await suite.browser.newContext();

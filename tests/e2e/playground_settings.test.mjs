@@ -202,7 +202,7 @@ test('a provider that keeps failing pauses the run with one message and Retry ca
     const text = await banner.textContent();
     assert.match(text, /^The model provider is unreachable \(The model call failed: HTTP 500/);
     assert.equal(text.split('nothing is lost').length, 2, `said once: ${text}`);
-    assert.equal(await page.textContent('[data-testid=status-phase]'), 'paused: retry when the provider is back');
+    assert.equal(await page.textContent('[data-testid=status-phase]'), 'paused: retry when the network or provider is back');
     await page.waitForFunction(() => /^paused ·/.test(document.querySelector('[data-testid=session-item] .session-meta')?.textContent ?? ''));
     up = true;
     await page.click('[data-testid=retry-provider]');

@@ -125,7 +125,29 @@ export async function cacheWrite(key, stream, expected) {
   }
   const blob = await cacheRead(key);
   if (!blob) throw new Error('the model was stored in the Cache API but could not be read back');
+  askToKeepStorage();
   return blob;
+}
+
+/** Where the answer of this page's one `navigator.storage.persist()` request is kept: on the
+ *  global, since this module may be loaded under more than one URL in a page. */
+const KEEP_REQUEST = Symbol.for('tabloop.keepStorageRequest');
+
+/**
+ * Asks the browser, once per page, to keep this site's storage (persistent storage) after a
+ * model was stored: a model is hundreds of megabytes a person chose to keep, and evicting it
+ * under storage pressure would break offline use. The browser decides (Chromium grants it
+ * silently to installed or engaged sites, Firefox may ask); a refusal is not an error, and
+ * the settings still offer "Keep it". Resolves to whether the storage is persistent.
+ */
+export function askToKeepStorage() {
+  const storage = globalThis.navigator?.storage;
+  if (typeof storage?.persist !== 'function') return Promise.resolve(false);
+  globalThis[KEEP_REQUEST] ??= (async () => {
+    if (typeof storage.persisted === 'function' && (await storage.persisted())) return true;
+    return storage.persist();
+  })().catch(() => false);
+  return globalThis[KEEP_REQUEST];
 }
 
 // ---- OPFS -------------------------------------------------------------------------------------
@@ -188,6 +210,7 @@ export async function opfsWrite(key, stream) {
   const metaWritable = await (await dir.getFileHandle(`${name}.json`, { create: true })).createWritable();
   await metaWritable.write(JSON.stringify({ url: key, bytes: file.size }));
   await metaWritable.close();
+  askToKeepStorage();
   return file;
 }
 

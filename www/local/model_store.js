@@ -223,7 +223,6 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
     const { stream, state } = await openDownload(key, { onProgress, signal });
     try {
       const blob = kind === 'cache' ? await cacheWrite(key, stream, state.total) : await opfsWrite(key, stream);
-      globalThis.navigator?.storage?.persist?.().catch(() => {});
       return done(blob, false, kind);
     } catch (err) {
       if (state.error) throw state.error;
