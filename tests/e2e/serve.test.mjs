@@ -1,5 +1,6 @@
 // The README's serve command serves the playground: it answers with the cross-origin isolation
-// headers (threads for the local model) and the page renders in headless Chromium.
+// headers (threads for the local model), the page renders in headless Chromium, and after that
+// first visit it starts again with the network gone (its service worker keeps the site).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -28,7 +29,7 @@ async function waitForHttp(url, ms) {
 test('scripts/serve.sh serves a playground that renders, cross-origin isolated', { timeout: 600_000 }, async () => {
   const port = await freePort();
   const dist = path.join(repo, 'target', 'serve-dist');
-  const child = spawn('bash', ['scripts/serve.sh', '--port', String(port), '--dist', dist, '--no-autoreload'], {
+  const child = spawn('bash', ['scripts/serve.sh', '--port', String(port), '--dist', dist], {
     cwd: repo,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +45,8 @@ test('scripts/serve.sh serves a playground that renders, cross-origin isolated',
     });
     assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin');
     assert.equal(response.headers.get('cross-origin-embedder-policy'), 'require-corp');
-    const page = await browser.newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     await page.goto(url);
     await page.waitForSelector('h1', { timeout: 60_000 });
     assert.equal(await page.textContent('h1'), 'tabloop');
@@ -52,6 +54,13 @@ test('scripts/serve.sh serves a playground that renders, cross-origin isolated',
     assert.equal(await page.evaluate(() => typeof window.tabloop?.createAgent), 'function');
     fs.mkdirSync(path.join(repo, 'tests/e2e/out'), { recursive: true });
     await page.screenshot({ path: path.join(repo, 'tests/e2e/out/serve.png') });
+    // The worker took the site; offline, a reload starts the playground from it.
+    await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
+    await page.waitForSelector('[data-testid=network-state][data-state=offline-ready]', { timeout: 60_000 });
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('[data-testid=task]', { timeout: 60_000 });
+    assert.equal(await page.getAttribute('[data-testid=network-state]', 'data-state'), 'offline');
   } finally {
     await browser.close();
     try {
