@@ -8,7 +8,13 @@ use super::model_library::LibraryContext;
 use crate::ports::LibraryError;
 use crate::view::StorageUse;
 
-/// Reads the storage figures when `open` turns true (`data-testid="storage-use"`).
+/// How often the figures are read again while the settings are open: the browser's estimate
+/// lags the writes it counts (a model stored a moment ago may not show yet) and grows during a
+/// download, so a line read once could stay wrong for as long as the settings stay open.
+const REREAD_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Reads the storage figures when `open` turns true and again every few seconds while it stays
+/// true (`data-testid="storage-use"`).
 #[component]
 pub fn StorageUseLine(
     /// Whether the settings are unfolded.
@@ -29,11 +35,21 @@ pub fn StorageUseLine(
             figures.set(Some(result));
         });
     };
+    let rereading = StoredValue::new(None::<IntervalHandle>);
+    let stop_rereading = move || {
+        if let Some(handle) = rereading.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+    };
     Effect::new(move |_| {
+        stop_rereading();
         if open.get() {
             read(false);
+            let handle = set_interval_with_handle(move || read(false), REREAD_EVERY).ok();
+            rereading.set_value(handle);
         }
     });
+    on_cleanup(stop_rereading);
     let text = move || match figures.get() {
         None => "Browser storage: reading…".to_string(),
         Some(Err(e)) => format!("Browser storage: unknown ({e})."),

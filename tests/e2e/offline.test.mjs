@@ -110,7 +110,12 @@ test('offline, a reload starts the playground, runs the newcomer task on the in-
     // Storing the model asked once for persistent storage; the settings say how much is used.
     assert.equal(await page.evaluate(() => window.persistAsked), 1);
     await page.click('.settings summary');
-    await page.waitForFunction(() => /used of .*(Persistent|Not persistent)/.test(document.querySelector('[data-testid=storage-use]')?.textContent ?? ''));
+    // The browser's estimate may lag the write it counts; the open settings read it again.
+    await page.waitForFunction(
+      () => /\d+(\.\d)? (MiB|GiB) used of .*(Persistent|Not persistent)/.test(document.querySelector('[data-testid=storage-use]')?.textContent ?? ''),
+      null,
+      { timeout: 30_000 },
+    );
     const storageLine = await page.textContent('[data-testid=storage-use]');
     assert.match(storageLine, /Browser storage: \d+(\.\d)? (MiB|GiB) used of /);
     console.log(JSON.stringify({ storageLine }));

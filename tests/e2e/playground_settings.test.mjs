@@ -1,7 +1,8 @@
 // The settings form takes effect on a run: a refused value is named beside its field, budget
 // and loop-guard values stop a run at the chosen count,
 // the fetch allow-list lets http_fetch reach a host (and without it the request is never sent),
-// and a price typed for a model is that model's (kept across a reload), charged on its runs.
+// a price typed for a model is that model's (kept across a reload), charged on its runs, and the
+// storage line follows what the site stores while the settings are open.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -210,4 +211,30 @@ test('a provider that keeps failing pauses the run with one message and Retry ca
     assert.match(await page.textContent('[data-testid=stop-reason]'), /completed/i);
     assert.equal(await banner.count(), 0);
   }, {}, { respond });
+});
+
+test('the storage line in the open settings follows what the site stores, with no reopening', async () => {
+  await withScriptedPlayground(suite, async (page) => {
+    await unfold(page, 'details.settings');
+    /** The line's usage in MiB, or null while it is not read yet. */
+    const usedMiB = () =>
+      page.evaluate(() => {
+        const m = /([\d.]+) (KiB|MiB|GiB) used of /.exec(document.querySelector('[data-testid=storage-use]')?.textContent ?? '');
+        return m ? Number(m[1]) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[m[2]] : null;
+      });
+    await page.waitForFunction(() => /used of /.test(document.querySelector('[data-testid=storage-use]')?.textContent ?? ''));
+    const before = await usedMiB();
+    // 24 MiB lands in the Cache API while the settings stay open.
+    await page.evaluate(async () => {
+      const cache = await caches.open('storage-line-test');
+      await cache.put('/big', new Response(new Uint8Array(24 * 1024 * 1024)));
+    });
+    const deadline = Date.now() + 20_000;
+    let after = before;
+    while (after < before + 20 && Date.now() < deadline) {
+      await page.waitForTimeout(500);
+      after = await usedMiB();
+    }
+    assert.ok(after >= before + 20, `the line went from ${before} MiB to ${after} MiB`);
+  });
 });
