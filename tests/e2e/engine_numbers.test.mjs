@@ -3,13 +3,15 @@
 // on the same inputs, the logits of the prompts in engine/tests/fixtures/logits_smollm2.json
 // against native llama.cpp's, the same on the synthetic qwen2, qwen3 and gemma3 files in every
 // quantization (engine/tests/fixtures/synthetic_*.json), and the threaded build writing exactly
-// what the one-thread build writes. No flag of Chromium 156 turns relaxed SIMD off, so the
+// what the one-thread build writes; a picked file the browser can no longer read fails with
+// the browser's reason. No flag of Chromium 156 turns relaxed SIMD off, so the
 // SIMD128 build is asked for by name here, and Node 20's V8, which has no relaxed SIMD, checks
 // that the SIMD128 builds hold no relaxed-SIMD instruction. Needs the model assets, the
 // synthetic files and the built engine (scripts/setup.sh).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from './support/server.mjs';
@@ -78,8 +80,17 @@ window.complete = async (threads, prompt, maxTokens, build) => {
   worker.terminate();
   return { text, end, threads: loaded.info.threads, kernels: loaded.info.kernels };
 };
+// The worker's load of the file picked in the page's input: its load_error message, or 'loaded'.
+window.loadPicked = async (threads) => {
+  const worker = new Worker('/local/engine/engine_worker.js', { type: 'module' });
+  const answer = new Promise((resolve) => { worker.onmessage = (event) => resolve(event.data); });
+  worker.postMessage({ type: 'load', blob: document.querySelector('input').files[0], context: 2048, threads });
+  const data = await answer;
+  worker.terminate();
+  return data.type === 'loaded' ? 'loaded' : data.message;
+};
 window.ready = true;
-</script>`;
+</script><input type="file">`;
 
 let server;
 let browser;
@@ -193,3 +204,20 @@ for (const build of BUILDS) {
     assert.equal(two.end.output_tokens, one.end.output_tokens);
   });
 }
+
+test('a picked model file the browser can no longer read fails to load with the browser\'s reason', { timeout: 60_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tabloop-picked-'));
+  const picked = path.join(dir, 'picked.gguf');
+  try {
+    fs.copyFileSync(path.join(REPO, 'www', MODEL), picked);
+    await page.setInputFiles('input', picked);
+    assert.equal(await page.evaluate(() => window.loadPicked(1)), 'loaded', 'the picked file loads while it is there');
+    fs.rmSync(picked); // removed from disk after it was picked
+    for (const threads of [1, 2]) {
+      const message = await page.evaluate((t) => window.loadPicked(t), threads);
+      assert.match(message, /^the page could not read \d+ bytes at 0: NotFoundError: .*could not be found/, message);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -39,14 +39,21 @@ let exports = null;
 /** The model file being loaded (read synchronously: this is a worker). */
 let file = null;
 
+/** Why the last read of the model file failed (the browser's words), for the load error. */
+let readError = null;
+
 /** Copies `len` bytes of the model file from `offset` into the engine's memory at `dst`. */
 function readFile(offset, len, dst) {
   try {
     const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(offset, offset + len)));
-    if (bytes.length !== len) return 0;
+    if (bytes.length !== len) {
+      readError = new Error(`the file gave ${bytes.length} bytes`);
+      return 0;
+    }
     new Uint8Array(exports.memory.buffer, dst, len).set(bytes);
     return 1;
-  } catch {
+  } catch (err) {
+    readError = err;
     return 0;
   }
 }
@@ -140,10 +147,13 @@ async function load({ blob, context, threads, build }) {
   const urls = buildUrls(engineBuild(build));
   exports = threaded ? await instantiateThreaded(urls) : await instantiateSingle(urls);
   file = blob;
+  readError = null;
   const loaded = exports.tl_load_reading(blob.size, context, threaded ? threads : 1);
   file = null;
   if (loaded === -2) throw Object.assign(new Error(output()), { unsupported: true });
-  if (loaded !== 0) throw new Error(output());
+  // A file the browser cannot read (removed from disk after it was picked, a blob too large
+  // for a private window's memory) says why, not only where the engine stopped reading.
+  if (loaded !== 0) throw new Error(readError ? `${output()}: ${readError.name}: ${readError.message}` : output());
   await waitForThreads();
   if (exports.tl_info() !== 0) throw new Error(output());
   // the engine's whole memory after loading (its peak so far: the file's bytes were in it too)
