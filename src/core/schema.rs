@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::protocol::json_kind;
+
 /// Validates `value` against `schema`; on failure, every problem with its JSON path.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
@@ -30,7 +32,7 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
             errors.push(format!(
                 "{path}: expected {}, got {}",
                 type_name(expected),
-                kind(value)
+                json_kind(value)
             ));
             return;
         }
@@ -232,17 +234,6 @@ fn type_name(expected: &Value) -> String {
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => {
             expected.to_string()
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -17,3 +17,17 @@ pub use stream::StreamDelta;
 pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
 }
+
+/// The JSON Schema name of a value's kind (`"null"`, `"boolean"`, `"number"`, `"string"`,
+/// `"array"`, `"object"`), for messages that say what arrived instead of what was expected.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::openai::{build_request, OpenAiStream};
 use super::sse::SseEvent;
 use super::stream::malformed;
+use crate::protocol::json_kind;
 use crate::protocol::model::{ModelError, ModelReply, ModelRequest};
 use crate::protocol::stream::StreamDelta;
 
@@ -46,7 +47,7 @@ impl CompletionAssembler {
         if !chunk.is_object() {
             return Err(malformed(format!(
                 "the custom provider yielded a {} where a ChatCompletionChunk object belongs",
-                kind_name(chunk)
+                json_kind(chunk)
             )));
         }
         self.stream.push(&SseEvent {
@@ -101,7 +102,7 @@ pub fn completion_as_chunk(completion: &Value) -> Result<Value, ModelError> {
     let Some(object) = completion.as_object() else {
         return Err(malformed(format!(
             "the custom provider returned a {} where a ChatCompletion object belongs",
-            kind_name(completion)
+            json_kind(completion)
         )));
     };
     if let Some(error) = object.get("error") {
@@ -158,16 +159,4 @@ fn choice_as_delta(choice: &Value) -> Value {
         "delta": delta,
         "finish_reason": choice.get("finish_reason").cloned().unwrap_or(Value::Null),
     })
-}
-
-/// A JSON value's kind, for error messages.
-fn kind_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }

@@ -6,14 +6,23 @@ use serde_json::{json, Map, Value};
 use super::openai_chunk::{fast_chunk, Chunk};
 use super::sse::SseEvent;
 use super::stream::{
-    inferred_finish, is_complete_object, malformed, partial_reply, provider_error, str_field,
-    truncated, u64_field,
+    finish_from, is_complete_object, malformed, partial_reply, provider_error, reply, str_field,
+    truncated, u64_field, FinishNames,
 };
 use crate::protocol::message::{Message, ToolCall, ToolSpec};
 use crate::protocol::model::{FinishReason, ModelError, ModelReply, ModelRequest, Usage};
 use crate::protocol::stream::StreamDelta;
 
 pub use super::http_error::parse_error_body;
+
+/// Chat Completions' `finish_reason` names.
+const FINISH_NAMES: &FinishNames = &[
+    ("stop", FinishReason::EndTurn),
+    ("tool_calls", FinishReason::ToolUse),
+    ("function_call", FinishReason::ToolUse),
+    ("length", FinishReason::MaxTokens),
+    ("content_filter", FinishReason::Refusal),
+];
 
 /// The body of a streaming Chat Completions request.
 ///
@@ -243,21 +252,8 @@ impl OpenAiStream {
             return Err(truncated(self.output_seen, partial, "[DONE]"));
         }
         let tool_calls: Vec<ToolCall> = self.calls.into_iter().map(into_tool_call).collect();
-        let finish = match self.finish_reason.as_deref() {
-            Some("stop") => FinishReason::EndTurn,
-            Some("tool_calls" | "function_call") => FinishReason::ToolUse,
-            Some("length") => FinishReason::MaxTokens,
-            Some("content_filter") => FinishReason::Refusal,
-            Some(_) | None => inferred_finish(&tool_calls),
-        };
-        Ok(ModelReply {
-            text: self.text,
-            tool_calls,
-            finish,
-            usage: self.usage,
-            model: self.model,
-            reasoning: String::new(),
-        })
+        let finish = finish_from(FINISH_NAMES, self.finish_reason.as_deref(), &tool_calls);
+        Ok(reply(self.text, tool_calls, finish, self.usage, self.model))
     }
 
     /// Applies one choice `delta` object (the general reading).

@@ -37,12 +37,38 @@ pub(crate) fn truncated(output_seen: bool, partial: ModelReply, end_marker: &str
     }
 }
 
-/// The finish reason to use when the provider gave none (or one we do not know).
-pub(crate) fn inferred_finish(tool_calls: &[ToolCall]) -> FinishReason {
-    if tool_calls.is_empty() {
-        FinishReason::EndTurn
-    } else {
-        FinishReason::ToolUse
+/// A provider's names for why it stopped, each with what it means to the loop.
+pub(crate) type FinishNames = [(&'static str, FinishReason)];
+
+/// The finish reason of a reply: the provider's `stop` name read through its `names`, or, when
+/// it gave none (or one we do not know), inferred from whether the reply calls tools.
+pub(crate) fn finish_from(
+    names: &FinishNames,
+    stop: Option<&str>,
+    tool_calls: &[ToolCall],
+) -> FinishReason {
+    match stop.and_then(|stop| names.iter().find(|(name, _)| *name == stop)) {
+        Some((_, finish)) => *finish,
+        None if tool_calls.is_empty() => FinishReason::EndTurn,
+        None => FinishReason::ToolUse,
+    }
+}
+
+/// An assembled reply (the streaming providers carry no separate reasoning text).
+pub(crate) fn reply(
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    finish: FinishReason,
+    usage: Usage,
+    model: String,
+) -> ModelReply {
+    ModelReply {
+        text,
+        tool_calls,
+        finish,
+        usage,
+        model,
+        reasoning: String::new(),
     }
 }
 
@@ -54,14 +80,7 @@ pub(crate) fn partial_reply(
     usage: Usage,
     model: String,
 ) -> ModelReply {
-    ModelReply {
-        text,
-        tool_calls,
-        finish: FinishReason::EndTurn,
-        usage,
-        model,
-        reasoning: String::new(),
-    }
+    reply(text, tool_calls, FinishReason::EndTurn, usage, model)
 }
 
 /// Whether raw tool-call argument text is a complete JSON object (used to keep only finished

@@ -8,8 +8,20 @@ use crate::protocol::model::{FinishReason, ModelError, ModelReply, Usage};
 use crate::protocol::stream::StreamDelta;
 use crate::providers::sse::SseEvent;
 use crate::providers::stream::{
-    inferred_finish, malformed, partial_reply, provider_error, str_field, truncated, u64_field,
+    finish_from, malformed, partial_reply, provider_error, reply, str_field, truncated, u64_field,
+    FinishNames,
 };
+
+/// The Messages API's `stop_reason` names.
+const FINISH_NAMES: &FinishNames = &[
+    ("end_turn", FinishReason::EndTurn),
+    ("stop_sequence", FinishReason::EndTurn),
+    ("pause_turn", FinishReason::EndTurn),
+    ("tool_use", FinishReason::ToolUse),
+    ("max_tokens", FinishReason::MaxTokens),
+    ("model_context_window_exceeded", FinishReason::MaxTokens),
+    ("refusal", FinishReason::Refusal),
+];
 
 /// What a content block holds while it streams.
 #[derive(Debug)]
@@ -136,21 +148,8 @@ impl AnthropicStream {
             let partial = partial_reply(self.text, tool_calls, self.usage, self.model);
             return Err(truncated(self.output_seen, partial, "message_stop"));
         }
-        let finish = match self.stop_reason.as_deref() {
-            Some("end_turn" | "stop_sequence" | "pause_turn") => FinishReason::EndTurn,
-            Some("tool_use") => FinishReason::ToolUse,
-            Some("max_tokens" | "model_context_window_exceeded") => FinishReason::MaxTokens,
-            Some("refusal") => FinishReason::Refusal,
-            Some(_) | None => inferred_finish(&tool_calls),
-        };
-        Ok(ModelReply {
-            text: self.text,
-            tool_calls,
-            finish,
-            usage: self.usage,
-            model: self.model,
-            reasoning: String::new(),
-        })
+        let finish = finish_from(FINISH_NAMES, self.stop_reason.as_deref(), &tool_calls);
+        Ok(reply(self.text, tool_calls, finish, self.usage, self.model))
     }
 
     /// Handles `content_block_start`.
