@@ -219,24 +219,16 @@ impl Agent {
             call: call.clone(),
             attempt: slot.attempts + 1,
         });
-        if slot.kind == Some(ToolKind::Finish) && !self.state.config.finish_verifier {
-            self.emit(Event::ToolCallFinished {
-                call,
-                content: UNVERIFIED_FINISH.into(),
-                is_error: false,
-            });
-            return;
-        }
-        if slot.kind == Some(ToolKind::GiveUp) {
-            self.emit(Event::ToolCallFinished {
-                call,
-                content: GAVE_UP.into(),
-                is_error: false,
-            });
-            return;
-        }
-        if slot.kind == Some(ToolKind::Todo) {
-            let (content, is_error) = run_todo(&slot.args);
+        // The calls the core answers itself finish at once.
+        let answer = match slot.kind {
+            Some(ToolKind::Finish) if !self.state.config.finish_verifier => {
+                Some((UNVERIFIED_FINISH.to_string(), false))
+            }
+            Some(ToolKind::GiveUp) => Some((GAVE_UP.to_string(), false)),
+            Some(ToolKind::Todo) => Some(run_todo(&slot.args)),
+            _ => None,
+        };
+        if let Some((content, is_error)) = answer {
             self.emit(Event::ToolCallFinished {
                 call,
                 content,
