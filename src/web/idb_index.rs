@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
 use super::js_error::to_store_error;
@@ -81,7 +81,8 @@ pub struct IndexArg {
 }
 
 /// A sessions row as the JS `index` returns it (`indexRow` returns one as an object); `D` is
-/// the form its digest arrives in: spliced in as JSON (a `Value`), or as a JSON string.
+/// the form its digest arrives in: spliced in as JSON (its text borrowed as a `RawValue`, read
+/// by the same reader as a digest stored as a string), or as a JSON string.
 #[derive(Debug, serde::Deserialize)]
 struct IndexRow<D> {
     session: String,
@@ -104,9 +105,9 @@ impl DigestForm for String {
     }
 }
 
-impl DigestForm for Value {
+impl DigestForm for &RawValue {
     fn digest(&self) -> Option<SessionDigest> {
-        <SessionDigest as serde::Deserialize>::deserialize(self).ok()
+        serde_json::from_str(self.get()).ok()
     }
 }
 
@@ -160,7 +161,7 @@ pub fn warm_index_parsing() -> Option<SessionDigest> {
     let index = format!(
         r#"[{{"session":"","records":0,"updated_at":0,"digest_schema":{DIGEST_SCHEMA},"name":null,"digest":{text}}}]"#
     );
-    let rows: Vec<IndexRow<Value>> = serde_json::from_str(&index).ok()?;
+    let rows: Vec<IndexRow<&RawValue>> = serde_json::from_str(&index).ok()?;
     rows.first()?.current()
 }
 
@@ -201,7 +202,7 @@ impl IdbStore {
     /// Every session with its digest; rebuilds (and stores) the digests that are not current.
     pub(super) async fn read_index(&self) -> Result<Vec<IndexedSession>, StoreError> {
         let spliced = self.index_text(true).await?;
-        let rows = match serde_json::from_str::<Vec<IndexRow<Value>>>(&spliced) {
+        let rows = match serde_json::from_str::<Vec<IndexRow<&RawValue>>>(&spliced) {
             Ok(rows) => rows.into_iter().map(IndexRow::listed).collect(),
             // A stored digest that is not JSON (nothing this store writes): read each as a
             // string, so that row alone is rebuilt.
