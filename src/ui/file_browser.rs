@@ -2,10 +2,11 @@
 //! and download, upload and delete (after a confirmation). File text is shown as text only.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::file_actions::{delete_picked, download_picked, pick, refresh, upload, FilesState};
+use super::fold_panel::FoldPanel;
 use super::state::AppState;
+use super::transfer::take_picked;
 use crate::view::{format_bytes, plural, TreeRow};
 
 /// A folded panel. Hooks: `files` (the panel), `files-volume` (select: `session`/`shared`),
@@ -28,18 +29,8 @@ pub fn FileBrowser(
             refresh(app, files);
         }
     });
-    let on_upload = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        if let Some(chosen) = input.files() {
-            upload(app, files, chosen);
-        }
-        input.set_value("");
-    };
+    let on_upload =
+        move |ev: leptos::ev::Event| take_picked(&ev, |chosen| upload(app, files, chosen));
     let tree = move || {
         files
             .rows
@@ -59,21 +50,7 @@ pub fn FileBrowser(
         plural(n as u64, "file", "files")
     };
     view! {
-        <details
-            class="files"
-            data-testid="files"
-            on:toggle=move |ev| {
-                let unfolded = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
-                    .is_some_and(|d| d.open());
-                open.set(unfolded);
-            }
-        >
-            <summary>
-                <span class="settings-title">"Files"</span>
-                <span class="settings-summary">{count}</span>
-            </summary>
+        <FoldPanel class="files" testid="files" title="Files" summary=count unfolded=open>
             <div class="files-bar">
                 <label for="files-volume">"Volume"</label>
                 <select
@@ -128,7 +105,7 @@ pub fn FileBrowser(
                 </Show>
                 {move || files.picked.get().map(|(row, content)| picked_view(app, files, row, content))}
             </div>
-        </details>
+        </FoldPanel>
     }
 }
 

@@ -8,6 +8,7 @@ mod budget_meters;
 mod error_alert;
 mod file_actions;
 mod file_browser;
+mod fold_panel;
 mod follower_banner;
 mod guard_settings_form;
 mod import_button;

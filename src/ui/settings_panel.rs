@@ -1,8 +1,8 @@
 //! The settings form: which model answers and the step budget. The API key stays in memory.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::fold_panel::FoldPanel;
 use super::model_chooser::ModelChooser;
 use super::run_settings_form::RunSettingsForm;
 use super::storage_use::StorageUseLine;
@@ -63,21 +63,13 @@ pub fn SettingsPanel(
             }
         };
     view! {
-        <details
+        <FoldPanel
             class="settings"
-            prop:open=move || open.get()
-            on:toggle=move |ev| {
-                let unfolded = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
-                    .is_some_and(|d| d.open());
-                shown.set(unfolded);
-            }
+            title="Model & budget"
+            summary=summary
+            open=open
+            unfolded=shown
         >
-            <summary>
-                <span class="settings-title">"Model & budget"</span>
-                <span class="settings-summary">{summary}</span>
-            </summary>
             <div class="settings-grid">
                 <label for="provider-kind">"Provider"</label>
                 <select
@@ -157,6 +149,6 @@ pub fn SettingsPanel(
                 }}
             </p>
             <StorageUseLine open=shown/>
-        </details>
+        </FoldPanel>
     }
 }
