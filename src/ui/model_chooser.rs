@@ -4,10 +4,10 @@
 //! the model loaded before, which is unloaded).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::model_list_state::{ModelList, FILE_JOB};
 use super::model_row::{job_fraction, job_text, ModelRowView};
+use super::transfer::take_picked;
 use crate::view::{check_model_url, DownloadProgress};
 
 /// The chooser (`data-testid="model-list"` holds the rows). Hooks: `model-url`,
@@ -88,17 +88,11 @@ pub fn ModelChooser(
                     type="file"
                     accept=".gguf"
                     on:change=move |ev| {
-                        let input = ev
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-                        let file = input.as_ref().and_then(|i| i.files()).and_then(|f| f.get(0));
-                        if let Some(file) = file {
-                            list.pick_file(file);
-                        }
-                        if let Some(input) = input {
-                            // The same file can be picked again after a failure.
-                            input.set_value("");
-                        }
+                        take_picked(&ev, |files| {
+                            if let Some(file) = files.get(0) {
+                                list.pick_file(file);
+                            }
+                        })
                     }
                 />
             </div>

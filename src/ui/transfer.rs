@@ -1,5 +1,6 @@
 //! Moving logs in and out of the store: export a session as a JSON-lines download, import one
-//! from a file (refusing a log from a newer build), and fork a session at a step.
+//! from a file (refusing a log from a newer build), and fork a session at a step; and taking
+//! the files a file picker was given.
 
 use super::ui_error::UiError;
 use leptos::prelude::*;
@@ -143,4 +144,19 @@ async fn fork_session(
     // A fork left unnamed is still a fork: it is listed under its first message.
     let _ = service.rename(&forked, &name).await;
     Ok(forked)
+}
+
+/// Hands the files picked in the `<input type="file">` that `ev` came from to `take`, then
+/// clears the input, so that the same file can be picked again (after a failure, say).
+pub(super) fn take_picked(ev: &leptos::ev::Event, take: impl FnOnce(web_sys::FileList)) {
+    let Some(input) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    if let Some(files) = input.files() {
+        take(files);
+    }
+    input.set_value("");
 }
