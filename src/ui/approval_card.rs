@@ -21,8 +21,21 @@ pub fn ApprovalCard(
             after_interrupt: true
         }
     );
-    let approve_id = call.call.clone();
-    let deny_id = call.call.clone();
+    // Approve (`data-testid="approve"`) and Deny (`deny`), each deciding the call one way.
+    let decision =
+        |approve: bool, class: &'static str, testid: &'static str, label: &'static str| {
+            let id = call.call.clone();
+            view! {
+                <button
+                    class=class
+                    data-testid=testid
+                    disabled=move || read_only.get()
+                    on:click=move |_| on_decide.run((id.clone(), approve))
+                >
+                    {label}
+                </button>
+            }
+        };
     view! {
         <section
             class="approval"
@@ -45,22 +58,8 @@ pub fn ApprovalCard(
             <div class="field-label">"Arguments"</div>
             <pre class="args">{call.args}</pre>
             <div class="actions">
-                <button
-                    class="primary"
-                    data-testid="approve"
-                    disabled=move || read_only.get()
-                    on:click=move |_| on_decide.run((approve_id.clone(), true))
-                >
-                    "Approve"
-                </button>
-                <button
-                    class="danger"
-                    data-testid="deny"
-                    disabled=move || read_only.get()
-                    on:click=move |_| on_decide.run((deny_id.clone(), false))
-                >
-                    "Deny"
-                </button>
+                {decision(true, "primary", "approve", "Approve")}
+                {decision(false, "danger", "deny", "Deny")}
             </div>
         </section>
     }

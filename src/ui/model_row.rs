@@ -75,6 +75,9 @@ pub fn ModelRowView(
                 {move || match job.get() {
                     Some(bytes) => {
                         let cancel_url = cancel_url.clone();
+                        let cancel = row_button("small", "model-cancel", "Cancel", move || {
+                            list.cancel(&cancel_url)
+                        });
                         view! {
                             <progress
                                 data-testid="model-progress-bar"
@@ -84,13 +87,7 @@ pub fn ModelRowView(
                             <span class="model-bytes" data-testid="model-progress-bytes">
                                 {job_text(bytes)}
                             </span>
-                            <button
-                                class="small"
-                                data-testid="model-cancel"
-                                on:click=move |_| list.cancel(&cancel_url)
-                            >
-                                "Cancel"
-                            </button>
+                            {cancel}
                         }
                             .into_any()
                     }
@@ -98,6 +95,16 @@ pub fn ModelRowView(
                         let use_row = use_row.clone();
                         let remove_row = remove_row.clone();
                         let prefetch_url = prefetch_url.clone();
+                        let download = can_prefetch.then(|| {
+                            row_button("small", "model-download", "Download", move || {
+                                list.prefetch(prefetch_url.clone())
+                            })
+                        });
+                        let remove = stored.then(|| {
+                            row_button("small danger", "model-remove", "Remove", move || {
+                                list.remove(&remove_row)
+                            })
+                        });
                         view! {
                             <button
                                 class="small"
@@ -109,30 +116,8 @@ pub fn ModelRowView(
                             >
                                 {move || if chosen.get() { "In use" } else { "Use" }}
                             </button>
-                            <Show when=move || can_prefetch>
-                                <button
-                                    class="small"
-                                    data-testid="model-download"
-                                    on:click={
-                                        let url = prefetch_url.clone();
-                                        move |_| list.prefetch(url.clone())
-                                    }
-                                >
-                                    "Download"
-                                </button>
-                            </Show>
-                            <Show when=move || stored>
-                                <button
-                                    class="small danger"
-                                    data-testid="model-remove"
-                                    on:click={
-                                        let row = remove_row.clone();
-                                        move |_| list.remove(&row)
-                                    }
-                                >
-                                    "Remove"
-                                </button>
-                            </Show>
+                            {download}
+                            {remove}
                         }
                             .into_any()
                     }
@@ -149,5 +134,19 @@ pub fn ModelRowView(
                     })
             }}
         </li>
+    }
+}
+
+/// One of a row's plain buttons (Download, Cancel, Remove): `act` on a click.
+fn row_button(
+    class: &'static str,
+    testid: &'static str,
+    label: &'static str,
+    act: impl Fn() + 'static,
+) -> impl IntoView {
+    view! {
+        <button class=class data-testid=testid on:click=move |_| act()>
+            {label}
+        </button>
     }
 }

@@ -46,29 +46,28 @@ pub fn StatusBar(
             None => s.spent().steps.to_string(),
         })
     };
+    let tokens = move || summary.with(|s| format_count(s.spent().tokens));
+    let cost = move || summary.with(|s| format_cost(s.spent().cost_usd));
     view! {
         <div class="status-bar" data-testid="status" role="status">
             <span class=phase_class data-testid="status-phase">
                 <span class="dot" aria-hidden="true"></span>
                 {label}
             </span>
-            <span class="metric">
-                <span class="metric-label">"Steps"</span>
-                <span data-testid="status-steps">{steps}</span>
-            </span>
-            <span class="metric">
-                <span class="metric-label">"Tokens"</span>
-                <span data-testid="status-tokens">
-                    {move || summary.with(|s| format_count(s.spent().tokens))}
-                </span>
-            </span>
-            <span class="metric">
-                <span class="metric-label">"Cost"</span>
-                <span data-testid="status-cost">
-                    {move || summary.with(|s| format_cost(s.spent().cost_usd))}
-                </span>
-            </span>
+            {metric("Steps", "status-steps", steps)}
+            {metric("Tokens", "status-tokens", tokens)}
+            {metric("Cost", "status-cost", cost)}
             <span class="role" data-testid="status-role">{move || role.get().label()}</span>
         </div>
+    }
+}
+
+/// One figure of the bar: its label and its value (`data-testid` on the value).
+fn metric(label: &'static str, testid: &'static str, value: impl IntoView) -> impl IntoView {
+    view! {
+        <span class="metric">
+            <span class="metric-label">{label}</span>
+            <span data-testid=testid>{value}</span>
+        </span>
     }
 }
