@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::number_field::{number_field, FieldText};
+use super::number_field::{edit_run, number_field, FieldText};
 use crate::view::{check_guard, parse_allow_hosts, GuardField, Settings};
 
 /// Hooks: `guard-reflective`, one per threshold (`guard-repeat-diagnose`, …), `guard-error`,
@@ -81,9 +81,6 @@ fn guard_input(settings: RwSignal<Settings>, field: GuardField) -> impl IntoView
         value: String::new(),
     };
     number_field(text, move |typed| {
-        let mut guard = settings.with_untracked(|s| s.run.guard.clone());
-        field.apply(&mut guard, typed)?;
-        settings.update(|s| s.run.guard = guard);
-        Ok(())
+        edit_run(settings, |run| field.apply(&mut run.guard, typed))
     })
 }

@@ -2,7 +2,7 @@
 //! parser, or the reason it was refused is shown beside the field (the settings keep their last
 //! good value).
 
-use crate::view::FieldError;
+use crate::view::{FieldError, RunSettings, Settings};
 use leptos::prelude::*;
 
 /// What a number field shows: its id (also its `data-testid`), label, soft-keyboard hint
@@ -43,4 +43,16 @@ pub fn number_field(
             {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
         </div>
     }
+}
+
+/// Applies `edit` to a copy of the run settings and keeps the copy only when the edit accepts
+/// the text: a refused text leaves the settings as they were.
+pub fn edit_run(
+    settings: RwSignal<Settings>,
+    edit: impl FnOnce(&mut RunSettings) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
+    let mut run = settings.with_untracked(|s| s.run.clone());
+    edit(&mut run)?;
+    settings.update(|s| s.run = run);
+    Ok(())
 }

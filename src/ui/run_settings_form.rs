@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use super::guard_settings_form::GuardSettingsForm;
-use super::number_field::{number_field, FieldText};
+use super::number_field::{edit_run, number_field, FieldText};
 use super::price_settings::PriceSettings;
 use crate::view::{
     permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
@@ -97,9 +97,6 @@ fn budget_input(settings: RwSignal<Settings>, field: BudgetField) -> impl IntoVi
         value: String::new(),
     };
     number_field(text, move |typed| {
-        let mut budget = settings.with_untracked(|s| s.run.budget.clone());
-        field.apply(&mut budget, typed)?;
-        settings.update(|s| s.run.budget = budget);
-        Ok(())
+        edit_run(settings, |run| field.apply(&mut run.budget, typed))
     })
 }
