@@ -213,14 +213,8 @@ fn parse_item(text: &str) -> Result<Value, ModelError> {
 /// The error for a rejected call: `Cancelled` for an abort; otherwise a `Provider` error of type
 /// `custom_provider`, carrying what the page's function threw (not retried: the page decides).
 fn provider_failure(error: &JsValue) -> ModelError {
-    let failure = JsFailure::from_js(error);
-    if failure.is_abort() {
-        return ModelError {
-            kind: ModelErrorKind::Cancelled,
-            message: "the custom provider's call was cancelled".to_string(),
-        };
-    }
-    ModelError {
+    let cancelled = "the custom provider's call was cancelled";
+    JsFailure::from_js(error).into_model_error(cancelled, |failure| ModelError {
         kind: ModelErrorKind::Provider {
             error_type: "custom_provider".to_string(),
         },
@@ -228,5 +222,5 @@ fn provider_failure(error: &JsValue) -> ModelError {
             "the custom provider failed: {}: {}",
             failure.name, failure.message
         ),
-    }
+    })
 }

@@ -228,13 +228,12 @@ enum Stage<'a> {
 /// The one mapping of an HTTP failure to a [`ModelError`]: an abort is `Cancelled` at every
 /// stage, anything else `Network` with the stage's wording and the browser's message.
 fn request_failure(stage: Stage<'_>, failure: JsFailure) -> ModelError {
-    if failure.is_abort() {
-        return cancelled();
-    }
-    network(match stage {
-        Stage::Build(url) => format!("invalid request to {url}: {}", failure.message),
-        Stage::Fetch => format!("request failed: {}", failure.message),
-        Stage::Read => format!("connection lost while reading: {}", failure.message),
+    failure.into_model_error("the request was aborted", |failure| {
+        network(match stage {
+            Stage::Build(url) => format!("invalid request to {url}: {}", failure.message),
+            Stage::Fetch => format!("request failed: {}", failure.message),
+            Stage::Read => format!("connection lost while reading: {}", failure.message),
+        })
     })
 }
 
@@ -243,14 +242,6 @@ fn network(message: impl Into<String>) -> ModelError {
     ModelError {
         kind: ModelErrorKind::Network,
         message: message.into(),
-    }
-}
-
-/// A `Cancelled` error.
-fn cancelled() -> ModelError {
-    ModelError {
-        kind: ModelErrorKind::Cancelled,
-        message: "the request was aborted".to_string(),
     }
 }
 

@@ -3,6 +3,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::ports::StoreError;
+use crate::protocol::{ModelError, ModelErrorKind};
 
 /// A JavaScript exception reduced to what Rust code needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +60,22 @@ impl JsFailure {
     /// The operation was aborted on purpose.
     pub fn is_abort(&self) -> bool {
         self.name == "AbortError"
+    }
+
+    /// The error of a failed model call: `Cancelled`, saying `stopped`, for an abort (at any
+    /// stage and in every client); otherwise what `otherwise` makes of the failure.
+    pub fn into_model_error(
+        self,
+        stopped: &str,
+        otherwise: impl FnOnce(Self) -> ModelError,
+    ) -> ModelError {
+        if self.is_abort() {
+            return ModelError {
+                kind: ModelErrorKind::Cancelled,
+                message: stopped.to_string(),
+            };
+        }
+        otherwise(self)
     }
 }
 

@@ -357,17 +357,12 @@ enum BridgeFinish {
 
 /// The error for a rejected bridge call: `Cancelled` for an abort, `LocalModel` otherwise.
 fn local_failure(error: &JsValue) -> ModelError {
-    let failure = JsFailure::from_js(error);
-    if failure.is_abort() {
-        return ModelError {
-            kind: ModelErrorKind::Cancelled,
-            message: "the local model was stopped".to_string(),
-        };
-    }
-    ModelError {
-        kind: ModelErrorKind::LocalModel,
-        message: format!("local model: {}", failure.message),
-    }
+    JsFailure::from_js(error).into_model_error("the local model was stopped", |failure| {
+        ModelError {
+            kind: ModelErrorKind::LocalModel,
+            message: format!("local model: {}", failure.message),
+        }
+    })
 }
 
 /// The model's name: the last path segment of its URL without `.gguf`, or `local`.
