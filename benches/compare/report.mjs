@@ -128,7 +128,7 @@ add(`| **library wasm + glue** | | **${kb(b.library_wasm_plus_glue_gzip)}** |`);
 add(`| all of the package's JS (tools, sandbox, store, MCP client loaded on demand: ${b.library_all_js.files} files) | ${kb(b.library_all_js.raw)} | ${kb(b.library_all_js.gzip)} |`);
 if (b.site_wasm) add(`| site wasm with the playground UI (\`dist/\`) | ${kb(b.site_wasm.raw)} | ${kb(b.site_wasm.gzip)} |`);
 add(`| AI SDK + OpenAI provider, minified by Vite (\`benches/compare/aisdk_app.js\`) | ${kb(b.aisdk_bundle.raw)} | ${kb(b.aisdk_bundle.gzip)} |`);
-add('', `Goal ≤ 250 KB gzipped for the library an embedding page imports: ${kb(b.library_wasm_plus_glue_gzip)} ${mark(b.library_wasm_plus_glue_gzip <= 250_000)}.`);
+add('', `Goal ≤ 300 KB gzipped for the library an embedding page imports: ${kb(b.library_wasm_plus_glue_gzip)} ${mark(b.library_wasm_plus_glue_gzip <= 300_000)}.`);
 
 add('', '## Time to interactive (loopback, fresh browser context each time)', '');
 if (r.tti) add(`- Playground (\`dist/index.html\`): navigation start until the task form accepts input: **${ms(r.tti.playground_ms, 0)}** (median of ${r.tti.playground_samples.length}).`);
