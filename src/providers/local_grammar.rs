@@ -23,7 +23,9 @@
 
 use serde_json::Value;
 
-use super::local_json::{base_rules, write_value, Separators, COMPACT};
+use super::local_json::{
+    alternatives, base_rules, json_text, key_order, literal, write_value, Separators, COMPACT,
+};
 use crate::protocol::message::ToolSpec;
 
 /// Deepest schema nesting turned into rules; below it a value is any JSON.
@@ -356,66 +358,6 @@ fn lower_bound(schema: &Value) -> Option<f64> {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// The branches of a `oneOf` or `anyOf`, when the schema has some.
-pub(super) fn alternatives(schema: &Value) -> Option<&Vec<Value>> {
-    ["oneOf", "anyOf"]
-        .iter()
-        .find_map(|key| schema.get(*key).and_then(Value::as_array))
-        .filter(|branches| !branches.is_empty())
-}
-
-/// An object schema's keys in the order replies write them: the `required` ones in that order,
-/// and the other properties by name.
-pub fn key_order(schema: &Value) -> (Vec<String>, Vec<String>) {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return (Vec::new(), Vec::new());
-    };
-    let mut required: Vec<String> = Vec::new();
-    for key in schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        if properties.contains_key(key) && !required.iter().any(|k| k == key) {
-            required.push(key.to_string());
-        }
-    }
-    let optional = properties
-        .keys()
-        .filter(|key| !required.contains(key))
-        .cloned()
-        .collect();
-    (required, optional)
-}
-
-/// `text` as a JSON string.
-pub(super) fn json_text(text: &str) -> String {
-    crate::protocol::json_text(text)
-}
-
-/// `text` as a GBNF string literal.
-pub(super) fn literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02X}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The schema keyword that marks a tool's one string argument as written in plain text by a

@@ -1,10 +1,8 @@
 //! JSON as a local model's replies write it: compact for the compact reply, spaced as the
 //! chat templates' `tojson` writes it for a family's own format ([`Separators`]), object keys
-//! in a schema's order; and the grammar rules every reply grammar shares.
+//! in a schema's order; and the grammar rules and literals every reply grammar shares.
 
 use serde_json::Value;
-
-use super::local_grammar::{alternatives, json_text, key_order, literal};
 
 /// Rules every grammar shares (JSON scalars, strings with the escapes serde_json writes, and any
 /// value for schemas the grammar does not follow), with `sep`'s separators.
@@ -117,4 +115,64 @@ fn consts_match(value: &Value, branch: &Value) -> bool {
 /// A JSON Pointer segment for `key`.
 fn pointer_escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The branches of a `oneOf` or `anyOf`, when the schema has some.
+pub(super) fn alternatives(schema: &Value) -> Option<&Vec<Value>> {
+    ["oneOf", "anyOf"]
+        .iter()
+        .find_map(|key| schema.get(*key).and_then(Value::as_array))
+        .filter(|branches| !branches.is_empty())
+}
+
+/// An object schema's keys in the order replies write them: the `required` ones in that order,
+/// and the other properties by name.
+pub fn key_order(schema: &Value) -> (Vec<String>, Vec<String>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut required: Vec<String> = Vec::new();
+    for key in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if properties.contains_key(key) && !required.iter().any(|k| k == key) {
+            required.push(key.to_string());
+        }
+    }
+    let optional = properties
+        .keys()
+        .filter(|key| !required.contains(key))
+        .cloned()
+        .collect();
+    (required, optional)
+}
+
+/// `text` as a JSON string.
+pub(super) fn json_text(text: &str) -> String {
+    crate::protocol::json_text(text)
+}
+
+/// `text` as a GBNF string literal.
+pub(super) fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02X}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

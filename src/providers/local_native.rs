@@ -14,8 +14,8 @@
 use serde_json::Value;
 
 use super::local::{build_local_request, offered_locally, LocalRequest};
-use super::local_grammar::{grammar_schema, json_text, literal, Builder};
-use super::local_json::{base_rules, write_value, SPACED};
+use super::local_grammar::{grammar_schema, Builder};
+use super::local_json::{base_rules, json_text, literal, write_value, SPACED};
 use crate::protocol::message::{Message, ToolCall, ToolSpec};
 use crate::protocol::model::ModelRequest;
 

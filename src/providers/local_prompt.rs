@@ -119,7 +119,7 @@ fn branch_list(schema: &Value) -> Option<String> {
         let value = constant
             .as_str()
             .map_or_else(|| constant.to_string(), str::to_string);
-        let (required, _) = super::local_grammar::key_order(branch);
+        let (required, _) = super::local_json::key_order(branch);
         let rest: Vec<&str> = required
             .iter()
             .map(String::as_str)

@@ -17,11 +17,12 @@ mod streamed;
 use self::next_task::NextTask;
 use self::streamed::Streamed;
 use super::commit::{settled, PendingCommit};
+use super::driver_error::DriverError;
 use super::notice::{Notice, Observer};
 use super::options::BudgetOptions;
 use super::resume::{open_agent, SnapshotMark};
 use super::work::{InFlight, WorkKey};
-use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record, ReplayError};
+use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record};
 use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
 
 /// How often the core hears the time while calls are in flight (wall-clock budget).
@@ -43,20 +44,6 @@ pub enum Command {
     SetApiKey(String),
     /// Stop the driver's task (the session stays in the log).
     Stop,
-}
-
-/// Why a session could not be opened or an input was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum DriverError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The log cannot be replayed.
-    #[error(transparent)]
-    Replay(#[from] ReplayError),
-    /// The core refused the input.
-    #[error(transparent)]
-    Input(#[from] InputError),
 }
 
 /// Runs one session's loop over the ports.

@@ -4,7 +4,7 @@
 use crate::core::{GuardThresholds, OverdueAction, ReflectivePolicy};
 use serde::Deserialize;
 
-use super::options::OptionsError;
+use super::options_error::OptionsError;
 
 /// Loop-guard thresholds in the API's camelCase (see `GuardThresholds`); counts of tool
 /// observations, each `diagnose` below its `stop`.

@@ -7,11 +7,13 @@
 mod bounded;
 mod commit;
 mod driver;
+mod driver_error;
 pub mod guard_options;
 mod live;
 mod live_error;
 mod notice;
 pub mod options;
+mod options_error;
 pub mod prices;
 mod resume;
 pub mod sampling;
@@ -22,7 +24,8 @@ mod work;
 
 pub use crate::ports::{DynFiles, DynStore, HostToolSpec, Platform, PlatformError};
 pub use bounded::{settle_run, PauseWait, RunEnd};
-pub use driver::{Command, Driver, DriverError};
+pub use driver::{Command, Driver};
+pub use driver_error::DriverError;
 pub use live::{Listener, LiveSession, Pause, SessionEvent};
 pub use live_error::LiveError;
 pub use notice::{Notice, Observer};

@@ -14,6 +14,7 @@ use crate::ports::HostToolSpec;
 use crate::protocol::ToolSpec;
 
 pub use super::guard_options::GuardOptions;
+pub use super::options_error::OptionsError;
 
 /// Which model answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,23 +137,6 @@ pub struct AgentOptions {
     /// Handed to the tools with each call, never written to the log: give it again on resume.
     #[serde(default)]
     pub allow_hosts: Vec<String>,
-}
-
-/// Options that cannot be honoured.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OptionsError {
-    /// A tool name nobody registered.
-    #[error("unknown tool \"{0}\": register it with tabloop.registerTool first")]
-    UnknownTool(String),
-    /// `requireFinish` with nothing to check the claim.
-    #[error("requireFinish needs a finish verifier: register a tool named \"finish\" with tabloop.registerTool before createAgent")]
-    NoFinishVerifier,
-    /// A value out of its range.
-    #[error("invalid option: {0}")]
-    Invalid(String),
-    /// A remote provider without what it needs.
-    #[error("the {0} provider needs {1}")]
-    MissingProviderField(&'static str, &'static str),
 }
 
 impl AgentOptions {

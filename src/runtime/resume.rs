@@ -5,7 +5,7 @@
 use crate::core::{Agent, AgentConfig, Millis, Record, SNAPSHOT_EVERY};
 use crate::ports::EventStore;
 
-use super::driver::DriverError;
+use super::driver_error::DriverError;
 
 /// What the stored snapshot of a session is known to hold.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::startup::refresh_sessions;
 use super::state::{AppState, Role};
+use super::stored_sessions::refresh_sessions;
 use crate::core::Event;
 use crate::runtime::options::AgentOptions;
 use crate::runtime::{LiveSession, Notice, Resolved, SessionEvent};

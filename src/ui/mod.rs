@@ -37,6 +37,7 @@ mod step_chart;
 mod step_jump;
 mod storage_banner;
 mod storage_use;
+mod stored_sessions;
 mod streaming_view;
 mod task_form;
 mod theme_toggle;

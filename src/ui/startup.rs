@@ -1,5 +1,5 @@
-//! The session list and what happens on page load: the model's download progress is followed,
-//! the stored sessions are listed, and every session with a run in flight is reopened.
+//! What happens on page load: the model's download progress is followed, the stored sessions
+//! are listed, and every session with a run in flight is reopened.
 
 use std::rc::Rc;
 
@@ -7,34 +7,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::actions::{open_stored, show_session};
-use super::state::{AppState, ProgressContext, SessionRow};
-use super::ui_error::UiError;
-
-/// Every stored session, most recent first.
-async fn list_sessions(app: AppState) -> Result<Vec<SessionRow>, UiError> {
-    let listed = app.service()?.list().await?;
-    let mut rows: Vec<SessionRow> = listed
-        .into_iter()
-        .map(|s| SessionRow {
-            session: s.session,
-            summary: s.digest,
-            updated_at: s.updated_at,
-            name: s.name,
-        })
-        .collect();
-    rows.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
-    Ok(rows)
-}
-
-/// Reloads the session list.
-pub fn refresh_sessions(app: AppState) {
-    spawn_local(async move {
-        match list_sessions(app).await {
-            Ok(rows) => app.sessions.set(rows),
-            Err(e) => app.fail(format!("Could not list the sessions: {e}")),
-        }
-    });
-}
+use super::state::{AppState, ProgressContext};
+use super::stored_sessions::list_sessions;
 
 /// On page load: follows the model's download progress, lists the sessions, reopens every
 /// session with a run in flight (so a reload continues it) and shows the most recent of them.

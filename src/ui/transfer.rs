@@ -9,8 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::actions::show_session;
-use super::startup::refresh_sessions;
 use super::state::AppState;
+use super::stored_sessions::refresh_sessions;
 
 /// The message of a browser error (or its text).
 fn js(value: JsValue) -> UiError {
