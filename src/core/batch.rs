@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::agent::Agent;
 use super::log::{Event, Rejection};
 use super::log::{Permission, ToolKind};
-use super::run::{TodoItem, TodoStatus};
 use super::schema;
+use super::todo::{TodoItem, TodoStatus};
 use super::tool_batch::{parse_args, Slot, SlotState, ToolBatch};
 use super::{completion, InputError};
 

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::event_facts::PauseMove;
 use super::flight::Flight;
 use super::log::{BudgetLimits, Event, Ledger, Record};
-use super::run_phase::{PhaseFold, RunPhase};
+use super::phase_fold::PhaseFold;
+use super::run_phase::RunPhase;
 use super::spend::RunSpend;
 
 /// Version of the [`SessionDigest`] layout and fold; a stored digest of another version is

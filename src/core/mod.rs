@@ -25,6 +25,7 @@ mod loop_guard;
 mod model_retry;
 mod pause;
 mod phase;
+mod phase_fold;
 mod progress;
 mod recent_map;
 pub mod reflect;
@@ -38,6 +39,7 @@ mod snapshot_migrate;
 mod spend;
 mod state;
 mod stop_hook;
+mod todo;
 mod tool_batch;
 mod tools;
 mod verify;
@@ -61,15 +63,17 @@ pub use log::{
 pub use loop_guard::LoopGuard;
 pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES};
 pub use phase::{ModelRetry, Phase};
+pub use phase_fold::PhaseFold;
 pub use progress::Progress;
 pub use reflect::{give_up_tool, Reflection};
 pub use replay::{parse_jsonl, to_jsonl};
-pub use run::{RunState, TodoItem, TodoStatus};
-pub use run_phase::{PhaseFold, RunPhase};
+pub use run::RunState;
+pub use run_phase::RunPhase;
 pub use schema::validate as validate_schema;
 pub use snapshot::{SnapshotWrite, PART_MESSAGES, SNAPSHOT_EVERY, SNAPSHOT_VERSION};
 pub use spend::{RunSpend, SpendChange};
 pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
+pub use todo::{TodoItem, TodoStatus};
 pub use tool_batch::{
     parse_args, BatchSummary, CallResult, FinishResult, Slot, SlotState, ToolBatch,
 };

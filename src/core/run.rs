@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use super::todo::{TodoItem, TodoStatus};
+
 use super::guard;
 use super::log::{AgentConfig, BudgetLimits, Ledger};
 use super::log::{EvidenceDelta, PauseReason};
@@ -12,27 +14,6 @@ use super::loop_guard::{LoopGuard, Verdict};
 use super::phase::{ModelRetry, Phase};
 use super::progress::{Progress, TRANSIENT_GRACE};
 use super::tool_batch::{BatchSummary, FinishResult, ToolBatch};
-
-/// One item of the model's task list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TodoItem {
-    /// Stable id chosen by the model.
-    pub id: String,
-    /// What to do.
-    pub text: String,
-    /// `open` or `done`.
-    pub status: TodoStatus,
-}
-
-/// Whether a todo is finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TodoStatus {
-    /// Still to do: blocks completion.
-    Open,
-    /// Done.
-    Done,
-}
 
 /// Everything about the current (or last) run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

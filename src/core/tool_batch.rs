@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::fingerprint::args_hash;
 use super::log::{AgentConfig, InterruptCause, ToolKind};
 use super::reflect::{give_up_reflection, Reflection};
-use super::run::TodoItem;
+use super::todo::TodoItem;
 use crate::protocol::{Message, ToolCall};
 
 /// The tool calls of one reply.
