@@ -9,9 +9,6 @@ use std::collections::BinaryHeap;
 
 use super::vocab::Vocab;
 
-/// The space character as SentencePiece vocabularies write it.
-pub(crate) const SPACE: char = '\u{2581}';
-
 /// What SentencePiece tokenization needs besides the vocabulary.
 #[derive(Debug, Clone)]
 pub(crate) struct Pieces {

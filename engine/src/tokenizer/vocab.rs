@@ -4,7 +4,9 @@
 
 use super::byte_level::Alphabet;
 use super::hash::hash_bytes;
-use super::spm::SPACE;
+
+/// The space character as SentencePiece vocabularies write it.
+pub(crate) const SPACE: char = '\u{2581}';
 
 /// A token's type (`tokenizer.ggml.token_type`, llama.cpp's numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
