@@ -171,22 +171,19 @@ fn engine_steps(model: &[u8], prompt: &str, grammar: &str, jump_forward: bool) -
     (String::from_utf8(written).unwrap(), steps)
 }
 
-#[test]
-fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_steps() {
-    // a real model (the bundled SmolLM2-135M) asked in Qwen's format, as a Qwen model is
+/// The bundled SmolLM2-135M Q8_0.
+fn smollm2() -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("www/models/smollm2-135m-instruct-q8_0.gguf");
-    let model = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}: run scripts/fetch-model-assets.sh", path.display()));
-    let mut req = short_task();
-    req.tools.push(ToolSpec {
-        local_parameters: None,
-        name: "write_file".into(),
-        description: "Write a file.".into(),
-        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
-    });
-    let local = build_native_request(&req, &qwen3());
-    // one call: this small model, once started, writes call after call
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: run scripts/fetch-model-assets.sh", path.display()))
+}
+
+/// The request in Qwen's format as ChatML turns, the assistant's turn opened with
+/// `turn_start`, and the grammar of one call (this small model, once started, writes call
+/// after call).
+fn one_call(req: &ModelRequest, turn_start: &str) -> (String, String) {
+    let local = build_native_request(req, &qwen3());
     let grammar = local.grammar.unwrap().replacen(
         "root ::= think? (calls | text calls?)",
         "root ::= call",
@@ -197,7 +194,21 @@ fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_s
         let (role, content) = (m["role"].as_str().unwrap(), m["content"].as_str().unwrap());
         prompt += &format!("<|im_start|>{role}\n{content}<|im_end|>\n");
     }
-    prompt += "<|im_start|>assistant\n";
+    (prompt + "<|im_start|>assistant\n" + turn_start, grammar)
+}
+
+#[test]
+fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_steps() {
+    // a real model (the bundled SmolLM2-135M) asked in Qwen's format, as a Qwen model is
+    let model = smollm2();
+    let mut req = short_task();
+    req.tools.push(ToolSpec {
+        local_parameters: None,
+        name: "write_file".into(),
+        description: "Write a file.".into(),
+        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
+    });
+    let (prompt, grammar) = one_call(&req, "");
     let (jumped, jumped_steps) = engine_steps(&model, &prompt, &grammar, true);
     let (stepped, stepped_steps) = engine_steps(&model, &prompt, &grammar, false);
     assert_eq!(jumped, stepped);
@@ -208,6 +219,29 @@ fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_s
     let parsed = parse_native_output(&jumped, &req.tools, &qwen3(), usage(), "c".into());
     assert_eq!(parsed.finish, FinishReason::ToolUse, "{jumped}");
     // sampled: the tag's first token, the tool's name, the path, its closing quote
+    assert!(
+        jumped_steps * 3 < stepped_steps,
+        "{jumped_steps} steps with jump-forward, {stepped_steps} without"
+    );
+}
+
+#[test]
+fn jump_forward_leaves_the_model_a_token_that_reaches_past_the_forced_text() {
+    // the jump-forward benchmark's request (two tools, thinking off): the grammar forces
+    // `", "arguments": {"path": "`, whose last token is ` "`, where sampling every token takes
+    // ` "/`; forcing ` "` would have written "notes.txt" instead of "/notes.txt"
+    let task: Value =
+        serde_json::from_str(include_str!("../benches/local_model/qwen_call_task.json")).unwrap();
+    let req: ModelRequest = serde_json::from_value(task["request"].clone()).unwrap();
+    let (prompt, grammar) = one_call(&req, "<think>\n\n</think>\n\n");
+    let model = smollm2();
+    let (jumped, jumped_steps) = engine_steps(&model, &prompt, &grammar, true);
+    let (stepped, stepped_steps) = engine_steps(&model, &prompt, &grammar, false);
+    assert_eq!(
+        stepped,
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"/notes.txt\"}}\n</tool_call>"
+    );
+    assert_eq!(jumped, stepped);
     assert!(
         jumped_steps * 3 < stepped_steps,
         "{jumped_steps} steps with jump-forward, {stepped_steps} without"

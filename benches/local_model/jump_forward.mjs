@@ -5,7 +5,8 @@
 //
 //   node benches/local_model/jump_forward.mjs /models/FILE.gguf REQUEST.json [pairs] [threads]
 //
-// The reply must be the same text either way; a run that differs is reported.
+// The reply must be the same text either way; a run that differs is reported and the exit
+// status is 1.
 import fs from 'node:fs';
 import { onBenchPage, requireModel } from './bench_page.mjs';
 
@@ -35,6 +36,8 @@ for (const r of runs) {
 }
 const texts = new Set(runs.map((r) => r.text));
 console.log(texts.size === 1 ? `the same reply every run: ${JSON.stringify(runs[0].text)}` : `replies differ: ${JSON.stringify([...texts])}`);
+// jump-forward must not change what greedy decoding writes
+if (texts.size !== 1) process.exitCode = 1;
 const rate = (jump) => runs.filter((r) => r.jump === jump).map((r) => r.bytes / (r.generation_ms / 1000));
 const best = (xs) => Math.max(...xs);
 console.log(`best bytes/s: ${best(rate(true)).toFixed(1)} with jump-forward, ${best(rate(false)).toFixed(1)} without (${(best(rate(true)) / best(rate(false))).toFixed(2)}x)`);

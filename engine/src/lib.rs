@@ -13,6 +13,7 @@
 pub mod abi;
 pub mod gguf;
 pub mod grammar;
+mod jump;
 pub mod kernels;
 pub mod model;
 pub mod pool;

@@ -6,6 +6,7 @@
 
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
+use crate::jump::{jump_forward, Extensions};
 use crate::model::{Architecture, KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
 use crate::repetition::{breaks_run, RepeatGuard};
 use crate::sampling::{choose, Sampling};
@@ -26,41 +27,10 @@ pub struct Session {
     /// Whether what the grammar forces is appended without sampling (see
     /// [`Session::set_jump_forward`]).
     jump_forward: bool,
+    /// The vocabulary sorted for jump-forward, once it is first needed.
+    extensions: std::cell::OnceCell<Extensions>,
     /// Tokens the last (or current) completion has generated.
     generated: usize,
-}
-
-/// Most bytes one jump-forward appends.
-const JUMP_LIMIT: usize = 256;
-
-/// The tokens of what the grammar admits as the only continuation (at most `room` of them),
-/// the grammar advanced past them; none without a grammar, or when the tokens would not spell
-/// exactly those bytes.
-fn jump_forward(
-    tokenizer: &Tokenizer,
-    grammar: Option<&mut (Grammar, GrammarState)>,
-    room: usize,
-) -> Vec<u32> {
-    let Some((grammar, state)) = grammar else {
-        return Vec::new();
-    };
-    let forced = state.forced_bytes(grammar, JUMP_LIMIT);
-    let Ok(text) = std::str::from_utf8(&forced) else {
-        return Vec::new();
-    };
-    let mut ids = tokenizer.encode(text, false);
-    ids.truncate(room);
-    let spelled: Vec<u8> = ids
-        .iter()
-        .flat_map(|id| tokenizer.token_bytes(*id).iter().copied())
-        .collect();
-    if spelled.is_empty()
-        || !forced.starts_with(&spelled)
-        || state.advance(grammar, &spelled).is_err()
-    {
-        return Vec::new();
-    }
-    ids
 }
 
 /// The completion in progress.
@@ -209,6 +179,7 @@ impl Session {
             logits: Vec::new(),
             completion: None,
             jump_forward: true,
+            extensions: std::cell::OnceCell::new(),
             generated: 0,
         })
     }
@@ -415,7 +386,8 @@ impl Session {
         let mut batch = vec![token];
         if self.jump_forward {
             let room = completion.max_tokens - completion.output.len();
-            let forced = jump_forward(tokenizer, completion.grammar.as_mut(), room);
+            let extensions = self.extensions.get_or_init(|| Extensions::new(tokenizer));
+            let forced = jump_forward(tokenizer, extensions, completion.grammar.as_mut(), room);
             for id in forced {
                 bytes.extend_from_slice(tokenizer.token_bytes(id));
                 completion.output.push(id);
@@ -453,7 +425,8 @@ impl Session {
     /// Turns jump-forward decoding on (the default) or off: with it, where the grammar admits
     /// exactly one continuation (a tool call's `","arguments":{"`, a closing `"}}`), its
     /// tokens are appended without sampling them and read in the next forward pass with the
-    /// token before them.
+    /// token before them; but for a token at whose place an admitted token could reach past
+    /// the forced text (` "/` where it ends in ` "`): that one the model chooses.
     pub fn set_jump_forward(&mut self, on: bool) {
         self.jump_forward = on;
     }

@@ -2,11 +2,12 @@
 // Chromium, on tabloop's engine (the default) and on wllama (other models, the GPU): download
 // with progress, browser-storage cache across a reload, streamed text, JSON-Schema- and
 // GBNF-constrained tool calls, abort (while writing and while reading the prompt), both thread
-// modes (cross-origin isolated or not), the prompt reused across steps, and a model the engine
-// does not run going to wllama.
+// modes (cross-origin isolated or not), the prompt reused across steps, jump-forward writing
+// what sampling every token writes, and a model the engine does not run going to wllama.
 // Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -374,6 +375,27 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
     assert.ok(unread >= 1 && unread <= 3, JSON.stringify({ unread, first: first.timings, second: second.timings }));
     assert.equal(second.timings.prompt_tokens + second.timings.cached_tokens, second.usage.input_tokens);
     Object.assign(f, { step2_cached_tokens: second.timings.cached_tokens, step2_read_tokens: second.timings.prompt_tokens, step2_first_token_ms: second.timings.first_token_ms });
+  });
+
+  test('jump-forward writes the same call as sampling every token, a token reaching past the forced text included', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // the jump-forward benchmark's request in Qwen's format, one call: the grammar forces
+    // `"path": "`, whose last token is ` "`, where sampling every token may take ` "/`
+    const task = JSON.parse(fs.readFileSync(path.join(REPO, 'benches/local_model/qwen_call_task.json'), 'utf8'));
+    const built = spawnSync('cargo', ['run', '-q', '--example', 'local_request'], {
+      cwd: REPO,
+      input: `${JSON.stringify({ ...task, one_call: true })}\n`,
+      encoding: 'utf8',
+    });
+    assert.equal(built.status, 0, built.stderr);
+    const request = JSON.parse(built.stdout);
+    const { jumped, stepped } = await page.evaluate(async (request) => {
+      const run = (jump) => window.model.complete({ messages: request.messages, grammar: request.grammar, max_tokens: request.max_tokens, temperature: 0, jump_forward: jump });
+      return { jumped: await run(true), stepped: await run(false) };
+    }, request);
+    assert.equal(jumped.text, stepped.text);
+    assert.match(stepped.text, /^<tool_call>\n\{"name": "read_file", "arguments": \{"path": "[^"]+"\}\}\n<\/tool_call>$/);
+    assert.equal(jumped.finish, stepped.finish);
+    Object.assign(f, { jump_forward_call: jumped.text, jump_forward_ms: jumped.timings.generation_ms, stepped_ms: stepped.timings.generation_ms });
   });
 
   test('a reload gets the model from browser storage, not the server, on every core', { timeout: TEST_TIMEOUT_MS }, async () => {

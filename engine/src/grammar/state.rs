@@ -50,6 +50,24 @@ impl GrammarState {
         self.check(grammar, bytes, &mut Scratch::default())
     }
 
+    /// Whether any of `candidates` (tokens' bytes) may come next: [`accepts`](Self::accepts)
+    /// on each until one is accepted, those whose first byte cannot come next dropped by a
+    /// bitmap lookup, the buffers shared.
+    pub fn accepts_any<'b>(
+        &self,
+        grammar: &Grammar,
+        candidates: impl IntoIterator<Item = &'b [u8]>,
+    ) -> bool {
+        let first = self.first_bytes(grammar);
+        let mut scratch = Scratch::default();
+        candidates.into_iter().any(|bytes| {
+            bytes
+                .first()
+                .is_some_and(|&b| (first[usize::from(b >> 6)] >> (b & 63)) & 1 == 1)
+                && self.check(grammar, bytes, &mut scratch)
+        })
+    }
+
     /// [`accepts`](Self::accepts) with buffers reused across calls.
     pub(super) fn check(&self, grammar: &Grammar, bytes: &[u8], scratch: &mut Scratch) -> bool {
         self.run(grammar, bytes, scratch)
