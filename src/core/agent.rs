@@ -135,7 +135,7 @@ impl Agent {
                 },
                 // A reflection offers only `reflect`; a step that must answer offers nothing.
                 tools: if *purpose == CallPurpose::Reflection {
-                    vec![super::reflect::reflect_spec()]
+                    vec![super::reflection::reflect_spec()]
                 } else if run.progress.as_ref().is_some_and(|p| p.answer_requested) {
                     Vec::new()
                 } else {

@@ -29,6 +29,7 @@ mod phase_fold;
 mod progress;
 mod recent_map;
 pub mod reflect;
+pub mod reflection;
 pub mod repeat_success;
 mod replay;
 mod run;
@@ -65,7 +66,7 @@ pub use model_retry::{classify, retry_delay_ms, FailureClass, MAX_STREAM_RETRIES
 pub use phase::{ModelRetry, Phase};
 pub use phase_fold::PhaseFold;
 pub use progress::Progress;
-pub use reflect::{give_up_tool, Reflection};
+pub use reflection::{give_up_tool, Reflection};
 pub use replay::{parse_jsonl, to_jsonl};
 pub use run::RunState;
 pub use run_phase::RunPhase;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::guard::{Finding, Guard, Judgement};
 use super::log::{BudgetLimits, Detector, Ledger};
-use super::reflect::Reflection;
+use super::reflection::Reflection;
 
 /// Transient errors in a row that do not count towards the error breaker (a rate limit, a
 /// timeout: the retry after one is honest work).

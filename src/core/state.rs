@@ -11,7 +11,7 @@ use super::hygiene::strip_control_tokens;
 use super::log::AgentConfig;
 use super::log::{CallPurpose, Event, Millis, Record, TransitionReason};
 use super::phase::{ModelRetry, Phase};
-use super::reflect::{reflection_prompt, Reflection};
+use super::reflection::{reflection_prompt, Reflection};
 use super::run::{push_bounded, RunState};
 use super::tool_batch::ToolBatch;
 use crate::protocol::{Message, ModelErrorKind, Usage};

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fingerprint::args_hash;
 use super::log::{AgentConfig, InterruptCause, ToolKind};
-use super::reflect::{give_up_reflection, Reflection};
+use super::reflection::{give_up_reflection, Reflection};
 use super::todo::TodoItem;
 use crate::protocol::{Message, ToolCall};
 
