@@ -459,6 +459,7 @@ fn every_port_trait_lives_in_ports() {
             "ModelClient",
             "ModelLibrary",
             "Platform",
+            "PortSet",
             "ToolHost"
         ]
     );

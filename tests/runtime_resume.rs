@@ -52,7 +52,7 @@ impl Clock for Fixed {
     }
 }
 
-fn open(store: &Rc<MemoryStore>) -> Driver<Done, MemoryStore, NoTools, Fixed> {
+fn open(store: &Rc<MemoryStore>) -> Driver<(Done, MemoryStore, NoTools, Fixed)> {
     block_on(Driver::open(
         "long",
         AgentConfig::default(),

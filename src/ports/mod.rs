@@ -8,6 +8,7 @@ mod files;
 mod memory_store;
 mod model_library;
 mod platform;
+mod port_set;
 mod tool_spec;
 
 pub use dyn_files::DynFiles;
@@ -18,6 +19,7 @@ pub use model_library::{
     ByteProgressFn, LibraryError, ModelLibrary, PickedModel, StorageUse, StoreKind, StoredModel,
 };
 pub use platform::{Platform, PlatformError};
+pub use port_set::PortSet;
 pub use tool_spec::HostToolSpec;
 
 use std::future::Future;

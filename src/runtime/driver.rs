@@ -23,7 +23,7 @@ use super::options::BudgetOptions;
 use super::resume::{open_agent, SnapshotMark};
 use super::work::{InFlight, WorkKey};
 use crate::core::{Agent, AgentConfig, Effect, Event, Input, InputError, Record};
-use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
+use crate::ports::{Clock, Durability, EventStore, ModelClient, PortSet, StoreError};
 
 /// How often the core hears the time while calls are in flight (wall-clock budget).
 const TICK_MS: u64 = 1_000;
@@ -47,13 +47,13 @@ pub enum Command {
 }
 
 /// Runs one session's loop over the ports.
-pub struct Driver<M, S, T, C> {
+pub struct Driver<P: PortSet> {
     agent: Agent,
     session: String,
-    model: Rc<M>,
-    store: Rc<S>,
-    tools: Rc<T>,
-    clock: Rc<C>,
+    model: Rc<P::Model>,
+    store: Rc<P::Store>,
+    tools: Rc<P::Tools>,
+    clock: Rc<P::Clock>,
     observer: Rc<Observer>,
     unsaved: Vec<Record>,
     waiting: Vec<Effect>,
@@ -69,23 +69,17 @@ pub struct Driver<M, S, T, C> {
     streamed: Streamed,
 }
 
-impl<M, S, T, C> Driver<M, S, T, C>
-where
-    M: ModelClient + 'static,
-    S: EventStore + 'static,
-    T: ToolHost + 'static,
-    C: Clock + 'static,
-{
+impl<P: PortSet> Driver<P> {
     /// Opens `session`: a new log with `config`, or the stored one replayed and resumed (the
     /// stored configuration wins). Work that was in flight is re-issued.
     #[allow(clippy::too_many_arguments)]
     pub async fn open(
         session: &str,
         config: AgentConfig,
-        model: Rc<M>,
-        store: Rc<S>,
-        tools: Rc<T>,
-        clock: Rc<C>,
+        model: Rc<P::Model>,
+        store: Rc<P::Store>,
+        tools: Rc<P::Tools>,
+        clock: Rc<P::Clock>,
         observer: Observer,
     ) -> Result<Self, DriverError> {
         let (agent, snapshot) = open_agent(&*store, session, config, clock.now()).await?;

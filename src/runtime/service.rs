@@ -312,7 +312,9 @@ pub async fn drive<M, S, T, C>(
     } = launch;
     let session = live.session.clone();
     let observer = live.observer();
-    match super::Driver::open(&session, config, model, store, tools, clock, observer).await {
+    let opened =
+        super::Driver::<(M, S, T, C)>::open(&session, config, model, store, tools, clock, observer);
+    match opened.await {
         Ok(driver) => {
             driver.run(commands).await;
         }

@@ -49,6 +49,16 @@ impl SyntheticSession {
         session
     }
 
+    /// A new session `session` that keeps every record it persists (in `log`).
+    fn logged(session: &str) -> Self {
+        Self {
+            agent: Agent::new(session, config(), 0),
+            request: 0,
+            step: 0,
+            log: Some(Vec::new()),
+        }
+    }
+
     /// Events in the log so far.
     pub fn events(&self) -> u64 {
         self.agent.state().next_seq
@@ -117,12 +127,7 @@ impl SyntheticSession {
 /// The log of a finished synthetic session `session` with at least `events` records: the
 /// benchmark's stand-in for a long stored session (its run is cancelled at the end).
 pub fn session_log(events: usize, session: &str) -> Vec<Record> {
-    let mut synthetic = SyntheticSession {
-        agent: Agent::new(session, config(), 0),
-        request: 0,
-        step: 0,
-        log: Some(Vec::new()),
-    };
+    let mut synthetic = SyntheticSession::logged(session);
     synthetic.drain();
     let _ = synthetic.agent.handle(
         Input::UserMessage {
@@ -149,33 +154,17 @@ pub fn session_log(events: usize, session: &str) -> Vec<Record> {
 /// The log of session `session` where each text is a task's whole answer: one completed run
 /// per text, so every text is shown as one model message.
 pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
-    let mut agent = Agent::new(session, config(), 0);
-    let mut records = Vec::new();
-    let mut request = 0;
-    let mut drain = |agent: &mut Agent, records: &mut Vec<Record>| {
-        while let Some(effect) = agent.poll() {
-            match effect {
-                Effect::CallModel { request: r, .. } => request = r,
-                Effect::Persist(record) => records.push(record),
-                Effect::CallTool(_)
-                | Effect::AskApproval { .. }
-                | Effect::AskStopHook(_)
-                | Effect::Abort { .. }
-                | Effect::Finished(_) => {}
-            }
-        }
-        request
-    };
+    let mut synthetic = SyntheticSession::logged(session);
     for (n, text) in (1..).zip(texts) {
         let now = n * 10;
-        let _ = agent.handle(
+        let _ = synthetic.agent.handle(
             Input::UserMessage {
                 text: format!("payload {n}"),
                 budget: None,
             },
             now,
         );
-        let request = drain(&mut agent, &mut records);
+        synthetic.drain();
         let reply = ModelReply {
             text: text.clone(),
             tool_calls: Vec::new(),
@@ -184,10 +173,13 @@ pub fn replies_log(session: &str, texts: &[String]) -> Vec<Record> {
             model: "m".into(),
             reasoning: String::new(),
         };
-        let _ = agent.handle(Input::ModelReplied { request, reply }, now + 5);
-        drain(&mut agent, &mut records);
+        let request = synthetic.request;
+        let _ = synthetic
+            .agent
+            .handle(Input::ModelReplied { request, reply }, now + 5);
+        synthetic.drain();
     }
-    records
+    synthetic.log.unwrap_or_default()
 }
 
 fn config() -> AgentConfig {

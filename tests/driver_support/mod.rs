@@ -327,7 +327,7 @@ pub fn start_observed<S: EventStore + 'static, C: Clock + 'static>(
         sink.borrow_mut().push(n);
     });
     let driver = pool
-        .run_until(Driver::open(
+        .run_until(Driver::<(ScriptedModel, S, FakeTools, C)>::open(
             "s",
             config(),
             model,

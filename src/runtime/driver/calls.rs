@@ -5,16 +5,10 @@
 use super::super::work::WorkKey;
 use super::Driver;
 use crate::core::{Effect, Input, ToolInvocation};
-use crate::ports::{Clock, EventStore, ModelClient, ToolHost, Unreachable};
+use crate::ports::{PortSet, ToolHost, Unreachable};
 use futures::future::LocalBoxFuture;
 
-impl<M, S, T, C> Driver<M, S, T, C>
-where
-    M: ModelClient + 'static,
-    S: EventStore + 'static,
-    T: ToolHost + 'static,
-    C: Clock + 'static,
-{
+impl<P: PortSet> Driver<P> {
     /// The work of one tool call, ending in the input that reports it: the call itself, or,
     /// with `stored`, one the host runs once the append ending at that seq commits.
     pub(super) fn tool_work(

@@ -11,15 +11,9 @@ use super::super::notice::Notice;
 use super::super::resume::refresh_snapshot;
 use super::Driver;
 use crate::core::Record;
-use crate::ports::{Clock, Durability, EventStore, ModelClient, StoreError, ToolHost};
+use crate::ports::{Durability, EventStore, PortSet, StoreError};
 
-impl<M, S, T, C> Driver<M, S, T, C>
-where
-    M: ModelClient + 'static,
-    S: EventStore + 'static,
-    T: ToolHost + 'static,
-    C: Clock + 'static,
-{
+impl<P: PortSet> Driver<P> {
     /// Whether unsaved records wait for the next task to be written (`write_soon`).
     pub(super) fn writes_soon(&self) -> bool {
         self.commit.is_none() && !self.unsaved.is_empty() && !self.storage_failed
