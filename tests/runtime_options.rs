@@ -4,9 +4,9 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tabloop::core::{Permission, ToolKind};
+use tabloop::core::{BudgetLimits, Permission, ToolKind};
 use tabloop::ports::HostToolSpec;
-use tabloop::runtime::options::{AgentOptions, OptionsError};
+use tabloop::runtime::options::{AgentOptions, BudgetOptions, OptionsError};
 
 fn registered() -> Vec<HostToolSpec> {
     serde_json::from_value(json!([
@@ -381,4 +381,31 @@ fn the_guard_options_choose_the_rules_and_their_policy() {
     let wrong: AgentOptions =
         serde_json::from_value(json!({"guard": {"endgamePercent": 120}})).unwrap();
     assert!(wrong.to_config(&registered()).is_err());
+}
+
+#[test]
+fn budget_options_read_every_limit_in_camel_case_and_the_log_keeps_its_own_names() {
+    let options: BudgetOptions = serde_json::from_value(json!({
+        "maxSteps": 1, "maxToolCalls": 2, "maxInputTokens": 3,
+        "maxOutputTokens": 4, "maxCostUsd": 0.5, "maxWallMs": 6
+    }))
+    .unwrap();
+    let limits = BudgetLimits {
+        max_steps: Some(1),
+        max_tool_calls: Some(2),
+        max_input_tokens: Some(3),
+        max_output_tokens: Some(4),
+        max_cost_usd: Some(0.5),
+        max_wall_ms: Some(6),
+    };
+    assert_eq!(options, BudgetOptions { given: limits });
+    assert_eq!(
+        serde_json::to_value(limits).unwrap(),
+        json!({
+            "max_steps": 1, "max_tool_calls": 2, "max_input_tokens": 3,
+            "max_output_tokens": 4, "max_cost_usd": 0.5, "max_wall_ms": 6
+        })
+    );
+    let none: BudgetOptions = serde_json::from_value(json!({})).unwrap();
+    assert_eq!(none, BudgetOptions::default(), "a limit not given is None");
 }

@@ -387,9 +387,11 @@ fn extending_a_budget_keeps_the_limits_it_does_not_mention_such_as_a_cost_cap() 
     let mut opts = options(None);
     opts.tools = Some(vec![]);
     opts.budget = BudgetOptions {
-        max_steps: Some(1),
-        max_cost_usd: Some(5.0),
-        ..BudgetOptions::default()
+        given: BudgetLimits {
+            max_steps: Some(1),
+            max_cost_usd: Some(5.0),
+            ..BudgetLimits::NONE
+        },
     };
     let live = r.pool.run_until(r.service.open(opts)).unwrap();
     let first = r
@@ -404,8 +406,10 @@ fn extending_a_budget_keeps_the_limits_it_does_not_mention_such_as_a_cost_cap() 
         }
     );
     live.extend_budget(BudgetOptions {
-        max_steps: Some(3),
-        ..BudgetOptions::default()
+        given: BudgetLimits {
+            max_steps: Some(3),
+            ..BudgetLimits::NONE
+        },
     })
     .unwrap();
     r.pool.run_until_stalled();

@@ -38,7 +38,7 @@ fn settings_become_options_and_never_show_the_key() {
             model: Some("gpt-test".into()),
         })
     );
-    assert_eq!(options.budget.max_steps, Some(7));
+    assert_eq!(options.budget.given.max_steps, Some(7));
     assert_eq!(options.session, None);
     assert!(!format!("{settings:?}").contains("sk-secret"));
 

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use pretty_assertions::assert_eq;
-use tabloop::core::{Permission, Price};
+use tabloop::core::{BudgetLimits, Permission, Price};
 use tabloop::runtime::options::BudgetOptions;
 use tabloop::view::{parse_price, permission_from_value, BudgetField, Settings};
 
@@ -25,16 +25,21 @@ fn every_budget_field_parses_into_its_limit() {
     assert_eq!(
         budget,
         BudgetOptions {
-            max_steps: Some(12),
-            max_tool_calls: Some(30),
-            max_input_tokens: Some(200_000),
-            max_output_tokens: Some(8_000),
-            max_cost_usd: Some(0.25),
-            max_wall_ms: Some(90_500),
+            given: BudgetLimits {
+                max_steps: Some(12),
+                max_tool_calls: Some(30),
+                max_input_tokens: Some(200_000),
+                max_output_tokens: Some(8_000),
+                max_cost_usd: Some(0.25),
+                max_wall_ms: Some(90_500),
+            }
         }
     );
     BudgetField::CostUsd.apply(&mut budget, "").unwrap();
-    assert_eq!(budget.max_cost_usd, None, "an empty field sets no limit");
+    assert_eq!(
+        budget.given.max_cost_usd, None,
+        "an empty field sets no limit"
+    );
 }
 
 #[test]
@@ -75,7 +80,7 @@ fn the_run_settings_reach_the_session_options() {
         .permissions
         .insert("http_fetch".into(), permission_from_value("deny"));
     let options = settings.to_options(None);
-    assert_eq!(options.budget.max_cost_usd, Some(0.5));
+    assert_eq!(options.budget.given.max_cost_usd, Some(0.5));
     assert_eq!(options.system.as_deref(), Some("Answer in French."));
     assert_eq!(
         options.price,

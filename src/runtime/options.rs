@@ -58,34 +58,35 @@ impl std::fmt::Debug for ProviderOptions {
     }
 }
 
-/// Budget options in the API's camelCase; missing fields keep the defaults.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Budget options in the API's camelCase (`{ maxSteps: 10 }`): the core's [`BudgetLimits`],
+/// where a `None` is a limit not given (the one below stands), not an unlimited one.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(transparent)]
 pub struct BudgetOptions {
-    /// Most steps.
-    pub max_steps: Option<u32>,
-    /// Most tool calls.
-    pub max_tool_calls: Option<u32>,
-    /// Most input tokens.
-    pub max_input_tokens: Option<u64>,
-    /// Most output tokens.
-    pub max_output_tokens: Option<u64>,
-    /// Most spend in USD.
-    pub max_cost_usd: Option<f64>,
-    /// Most active wall-clock milliseconds.
-    pub max_wall_ms: Option<u64>,
+    /// The limits given.
+    pub given: BudgetLimits,
+}
+
+impl Default for BudgetOptions {
+    /// No limit given.
+    fn default() -> Self {
+        Self {
+            given: BudgetLimits::NONE,
+        }
+    }
 }
 
 impl BudgetOptions {
     /// These options laid over `base`.
     pub fn over(&self, base: BudgetLimits) -> BudgetLimits {
+        let given = self.given;
         BudgetLimits {
-            max_steps: self.max_steps.or(base.max_steps),
-            max_tool_calls: self.max_tool_calls.or(base.max_tool_calls),
-            max_input_tokens: self.max_input_tokens.or(base.max_input_tokens),
-            max_output_tokens: self.max_output_tokens.or(base.max_output_tokens),
-            max_cost_usd: self.max_cost_usd.or(base.max_cost_usd),
-            max_wall_ms: self.max_wall_ms.or(base.max_wall_ms),
+            max_steps: given.max_steps.or(base.max_steps),
+            max_tool_calls: given.max_tool_calls.or(base.max_tool_calls),
+            max_input_tokens: given.max_input_tokens.or(base.max_input_tokens),
+            max_output_tokens: given.max_output_tokens.or(base.max_output_tokens),
+            max_cost_usd: given.max_cost_usd.or(base.max_cost_usd),
+            max_wall_ms: given.max_wall_ms.or(base.max_wall_ms),
         }
     }
 }
@@ -312,14 +313,7 @@ impl From<BudgetLimits> for BudgetOptions {
     /// Every limit given (an unlimited one stays unlimited when laid over current limits that
     /// are unlimited there too).
     fn from(limits: BudgetLimits) -> Self {
-        Self {
-            max_steps: limits.max_steps,
-            max_tool_calls: limits.max_tool_calls,
-            max_input_tokens: limits.max_input_tokens,
-            max_output_tokens: limits.max_output_tokens,
-            max_cost_usd: limits.max_cost_usd,
-            max_wall_ms: limits.max_wall_ms,
-        }
+        Self { given: limits }
     }
 }
 

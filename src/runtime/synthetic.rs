@@ -197,14 +197,7 @@ fn config() -> AgentConfig {
             kind: ToolKind::Host,
             approval_scope: None,
         }],
-        budget: BudgetLimits {
-            max_steps: None,
-            max_tool_calls: None,
-            max_input_tokens: None,
-            max_output_tokens: None,
-            max_cost_usd: None,
-            max_wall_ms: None,
-        },
+        budget: BudgetLimits::NONE,
         // A window so large that no compaction happens: the history really is this long.
         context_window: u64::MAX / 4,
         ..AgentConfig::default()

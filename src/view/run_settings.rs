@@ -75,6 +75,7 @@ impl BudgetField {
     /// Parses `text` into `budget`: empty means no limit of this kind set here (the default
     /// applies); otherwise a positive number (whole, except for cost and time).
     pub fn apply(self, budget: &mut BudgetOptions, text: &str) -> Result<(), FieldError> {
+        let budget = &mut budget.given;
         let text = text.trim();
         let whole = |what: &'static str| -> Result<Option<u64>, FieldError> {
             if text.is_empty() {

@@ -2,6 +2,7 @@
 //! lives only in memory: it is never persisted, and `Debug` hides it.
 
 use super::field_error::FieldError;
+use crate::core::BudgetLimits;
 use crate::runtime::options::{AgentOptions, BudgetOptions, ProviderKind, ProviderOptions};
 
 use super::run_settings::RunSettings;
@@ -70,8 +71,10 @@ impl Settings {
             session,
             provider: Some(provider),
             budget: BudgetOptions {
-                max_steps: self.max_steps.or(self.run.budget.max_steps),
-                ..self.run.budget.clone()
+                given: BudgetLimits {
+                    max_steps: self.max_steps.or(self.run.budget.given.max_steps),
+                    ..self.run.budget.given
+                },
             },
             permissions: self.run.permissions.clone(),
             system: self.run.system(),

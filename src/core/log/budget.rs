@@ -38,21 +38,41 @@ impl BudgetKind {
     }
 }
 
-/// Limits of one run; `None` means unlimited.
+/// Limits of one run; `None` means unlimited. The aliases read the same limits in the page
+/// API's camelCase (`maxSteps`, …), where the options hold them (see `BudgetOptions`); the log
+/// writes the names of the fields.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BudgetLimits {
     /// Most loop steps.
+    #[serde(alias = "maxSteps")]
     pub max_steps: Option<u32>,
     /// Most tool calls.
+    #[serde(alias = "maxToolCalls")]
     pub max_tool_calls: Option<u32>,
     /// Most input tokens (cached included).
+    #[serde(alias = "maxInputTokens")]
     pub max_input_tokens: Option<u64>,
     /// Most output tokens.
+    #[serde(alias = "maxOutputTokens")]
     pub max_output_tokens: Option<u64>,
     /// Most spend in USD.
+    #[serde(alias = "maxCostUsd")]
     pub max_cost_usd: Option<f64>,
     /// Most active wall-clock milliseconds.
+    #[serde(alias = "maxWallMs")]
     pub max_wall_ms: Option<u64>,
+}
+
+impl BudgetLimits {
+    /// No limit of any kind (as options: no limit given, so every one of the base stands).
+    pub const NONE: Self = Self {
+        max_steps: None,
+        max_tool_calls: None,
+        max_input_tokens: None,
+        max_output_tokens: None,
+        max_cost_usd: None,
+        max_wall_ms: None,
+    };
 }
 
 impl Default for BudgetLimits {
