@@ -98,11 +98,7 @@ impl Default for SessionDigest {
 impl SessionDigest {
     /// The summary of a whole log.
     pub fn from_records(records: &[Record]) -> Self {
-        let mut summary = Self::default();
-        for record in records {
-            summary.push(record);
-        }
-        summary
+        super::fold_records(records, Self::push)
     }
 
     /// A digest read back from the sessions index: `Some` only when it was stored under this

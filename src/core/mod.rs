@@ -16,6 +16,7 @@ mod error;
 mod event_facts;
 mod fingerprint;
 mod flight;
+mod fold;
 pub mod guard;
 mod handoff;
 mod hygiene;
@@ -53,6 +54,7 @@ pub use error::{InputError, ReplayError};
 pub use event_facts::{ApprovalMove, Ask, EventFacts, FlightMove, PauseMove, SpendMove};
 pub use fingerprint::{args_hash, canonical_json};
 pub use flight::Flight;
+pub use fold::fold_records;
 pub use hygiene::strip_control_tokens;
 pub use input::Input;
 pub use log::{

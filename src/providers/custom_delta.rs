@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use serde_json::json;
 
-use super::openai::{message_json, tools_json};
+use super::openai::{message_json, stream_body, tools_json};
 use crate::protocol::message::{Message, ToolSpec};
 use crate::protocol::model::ModelRequest;
 
@@ -65,13 +65,7 @@ impl SentTranscript {
         messages.extend(req.messages[kept..].iter().map(message_json));
         let keep = if same_system { system_wire + kept } else { 0 };
         let same_tools = same_system && !req.tools.is_empty() && self.tools == req.tools;
-        let mut body = json!({
-            "model": model,
-            "messages": messages,
-            "stream": true,
-            "stream_options": { "include_usage": true },
-            "max_tokens": req.max_output_tokens,
-        });
+        let mut body = stream_body(model, messages, "max_tokens", req.max_output_tokens);
         if let Some(object) = body.as_object_mut() {
             if !req.tools.is_empty() {
                 if !same_tools {

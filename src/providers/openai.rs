@@ -36,16 +36,29 @@ pub fn build_request(req: &ModelRequest, model: &str) -> Value {
         messages.push(json!({ "role": "system", "content": system }));
     }
     messages.extend(req.messages.iter().map(message_json));
+    let mut body = stream_body(
+        model,
+        messages,
+        "max_completion_tokens",
+        req.max_output_tokens,
+    );
+    if !req.tools.is_empty() {
+        body["tools"] = tools_json(&req.tools);
+    }
+    body
+}
+
+/// A streaming Chat Completions body before its tools: `messages` for `model`, usage asked for
+/// in the last chunk, and the output cap `cap` under the name `cap_name` (this endpoint's
+/// `max_completion_tokens`, see [`build_request`]; a page's custom provider reads `max_tokens`).
+pub fn stream_body(model: &str, messages: Vec<Value>, cap_name: &str, cap: u32) -> Value {
     let mut body = json!({
         "model": model,
         "messages": messages,
         "stream": true,
         "stream_options": { "include_usage": true },
-        "max_completion_tokens": req.max_output_tokens,
     });
-    if !req.tools.is_empty() {
-        body["tools"] = tools_json(&req.tools);
-    }
+    body[cap_name] = json!(cap);
     body
 }
 

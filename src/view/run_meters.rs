@@ -2,7 +2,7 @@
 //! the budget meters and the per-step chart (with the steps where a loop detector fired), so a
 //! runaway run is visible at a glance. Folded from the log one record at a time.
 
-use crate::core::{Event, Ledger, Record, RunSpend, SpendChange};
+use crate::core::{fold_records, Event, Ledger, Record, RunSpend, SpendChange};
 
 use super::format::{format_cost, format_count};
 use super::labels::detector_label;
@@ -54,9 +54,7 @@ pub struct RunMeters {
 impl RunMeters {
     /// The meters of a whole log.
     pub fn from_records(records: &[Record]) -> Self {
-        let mut meters = Self::default();
-        records.iter().for_each(|r| meters.push(r));
-        meters
+        fold_records(records, Self::push)
     }
 
     /// Folds one record in; records already seen are ignored. The spend is the core's one

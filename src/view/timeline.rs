@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::core::{strip_control_tokens, CallPurpose, Event, PauseReason, Record};
+use crate::core::{fold_records, strip_control_tokens, CallPurpose, Event, PauseReason, Record};
 
 use super::format::LedgerSummary;
 use super::labels::{
@@ -44,11 +44,7 @@ pub struct Timeline {
 impl Timeline {
     /// A timeline of a whole log.
     pub fn from_records(records: &[Record]) -> Self {
-        let mut timeline = Self::default();
-        for record in records {
-            timeline.push(record);
-        }
-        timeline
+        fold_records(records, Self::push)
     }
 
     /// The items, oldest first.
