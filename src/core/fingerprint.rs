@@ -7,17 +7,13 @@ use sha2::{Digest, Sha256};
 /// Key-sorted JSON text of `value` with compact separators. String contents are kept exactly.
 /// Sorting is done here, not left to the JSON map type, so the result never depends on features.
 pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out, false);
-    out
+    canonical_text(value, false)
 }
 
 /// Like [`canonical_json`] but whitespace runs inside strings collapse to one space and ends are
 /// trimmed, so `"foo "` and `"foo"` count as the same action.
 pub fn normalized_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out, true);
-    out
+    canonical_text(value, true)
 }
 
 /// The form of a call's arguments by which two calls count as the same action: normalised JSON
@@ -31,48 +27,66 @@ pub fn action_arguments(args: &Value, raw: &str) -> String {
     }
 }
 
-fn write_canonical(value: &Value, out: &mut String, squash: bool) {
+/// Every tool call is written out this way at least twice (its approval hash, the guard's
+/// action), so the text goes into one buffer: serde_json escapes strings and prints numbers
+/// straight into it, with no string of its own per key and value.
+fn canonical_text(value: &Value, squash: bool) -> String {
+    let mut out = Vec::new();
+    write_canonical(value, &mut out, squash);
+    // Only serde_json's output and whole UTF-8 strings were written.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>, squash: bool) {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+        // Writing to a Vec cannot fail.
+        Value::Null | Value::Bool(_) | Value::Number(_) => {
+            let _ = serde_json::to_writer(&mut *out, value);
+        }
+        Value::String(s) if squash && !is_squashed(s) => {
+            let _ = serde_json::to_writer(&mut *out, &squash_whitespace(s));
+        }
         Value::String(s) => {
-            let text = if squash {
-                squash_whitespace(s)
-            } else {
-                s.clone()
-            };
-            out.push_str(&crate::protocol::json_text(&text));
+            let _ = serde_json::to_writer(&mut *out, s);
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out, squash);
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.iter().enumerate() {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&crate::protocol::json_text(key));
-                out.push(':');
-                if let Some(v) = map.get(*key) {
-                    write_canonical(v, out, squash);
-                }
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
+                write_canonical(v, out, squash);
             }
-            out.push('}');
+            out.push(b'}');
         }
     }
 }
 
 fn squash_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether [`squash_whitespace`] would leave `s` as it is: no whitespace but single spaces
+/// between other characters.
+fn is_squashed(s: &str) -> bool {
+    !s.starts_with(' ')
+        && !s.ends_with(' ')
+        && !s.contains("  ")
+        && !s.chars().any(|c| c.is_whitespace() && c != ' ')
 }
 
 /// Full SHA-256 of `parts` (length-prefixed so boundaries matter), as lowercase hex. Written
@@ -130,6 +144,27 @@ mod tests {
         let a = json!({"q": "  grep   foo \n"});
         assert_eq!(normalized_json(&a), r#"{"q":"grep foo"}"#);
         assert_eq!(canonical_json(&a), r#"{"q":"  grep   foo \n"}"#);
+    }
+
+    #[test]
+    fn only_strings_squashing_would_change_are_squashed() {
+        for s in [
+            "",
+            "a",
+            "grep foo bar",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\u{a0}b",
+            "\n",
+            "x\u{2003}y",
+            "  ",
+            " ",
+            "é ü",
+        ] {
+            assert_eq!(is_squashed(s), squash_whitespace(s) == s, "{s:?}");
+        }
     }
 
     #[test]

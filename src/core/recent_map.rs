@@ -4,7 +4,7 @@
 //! seen hundreds of distinct observations ago is forgotten without changing any verdict.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::Hash;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
     )
 )]
 pub struct RecentMap<K: Eq + Hash + Clone, V> {
-    values: HashMap<K, V>,
+    values: HashMap<K, V, BuildHasherDefault<KeyHasher>>,
     /// Keys in insertion order, oldest first.
     order: VecDeque<K>,
 }
@@ -31,7 +31,7 @@ struct Entries<K, V>(Vec<(K, V)>);
 impl<K: Eq + Hash + Clone, V> Default for RecentMap<K, V> {
     fn default() -> Self {
         Self {
-            values: HashMap::new(),
+            values: HashMap::default(),
             order: VecDeque::new(),
         }
     }
@@ -79,6 +79,38 @@ impl<K: Eq + Hash + Clone, V: Clone> From<RecentMap<K, V>> for Entries<K, V> {
                 .filter_map(|key| map.values.remove(&key).map(|value| (key, value)))
                 .collect(),
         )
+    }
+}
+
+/// The maps' hasher. Their keys are already hashes (SHA-256 prefixes of observations), a few
+/// hundred at most, so std's SipHash, keyed against flooding, is work for nothing: it was a
+/// visible share of the loop guard's time on each tool result. Every write is folded in with a
+/// multiply and the result finished with splitmix64's mixer.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.write_u64(u64::from(*byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 30;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 27;
+        h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^ (h >> 31)
     }
 }
 

@@ -201,20 +201,24 @@ impl RunState {
 
     /// Per-tool counts and the recent findings and errors the handoff quotes.
     fn record_stats(&mut self, slot: &super::tool_batch::Slot, content: &str, is_error: bool) {
-        let stats = self
-            .tool_stats
-            .entry(slot.call.name.clone())
-            .or_insert((0, 0));
-        stats.0 += 1;
-        let brief: String = content.chars().take(200).collect();
-        if is_error {
-            stats.1 += 1;
-            let line = format!("{} failed: {brief}", slot.call.name);
-            push_bounded(&mut self.errors, line, 6);
-        } else {
-            let line = format!("{} → {brief}", slot.call.name);
-            push_bounded(&mut self.findings, line, 6);
+        let name = &slot.call.name;
+        // The tool's name is copied only the first time it is counted.
+        if !self.tool_stats.contains_key(name) {
+            self.tool_stats.insert(name.clone(), (0, 0));
         }
+        if let Some(stats) = self.tool_stats.get_mut(name) {
+            stats.0 += 1;
+            stats.1 += u32::from(is_error);
+        }
+        let mut line = name.clone();
+        line.push_str(if is_error { " failed: " } else { " → " });
+        line.extend(content.chars().take(200));
+        let lines = if is_error {
+            &mut self.errors
+        } else {
+            &mut self.findings
+        };
+        push_bounded(lines, line, 6);
     }
 
     fn settle_finish(&mut self, summary: &BatchSummary) {

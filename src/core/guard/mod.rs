@@ -141,7 +141,7 @@ impl Guard {
         let text = normalize(obs.content, &echoes(obs.args));
         let exact = hash64(&[if obs.is_error { "err" } else { "ok" }, &text]);
         let shape = shape(&text);
-        let key = hash64(&[&action.to_string(), &exact.to_string()]);
+        let key = hash64(&[decimal(action, &mut [0; 20]), decimal(exact, &mut [0; 20])]);
         let novel = self.is_novel(obs, key, shape);
         if novel {
             self.evidence += 1;
@@ -399,15 +399,53 @@ fn distinct(items: impl Iterator<Item = u64>) -> usize {
     seen.len()
 }
 
-/// `text` on one line, cut to `max` characters with `…`.
+/// `text` on one line, cut to `max` characters with `…`. Only the words up to the cut are
+/// read: a result of megabytes costs what its first line does.
 pub fn brief(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        return line;
+    let mut line = String::new();
+    // Characters that may still be written before the cut.
+    let mut left = max;
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            if left == 0 {
+                line.push('…');
+                return line;
+            }
+            line.push(' ');
+            left -= 1;
+        }
+        // A word of no more bytes than that has no more characters: it fits whole.
+        if word.len() <= left {
+            line.push_str(word);
+            left -= word.chars().count();
+            continue;
+        }
+        for c in word.chars() {
+            if left == 0 {
+                line.push('…');
+                return line;
+            }
+            line.push(c);
+            left -= 1;
+        }
     }
-    let mut cut: String = line.chars().take(max).collect();
-    cut.push('…');
-    cut
+    line
+}
+
+/// `n` in decimal, written into `buf`: the text `n.to_string()` gives, without a string of
+/// its own.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -34,7 +34,9 @@ pub fn normalize(text: &str, echoes: &[String]) -> String {
         if echo.chars().all(|c| c.is_ascii_digit()) {
             continue; // numbers are masked token by token below
         }
-        text = text.replace(echo.as_str(), " ‹arg› ");
+        if text.contains(echo.as_str()) {
+            text = text.replace(echo.as_str(), " ‹arg› ");
+        }
     }
     let numbers: Vec<&str> = echoes
         .iter()
@@ -43,13 +45,16 @@ pub fn normalize(text: &str, echoes: &[String]) -> String {
         .collect();
 
     let words = split_words(&text);
-    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut out = String::with_capacity(text.len());
     for (i, word) in words.iter().enumerate() {
         let previous = i.checked_sub(1).map(|p| words[p]);
         let next = words.get(i + 1).copied();
-        out.push(mask(word, previous, next, &numbers));
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(mask(word, previous, next, &numbers));
     }
-    out.join(" ")
+    out
 }
 
 /// The mask a word gets, or the word itself.
@@ -94,16 +99,21 @@ fn split_words(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A number (`12`, `-3`, `0.25`, `#7`, `40%`), as its digits-and-dot text.
+/// A number (`12`, `-3`, `0.25`, `#7`, `40%`), as its digits-and-dot text: digits with at
+/// most one dot among them, and nothing else.
 fn as_number(word: &str) -> Option<&str> {
     let core = word
         .trim_start_matches(['#', '-', '+'])
         .trim_end_matches('%');
-    let ok = !core.is_empty()
-        && core.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && core.chars().any(|c| c.is_ascii_digit())
-        && core.matches('.').count() <= 1;
-    ok.then_some(core)
+    let (mut digits, mut dots) = (0, 0);
+    for byte in core.bytes() {
+        match byte {
+            b'0'..=b'9' => digits += 1,
+            b'.' => dots += 1,
+            _ => return None,
+        }
+    }
+    (digits > 0 && dots <= 1).then_some(core)
 }
 
 /// Dates (`2026-12-05`), clock times (`04:32:30`, `4:32`), and both joined (`…T04:32:30.1Z`).
@@ -125,13 +135,21 @@ fn is_time(word: &str) -> bool {
     clock || date
 }
 
+/// Five dash-separated groups of 8, 4, 4, 4 and 12 hex digits.
 fn is_uuid(word: &str) -> bool {
-    let parts: Vec<&str> = word.split('-').collect();
-    parts.len() == 5
-        && parts
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(p, n)| p.len() == n && p.chars().all(|c| c.is_ascii_hexdigit()))
+    const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
+    if word.len() != 36 {
+        return false;
+    }
+    let mut groups = 0;
+    for part in word.split('-') {
+        let fits = GROUPS.get(groups).is_some_and(|n| part.len() == *n);
+        if !fits || !part.chars().all(|c| c.is_ascii_hexdigit()) {
+            return false;
+        }
+        groups += 1;
+    }
+    groups == GROUPS.len()
 }
 
 /// Hex ids and hashes: six or more hex digits mixing digits and letters (`a3f9c2`, a commit).

@@ -27,19 +27,24 @@ pub const MIN_SIMILAR_CHARS: usize = 200;
 /// still be the same observation: the SimHash of a long text, an exact hash of a short one
 /// (a random 64-bit value, so it is never within a few bits of a long text's SimHash).
 pub fn shape(text: &str) -> (u64, u32) {
-    if text.chars().count() >= MIN_SIMILAR_CHARS {
+    // A text of fewer bytes than that has fewer characters too: no need to count them.
+    if text.len() >= MIN_SIMILAR_CHARS && text.chars().count() >= MIN_SIMILAR_CHARS {
         (word_simhash(text), NEAR_BITS)
     } else {
-        (shingle_hash(&text.chars().collect::<Vec<_>>()), 0)
+        (shingle_hash(text.chars()), 0)
     }
 }
 
-/// The SimHash of `text` (already normalised) over its three-word shingles.
+/// The SimHash of `text` (already normalised) over its three-word shingles, each hashed as
+/// its words joined by single spaces.
 fn word_simhash(text: &str) -> u64 {
     let words: Vec<&str> = text.split_whitespace().collect();
     let hashes = words.windows(3.min(words.len()).max(1)).map(|triple| {
-        let joined: Vec<char> = triple.join(" ").chars().collect();
-        shingle_hash(&joined)
+        let joined = triple
+            .iter()
+            .enumerate()
+            .flat_map(|(i, word)| (i > 0).then_some(' ').into_iter().chain(word.chars()));
+        shingle_hash(joined)
     });
     fold(hashes)
 }
@@ -51,27 +56,32 @@ const SHINGLE: usize = 4;
 pub fn simhash(text: &str) -> u64 {
     let chars: Vec<char> = text.chars().collect();
     if chars.len() <= SHINGLE {
-        return fold(std::iter::once(shingle_hash(&chars)));
+        return fold(std::iter::once(shingle_hash(chars.iter().copied())));
     }
-    fold(chars.windows(SHINGLE).map(shingle_hash))
+    fold(
+        chars
+            .windows(SHINGLE)
+            .map(|piece| shingle_hash(piece.iter().copied())),
+    )
 }
 
 /// SimHash of feature hashes: each bit set where more features have it set than not.
 fn fold(hashes: impl Iterator<Item = u64>) -> u64 {
-    let mut weights = [0i32; 64];
+    let mut features = 0u32;
+    let mut ones = [0u32; 64];
     for h in hashes {
-        for (bit, weight) in weights.iter_mut().enumerate() {
-            if h >> bit & 1 == 1 {
-                *weight += 1;
-            } else {
-                *weight -= 1;
-            }
+        features += 1;
+        for (bit, count) in ones.iter_mut().enumerate() {
+            *count += (h >> bit & 1) as u32;
         }
     }
-    weights.iter().enumerate().fold(
-        0u64,
-        |acc, (bit, w)| if *w > 0 { acc | 1 << bit } else { acc },
-    )
+    ones.iter().enumerate().fold(0u64, |acc, (bit, ones)| {
+        if 2 * ones > features {
+            acc | 1 << bit
+        } else {
+            acc
+        }
+    })
 }
 
 /// Whether two errors' SimHashes are near enough to be the same error.
@@ -80,10 +90,10 @@ pub fn near_error(a: u64, b: u64) -> bool {
 }
 
 /// FNV-1a over the shingle's characters, then a finaliser so neighbouring shingles spread.
-fn shingle_hash(piece: &[char]) -> u64 {
+fn shingle_hash(piece: impl Iterator<Item = char>) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for c in piece {
-        h ^= u64::from(*c);
+        h ^= u64::from(c);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     // splitmix64's finaliser.

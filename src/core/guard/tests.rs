@@ -271,3 +271,22 @@ fn pages_of_a_log_in_one_shape_are_each_new_evidence() {
         assert_eq!(fired(&judgement), None, "page {}", page + 1);
     }
 }
+
+#[test]
+fn a_brief_is_the_text_on_one_line_cut_at_its_limit() {
+    assert_eq!(super::brief("  ok \n  done\t", 90), "ok done");
+    assert_eq!(super::brief("abc def", 7), "abc def");
+    assert_eq!(super::brief("abc def", 6), "abc de…");
+    assert_eq!(super::brief("abc def", 3), "abc…");
+    assert_eq!(super::brief("abc def", 4), "abc …");
+    assert_eq!(super::brief("ééé ü", 2), "éé…");
+    assert_eq!(super::brief("x", 0), "…");
+    assert_eq!(super::brief(" \n ", 0), "");
+}
+
+#[test]
+fn decimals_are_written_as_to_string_writes_them() {
+    for n in [0, 7, 10, 99, 1_000_000_007, u64::MAX] {
+        assert_eq!(super::decimal(n, &mut [0; 20]), n.to_string());
+    }
+}
