@@ -8,7 +8,9 @@
 // engine: 'tabloop', 'tabloop-simd128' (the engine's build for browsers without relaxed SIMD)
 // or 'wllama' (default: what the app would choose). BEST=n: prefill and free generation are
 // each the best of n completions (a shared machine's load falls on some of them); SPEED_ONLY=1:
-// those two alone, without the tool-call steps.
+// those two alone, without the tool-call steps. ACTIVATIONS=name: the engine computes with that
+// activation encoding ('7-bit', '8-bit sign-magnitude', …) instead of the one probed for this
+// CPU, to time one against another.
 import { onBenchPage, requireModel } from './bench_page.mjs';
 import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
 
@@ -16,7 +18,7 @@ const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg, engine
 requireModel(modelPath);
 const figures = await onBenchPage((page) =>
   page.evaluate(
-    async ({ modelPath, threads, engine, best_of, speed_only, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
+    async ({ modelPath, threads, engine, activations, best_of, speed_only, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
       const simd128 = engine === 'tabloop-simd128';
       const model = await L.loadLocalModel({
@@ -25,6 +27,7 @@ const figures = await onBenchPage((page) =>
         ...(threads ? { threads } : {}),
         ...(engine ? { engine: simd128 ? 'tabloop' : engine } : {}),
         ...(simd128 ? { engineBuild: 'simd128' } : {}),
+        ...(activations ? { engineActivations: activations } : {}),
       });
       const run = (request) => model.complete({ temperature: 0, ...request });
       const bestOf = async (request, rate) => {
@@ -40,7 +43,7 @@ const figures = await onBenchPage((page) =>
       const free = await bestOf(() => ({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64 }), (t) => t.tokens_per_s);
       if (speed_only) {
         const t = (r) => r.timings;
-        const out = { model: modelPath, runtime: model.info.runtime, kernels: model.info.kernels ?? null, threads: model.info.threads, load_ms: model.info.load_ms, memory_bytes: model.info.memory_bytes ?? null, file_bytes: model.info.bytes ?? null, best_of, prefill_tokens: t(prefill).prompt_tokens, prefill_tok_s: t(prefill).prompt_tokens_per_s, gen_free_tokens: free.usage.output_tokens, gen_free_tok_s: t(free).tokens_per_s };
+        const out = { model: modelPath, runtime: model.info.runtime, kernels: model.info.kernels ?? null, activations: model.info.activations ?? null, threads: model.info.threads, load_ms: model.info.load_ms, memory_bytes: model.info.memory_bytes ?? null, file_bytes: model.info.bytes ?? null, best_of, prefill_tokens: t(prefill).prompt_tokens, prefill_tok_s: t(prefill).prompt_tokens_per_s, gen_free_tokens: free.usage.output_tokens, gen_free_tok_s: t(free).tokens_per_s };
         await model.unload();
         return out;
       }
@@ -60,6 +63,7 @@ const figures = await onBenchPage((page) =>
         model: modelPath,
         runtime: model.info.runtime,
         kernels: model.info.kernels ?? null,
+        activations: model.info.activations ?? null,
         threads: model.info.threads,
         threads_reason: model.info.threads_reason,
         load_ms: model.info.load_ms,
@@ -83,7 +87,7 @@ const figures = await onBenchPage((page) =>
       await model.unload();
       return out;
     },
-    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, best_of: Math.max(1, Number(process.env.BEST) || 1), speed_only: process.env.SPEED_ONLY === '1', PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
+    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, activations: process.env.ACTIVATIONS || null, best_of: Math.max(1, Number(process.env.BEST) || 1), speed_only: process.env.SPEED_ONLY === '1', PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
   ),
 );
 console.log(JSON.stringify(figures));

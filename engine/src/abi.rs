@@ -298,18 +298,47 @@ pub extern "C" fn tl_cancel() {
     }
 }
 
-/// Compares this build's matrix product with the portable one on the same inputs (see
-/// [`crate::kernels::check`]) and writes `{"kernels", "activations", "products", "worst",
-/// "agrees"}` as JSON. Needs no model.
+/// Computes with the activation encoding named (as the engine's info reports it) at
+/// `name`/`name_len` instead of the one probed for this CPU: for measuring one against another.
+/// Call before [`tl_load`] or [`tl_load_reading`]; −1 (with the reason) where the name is
+/// unknown, or this build's kernels are not exact with it on this CPU.
+///
+/// # Safety
+/// The range must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn tl_choose_activations(name: *const u8, name_len: usize) -> i32 {
+    use crate::kernels::encoding::{choose, encoding, exact_here, Encoding};
+    // SAFETY: passed on from the caller.
+    let name = unsafe { text_at(name, name_len) };
+    match Encoding::named(&name) {
+        Some(wanted) if choose(wanted) => 0,
+        Some(_) => fail(&format!(
+            "activations \"{name}\" are not exact with these kernels on this CPU, or \"{}\" are in use already (exact here: {})",
+            encoding().name(),
+            exact_here().iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+        )),
+        None => fail(&format!("no activation encoding is called \"{name}\"")),
+    }
+}
+
+/// Compares this build's matrix product with the portable one on the same inputs, in every
+/// activation encoding exact here (see [`crate::kernels::check`]), and writes `{"kernels",
+/// "activations", "checked", "products", "worst", "agrees"}` as JSON (`checked`: the encodings
+/// compared). Needs no model.
 #[no_mangle]
 pub extern "C" fn tl_check_kernels() -> i32 {
-    use crate::kernels::{check, encoding::encoding, kernel_name, matmul};
+    use crate::kernels::{check, encoding::encoding, encoding::exact_here, kernel_name, matmul};
     let outcome = check::compare(matmul, check::portable);
+    let checked: Vec<String> = exact_here()
+        .iter()
+        .map(|e| format!("\"{}\"", e.name()))
+        .collect();
     set_output(
         format!(
-            "{{\"kernels\":\"{}\",\"activations\":\"{}\",\"products\":{},\"worst\":{},\"agrees\":{}}}",
+            "{{\"kernels\":\"{}\",\"activations\":\"{}\",\"checked\":[{}],\"products\":{},\"worst\":{},\"agrees\":{}}}",
             kernel_name(),
             encoding().name(),
+            checked.join(","),
             outcome.products,
             if outcome.worst.is_finite() { outcome.worst } else { f32::MAX },
             outcome.agrees()

@@ -349,6 +349,14 @@ pub struct QActs {
     pub quants: Vec<u8>,
     /// Per token, per block: the scale.
     pub scales: Vec<f32>,
+    /// Per token, per value: 0xFF where the value is negative, else 0, where the encoding
+    /// [`Encoding::masks_signs`] (empty otherwise): the kernels flip a weight's bits where set.
+    pub signs: Vec<u8>,
+    /// Per token, per block: the sum of the negative values' magnitudes, where the encoding
+    /// [`Encoding::masks_signs`] (empty otherwise): what flipping the weights' bits took off
+    /// every row's sum (`!w · |q| = −w · |q| − |q|`), the same for every row, so it is added back
+    /// once per block.
+    pub negatives: Vec<i32>,
     /// How the values are stored (the weights must be multiplied with the same).
     pub encoding: Encoding,
 }
@@ -367,6 +375,8 @@ impl QActs {
             cols: 0,
             quants: Vec::new(),
             scales: Vec::new(),
+            signs: Vec::new(),
+            negatives: Vec::new(),
             encoding,
         }
     }
@@ -379,14 +389,31 @@ impl QActs {
         self.cols = cols;
         self.quants.resize(tokens * cols, 0);
         self.scales.resize(tokens * blocks, 0.0);
+        let masks = encoding.masks_signs();
+        let (signed, blocked) = if masks {
+            (tokens * cols, tokens * blocks)
+        } else {
+            (0, 0)
+        };
+        self.signs.resize(signed, 0);
+        self.negatives.resize(blocked, 0);
         for (i, block) in values.chunks_exact(BLOCK).enumerate() {
             let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
             let d = amax / max;
             let inverse = if d > 0.0 { 1.0 / d } else { 0.0 };
             self.scales[i] = d;
             let out = &mut self.quants[i * BLOCK..(i + 1) * BLOCK];
-            for (o, v) in out.iter_mut().zip(block) {
-                *o = encoding.store((v * inverse).round_ties_even() as i32);
+            let mut negatives = 0;
+            for (k, (o, v)) in out.iter_mut().zip(block).enumerate() {
+                let q = (v * inverse).round_ties_even() as i32;
+                *o = encoding.store(q);
+                if masks {
+                    self.signs[i * BLOCK + k] = if q < 0 { 0xFF } else { 0 };
+                    negatives += q.min(0).abs();
+                }
+            }
+            if masks {
+                self.negatives[i] = negatives;
             }
         }
     }

@@ -156,7 +156,7 @@ fn the_packed_product_is_close_to_the_float_product_in_every_encoding() {
     let tensor = file.tensor("blk.3.ffn_gate.weight").unwrap();
     let (cols, rows) = (tensor.dims[0], tensor.dims[1]);
     let mut worst_by_encoding = Vec::new();
-    for encoding in [Encoding::Unsigned8, Encoding::Signed8, Encoding::Unsigned7] {
+    for encoding in Encoding::ALL {
         let w = QMatrix::from_tensor_for(tensor.kind, file.data(tensor), rows, cols, encoding);
         // the same values, scales and sums whatever the encoding
         assert_eq!(w.quants, model.weights.layers[3].gate.quants);
@@ -178,6 +178,8 @@ fn the_packed_product_is_close_to_the_float_product_in_every_encoding() {
         worst_by_encoding[1] < worst_by_encoding[2] * 0.75,
         "{worst_by_encoding:?}"
     );
+    // sign and magnitude are 8 bits too, exactly as the signed bytes: the same values
+    assert_eq!(worst_by_encoding[3], worst_by_encoding[1]);
 }
 
 /// The largest error of `w`'s packed product with random activations against the float

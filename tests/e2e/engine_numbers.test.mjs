@@ -6,7 +6,9 @@
 // what the one-thread build writes; a picked file the browser can no longer read fails with
 // the browser's reason. No flag of Chromium 156 turns relaxed SIMD off, so the
 // SIMD128 build is asked for by name here, and Node 20's V8, which has no relaxed SIMD, checks
-// that the SIMD128 builds hold no relaxed-SIMD instruction. Needs the model assets, the
+// that the SIMD128 builds hold no relaxed-SIMD instruction. The relaxed-SIMD build's logits are
+// also read with 8-bit sign-magnitude activations, which its kernels compute exactly on every
+// CPU, whatever the probe chose for this one. Needs the model assets, the
 // synthetic files and the built engine (scripts/setup.sh).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,10 +32,16 @@ const MODEL = '/models/smollm2-135m-instruct-q8_0.gguf';
 
 // The one-thread build on the page itself: load, read each prompt, return its top logits.
 const PAGE = `<!doctype html><script type="module">
-window.topLogits = async (wasm, model, texts, k) => {
+window.topLogits = async (wasm, model, texts, k, activations) => {
   const { instance } = await WebAssembly.instantiateStreaming(fetch(wasm), { env: { tl_now: () => performance.now(), tl_read: () => 0 } });
   const e = instance.exports;
   const output = () => new TextDecoder().decode(new Uint8Array(e.memory.buffer, e.tl_output_ptr(), e.tl_output_len()));
+  if (activations) {
+    const name = new TextEncoder().encode(activations);
+    const at = e.tl_alloc(name.length);
+    new Uint8Array(e.memory.buffer, at, name.length).set(name);
+    if (e.tl_choose_activations(at, name.length) !== 0) throw new Error(output());
+  }
   const bytes = new Uint8Array(await (await fetch(model)).arrayBuffer());
   const ptr = e.tl_alloc(bytes.length);
   new Uint8Array(e.memory.buffer, ptr, bytes.length).set(bytes);
@@ -137,14 +145,19 @@ for (const build of BUILDS) {
     const check = await page.evaluate((wasm) => window.checkKernels(wasm), build.wasm);
     console.log(JSON.stringify({ build: build.name, kernel_check: check }));
     assert.equal(check.kernels, build.kernels);
-    assert.equal(check.products, 3);
+    // three shapes in every encoding exact here: the relaxed-SIMD build's probed one, 8-bit
+    // sign-magnitude and 7-bit; the SIMD128 build's signed bytes
+    assert.equal(check.products, 3 * check.checked.length);
+    assert.equal(check.checked[0], check.activations);
+    if (build.name === 'relaxed-simd') assert.ok(check.checked.includes('8-bit sign-magnitude'), JSON.stringify(check));
     // The same integer sums, floats added in another order: ~1e-7 of the output; blocks' sums
     // off by one are over 1e-3 (engine/tests/kernels.rs).
     assert.equal(check.agrees, true, JSON.stringify(check));
   });
 
-  test(`the ${build.name} engine's logits are native llama.cpp's, to within rounding`, { timeout: 120_000 }, async () => {
-    const { info, out } = await page.evaluate(([wasm, model, texts]) => window.topLogits(wasm, model, texts, 49152), [build.wasm, MODEL, FIXTURE.cases.map((c) => c.text)]);
+  const encodings = build.name === 'relaxed-simd' ? [null, '8-bit sign-magnitude'] : [null];
+  for (const activations of encodings) test(`the ${build.name} engine's logits are native llama.cpp's, to within rounding${activations ? `, with ${activations} activations` : ''}`, { timeout: 120_000 }, async () => {
+    const { info, out } = await page.evaluate(([wasm, model, texts, a]) => window.topLogits(wasm, model, texts, 49152, a), [build.wasm, MODEL, FIXTURE.cases.map((c) => c.text), activations]);
     const gaps = FIXTURE.cases.map((c, i) => {
       const ours = new Map(out[i]);
       return c.top.map(([id, value]) => Math.abs(ours.get(id) - value));
@@ -153,6 +166,7 @@ for (const build of BUILDS) {
     const mean = gaps.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
     console.log(JSON.stringify({ build: build.name, activations: info.activations, kernels: info.kernels, top32_worst: worst, top32_mean: mean }));
     assert.equal(info.kernels, build.kernels);
+    if (activations) assert.equal(info.activations, activations);
     // Rounding, not a wrong product (which the test above catches): the mean gap over llama.cpp's
     // top 32 measured 0.07-0.50 in every encoding with and without a fused multiply-add (natively,
     // TABLOOP_ENGINE_ACTIVATIONS), and a single prompt's worst gap moves by as much as 0.4 with

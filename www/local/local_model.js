@@ -108,6 +108,9 @@ function abortError(message) {
  *   'wllama' only wllama
  * @param {'simd128'} [options.engineBuild] run the engine's SIMD128 build even where the
  *   browser has relaxed SIMD (what Safari runs; for tests and benchmarks)
+ * @param {string} [options.engineActivations] the engine's activation encoding by name ('7-bit',
+ *   '8-bit sign-magnitude', …) instead of the one probed for this CPU (benchmarks; loading
+ *   fails where the engine's kernels are not exact with it here)
  * @param {boolean} [options.debug] print llama.cpp's own log
  * @returns {Promise<LocalModel>}
  */
@@ -169,7 +172,7 @@ export async function loadLocalModel(options = {}) {
     const note = `on the CPU: ${why}; tabloop engine, ${threads} thread${threads === 1 ? '' : 's'}`;
     init(note);
     try {
-      const running = await startEngine(source.blob, { context: nCtx, threads, signal, build: options.engineBuild });
+      const running = await startEngine(source.blob, { context: nCtx, threads, signal, build: options.engineBuild, activations: options.engineActivations });
       modelStarted();
       // which engine runs it and why: the engine runs this architecture, with these kernels
       const kernels = running.info.kernels === 'wasm simd128' ? 'SIMD128: this browser has no relaxed SIMD' : running.info.kernels;

@@ -4,8 +4,12 @@
 //! block's sum differs by far more. This is what tests the browser's relaxed-SIMD kernels on
 //! whatever CPU runs them; comparing whole forward passes cannot (7-bit activations, or a fused
 //! multiply-add, move a prompt's logits by as much as a real kernel error would).
+//!
+//! It compares the products in every encoding this build computes exactly on this CPU
+//! ([`exact_here`]), not only the one in use: a browser on a CPU where the probe picks 7 bits
+//! also checks the 8-bit sign-magnitude product, and the other way round.
 
-use super::encoding::encoding;
+use super::encoding::{exact_here, Encoding};
 use super::out::SharedOut;
 use crate::gguf::TensorType;
 use crate::quant::{f32_to_f16, QActs, QMatrix, BLOCK};
@@ -48,15 +52,28 @@ pub fn portable(w: &QMatrix, x: &QActs, out: &mut [f32]) {
 }
 
 /// Runs `kernel` and `reference` on pseudo-random Q8_0 weights and activations (with outliers,
-/// as a model's have) in this CPU's activation encoding.
+/// as a model's have) in every activation encoding exact on this CPU ([`exact_here`]).
 pub fn compare(kernel: Kernel, reference: Kernel) -> KernelCheck {
+    let encodings = exact_here();
+    let mut worst = 0.0f32;
+    for encoding in &encodings {
+        worst = worst.max(compare_in(kernel, reference, *encoding));
+    }
+    KernelCheck {
+        products: SHAPES.len() * encodings.len(),
+        worst,
+    }
+}
+
+/// The worst difference of [`compare`] over its shapes, with activations stored as `encoding`.
+fn compare_in(kernel: Kernel, reference: Kernel, encoding: Encoding) -> f32 {
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     let mut worst = 0.0f32;
     for (rows, cols, tokens) in SHAPES {
         let weights = random.q8_0(rows, cols);
-        let w = QMatrix::from_tensor_for(TensorType::Q8_0, &weights, rows, cols, encoding());
+        let w = QMatrix::from_tensor_for(TensorType::Q8_0, &weights, rows, cols, encoding);
         let values: Vec<f32> = (0..tokens * cols).map(|_| random.activation()).collect();
-        let mut x = QActs::for_encoding(encoding());
+        let mut x = QActs::for_encoding(encoding);
         x.quantize(&values, cols);
         let (mut ours, mut theirs) = (vec![0.0; tokens * rows], vec![0.0; tokens * rows]);
         kernel(&w, &x, &mut ours);
@@ -76,10 +93,7 @@ pub fn compare(kernel: Kernel, reference: Kernel) -> KernelCheck {
             worst.max(diff / scale)
         };
     }
-    KernelCheck {
-        products: SHAPES.len(),
-        worst,
-    }
+    worst
 }
 
 /// A small xorshift generator: the same inputs on every run.

@@ -7,7 +7,9 @@
 //! which, and activations are stored so that the sums are exact: 8 bits as llama.cpp quantizes
 //! them where the CPU allows (offset by 128 where read unsigned, as they are where read signed),
 //! else 7 bits offset by 64 (which doubles the rounding error: logits measured 0.55–0.86 from
-//! native llama.cpp's, against 0.24–0.32 with 8 bits).
+//! native llama.cpp's, against 0.24–0.32 with 8 bits), or 8 bits as sign and magnitude
+//! ([`Encoding::SignMagnitude8`]), exact on every CPU at the cost of one more instruction per
+//! product (which of the two the probe picks where the CPU saturates: see `probe`).
 
 use std::sync::OnceLock;
 
@@ -20,6 +22,13 @@ pub enum Encoding {
     Signed8,
     /// −63..=63 stored plus 64 (1..=127): exact on every CPU.
     Unsigned7,
+    /// −127..=127 stored as its magnitude (0..=127), its sign in a mask byte beside it (0xFF
+    /// where negative): the kernels flip the weight's bits where the mask is set (`!w = −w − 1`)
+    /// and add back the block's sum of negative values' magnitudes. Exact on every CPU: the
+    /// magnitudes are below 128 and a pair of products stays within 2 · 128 · 127 = 32,512, so a
+    /// dot product that reads them unsigned and saturates 16-bit pair sums (`pmaddubsw`)
+    /// computes what the others do.
+    SignMagnitude8,
 }
 
 impl Encoding {
@@ -27,7 +36,7 @@ impl Encoding {
     pub fn offset(self) -> i32 {
         match self {
             Encoding::Unsigned8 => 128,
-            Encoding::Signed8 => 0,
+            Encoding::Signed8 | Encoding::SignMagnitude8 => 0,
             Encoding::Unsigned7 => 64,
         }
     }
@@ -35,7 +44,7 @@ impl Encoding {
     /// The largest magnitude of a quantized value.
     pub fn max(self) -> f32 {
         match self {
-            Encoding::Unsigned8 | Encoding::Signed8 => 127.0,
+            Encoding::Unsigned8 | Encoding::Signed8 | Encoding::SignMagnitude8 => 127.0,
             Encoding::Unsigned7 => 63.0,
         }
     }
@@ -46,13 +55,40 @@ impl Encoding {
             Encoding::Unsigned8 => "8-bit (read unsigned)",
             Encoding::Signed8 => "8-bit (read signed)",
             Encoding::Unsigned7 => "7-bit",
+            Encoding::SignMagnitude8 => "8-bit sign-magnitude",
+        }
+    }
+
+    /// Every encoding, for finding one by name.
+    pub const ALL: [Encoding; 4] = [
+        Encoding::Unsigned8,
+        Encoding::Signed8,
+        Encoding::Unsigned7,
+        Encoding::SignMagnitude8,
+    ];
+
+    /// The encoding [`Encoding::name`] calls `name`.
+    pub fn named(name: &str) -> Option<Encoding> {
+        Encoding::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether values carry a sign mask beside them ([`Encoding::SignMagnitude8`]).
+    pub fn masks_signs(self) -> bool {
+        match self {
+            Encoding::SignMagnitude8 => true,
+            Encoding::Unsigned8 | Encoding::Signed8 | Encoding::Unsigned7 => false,
         }
     }
 
     /// The byte stored for the quantized value `q` (within ±[`Encoding::max`]).
     #[inline(always)]
     pub fn store(self, q: i32) -> u8 {
-        (q + self.offset()) as u8
+        match self {
+            Encoding::SignMagnitude8 => q.unsigned_abs() as u8,
+            Encoding::Unsigned8 | Encoding::Signed8 | Encoding::Unsigned7 => {
+                (q + self.offset()) as u8
+            }
+        }
     }
 
     /// The quantized value plus the offset, from its stored byte (what the dot product sums).
@@ -60,15 +96,42 @@ impl Encoding {
     pub fn load(self, byte: u8) -> i32 {
         match self {
             Encoding::Signed8 => i32::from(byte as i8),
-            Encoding::Unsigned8 | Encoding::Unsigned7 => i32::from(byte),
+            Encoding::Unsigned8 | Encoding::Unsigned7 | Encoding::SignMagnitude8 => i32::from(byte),
         }
     }
 }
 
-/// The encoding this build's kernels use on this CPU (probed once).
+static CHOSEN: OnceLock<Encoding> = OnceLock::new();
+
+/// The encoding this build's kernels use on this CPU (probed once, unless [`choose`] came first).
 pub fn encoding() -> Encoding {
-    static CHOSEN: OnceLock<Encoding> = OnceLock::new();
     *CHOSEN.get_or_init(probe)
+}
+
+/// Computes with `wanted` instead of the probe's choice, for measuring one against another (the
+/// tab's benchmark): refused (false) where this build's kernels would not be exact with it on
+/// this CPU ([`exact_here`]) or another encoding is already in use.
+pub fn choose(wanted: Encoding) -> bool {
+    exact_here().contains(&wanted) && *CHOSEN.get_or_init(|| wanted) == wanted
+}
+
+/// The encodings this build's kernels compute exactly on this CPU: the probe's choice first.
+pub fn exact_here() -> Vec<Encoding> {
+    #[allow(unused_mut)] // the SIMD128 build adds nothing
+    let mut out = vec![probe()];
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "relaxed-simd"))]
+    for e in [Encoding::SignMagnitude8, Encoding::Unsigned7] {
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    for e in Encoding::ALL {
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
 }
 
 /// The portable kernel sums exact 32-bit products: 8 bits, as llama.cpp, unless
@@ -78,10 +141,7 @@ pub fn encoding() -> Encoding {
 #[cfg(not(target_arch = "wasm32"))]
 fn probe() -> Encoding {
     let wanted = std::env::var("TABLOOP_ENGINE_ACTIVATIONS").unwrap_or_default();
-    [Encoding::Signed8, Encoding::Unsigned7]
-        .into_iter()
-        .find(|encoding| encoding.name() == wanted)
-        .unwrap_or(Encoding::Unsigned8)
+    Encoding::named(&wanted).unwrap_or(Encoding::Unsigned8)
 }
 
 /// The SIMD128 kernel widens bytes to 16 bits before multiplying: exact for signed 8-bit

@@ -1,5 +1,7 @@
 //! The quantized matrix product in plain Rust: the same integer block sums as the SIMD
-//! kernel, so both give the same results up to the order of float additions.
+//! kernel, so both give the same results up to the order of float additions. With signs masked
+//! ([`crate::kernels::encoding::Encoding::SignMagnitude8`]) it flips weights' bits and adds back
+//! the negative magnitudes as the SIMD kernel does, so natively the identity is tested too.
 
 use super::out::SharedOut;
 use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
@@ -12,6 +14,8 @@ use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &SharedOut) {
     let blocks = w.blocks();
     let cols = w.cols;
+    let masks = x.encoding.masks_signs();
+    let no_signs = [0u8; BLOCK];
     for t in 0..x.tokens() {
         let xq = &x.quants[t * cols..(t + 1) * cols];
         let xs = &x.scales[t * blocks..(t + 1) * blocks];
@@ -21,12 +25,20 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
                 let index = group * blocks + block;
                 let packed = &w.quants[index * GROUP_BLOCK_BYTES..(index + 1) * GROUP_BLOCK_BYTES];
                 let xb = &xq[block * BLOCK..(block + 1) * BLOCK];
-                let mut sums = [0i32; GROUP_ROWS];
+                let at = t * cols + block * BLOCK;
+                let (signs, negatives) = if masks {
+                    (&x.signs[at..at + BLOCK], x.negatives[t * blocks + block])
+                } else {
+                    (&no_signs[..], 0)
+                };
+                let mut sums = [negatives; GROUP_ROWS];
                 let encoding = x.encoding;
                 for chunk in 0..BLOCK / 4 {
                     for (lane, sum) in sums.iter_mut().enumerate() {
                         for k in 0..4 {
-                            let wv = i32::from(packed[chunk * 16 + lane * 4 + k]);
+                            let flipped =
+                                packed[chunk * 16 + lane * 4 + k] as u8 ^ signs[chunk * 4 + k];
+                            let wv = i32::from(flipped as i8);
                             *sum += wv * encoding.load(xb[chunk * 4 + k]);
                         }
                     }

@@ -6,6 +6,12 @@
 //! (see [`crate::quant`]) and the activation's four bytes splatted across the vector, each lane
 //! accumulates one row: a block of 32 values is 8 such instructions per group of four rows, and
 //! it ends as one vector of four row sums, scaled and accumulated as floats.
+//!
+//! With signs masked ([`super::encoding::Encoding::SignMagnitude8`]) each weight vector is first
+//! xored with the activation's four sign bytes, splatted the same way (`!w = −w − 1` where the
+//! value is negative), and each block's sums start from the block's negative magnitudes, which
+//! the flipped weights took off every row: one more instruction per product, for 8-bit
+//! activations on CPUs whose dot product saturates.
 
 use core::arch::wasm32::*;
 
@@ -24,10 +30,32 @@ const TOKENS_AT_ONCE: usize = 4;
 /// # Safety
 /// Callers sharing `out` at the same time must pass disjoint group ranges.
 pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &SharedOut) {
+    if x.encoding.masks_signs() {
+        // SAFETY: passed on from the caller.
+        unsafe { matmul_with::<true>(w, x, groups, out) }
+    } else {
+        // SAFETY: passed on from the caller.
+        unsafe { matmul_with::<false>(w, x, groups, out) }
+    }
+}
+
+/// [`matmul`] with signs masked (`SIGNS`) or not, each its own loop with no test inside.
+///
+/// # Safety
+/// As [`matmul`].
+#[inline(always)]
+unsafe fn matmul_with<const SIGNS: bool>(
+    w: &QMatrix,
+    x: &QActs,
+    groups: std::ops::Range<usize>,
+    out: &SharedOut,
+) {
     let blocks = w.blocks();
     let cols = w.cols;
     let tokens = x.tokens();
     assert!(x.cols == cols && x.scales.len() >= tokens * blocks);
+    assert!(x.quants.len() >= tokens * cols);
+    assert!(!SIGNS || (x.signs.len() >= tokens * cols && x.negatives.len() >= tokens * blocks));
     assert!(groups.end <= w.groups());
     assert!(w.quants.len() >= w.groups() * blocks * GROUP_BLOCK_BYTES);
     assert!(w.scales.len() >= w.groups() * blocks * GROUP_ROWS);
@@ -37,7 +65,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
         for group in groups.clone() {
             // SAFETY: the asserts above bound every block of `group` and the activations of
             // tokens t..t + TOKENS_AT_ONCE.
-            let sums = unsafe { group_tokens(w, x, t, group) };
+            let sums = unsafe { group_tokens::<SIGNS>(w, x, t, group) };
             for (i, s) in sums.into_iter().enumerate() {
                 // SAFETY: groups in this caller's range.
                 unsafe { store_group(w, out, t + i, group, s) };
@@ -46,13 +74,25 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
         t += TOKENS_AT_ONCE;
     }
     for t in t..tokens {
-        let xq = x.quants[t * cols..(t + 1) * cols].as_ptr();
-        let xs = &x.scales[t * blocks..(t + 1) * blocks];
+        let token = Token {
+            quants: x.quants[t * cols..(t + 1) * cols].as_ptr(),
+            scales: &x.scales[t * blocks..(t + 1) * blocks],
+            signs: if SIGNS {
+                x.signs[t * cols..(t + 1) * cols].as_ptr()
+            } else {
+                core::ptr::null()
+            },
+            negatives: if SIGNS {
+                &x.negatives[t * blocks..(t + 1) * blocks]
+            } else {
+                &[]
+            },
+        };
         let mut group = groups.start;
         while group + GROUPS_AT_ONCE <= groups.end {
             // SAFETY: the asserts above bound every block of these groups and every
             // activation of token `t`.
-            let sums = unsafe { groups_for_token::<GROUPS_AT_ONCE>(w, xq, xs, group) };
+            let sums = unsafe { groups_for_token::<GROUPS_AT_ONCE, SIGNS>(w, &token, group) };
             for (g, sum) in sums.into_iter().enumerate() {
                 // SAFETY: groups in this caller's range.
                 unsafe { store_group(w, out, t, group + g, sum) };
@@ -61,7 +101,7 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
         }
         if group < groups.end {
             // SAFETY: as above, for one group.
-            let [sum] = unsafe { groups_for_token::<1>(w, xq, xs, group) };
+            let [sum] = unsafe { groups_for_token::<1, SIGNS>(w, &token, group) };
             // SAFETY: groups in this caller's range.
             unsafe { store_group(w, out, t, group, sum) };
         }
@@ -73,7 +113,12 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
 /// # Safety
 /// Group `group` must exist in `w`, and tokens `t..t + TOKENS_AT_ONCE` in `x`.
 #[inline(always)]
-unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128; TOKENS_AT_ONCE] {
+unsafe fn group_tokens<const SIGNS: bool>(
+    w: &QMatrix,
+    x: &QActs,
+    t: usize,
+    group: usize,
+) -> [v128; TOKENS_AT_ONCE] {
     let blocks = w.blocks();
     // SAFETY: the caller guarantees the group and the tokens exist.
     unsafe {
@@ -83,22 +128,50 @@ unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128;
         let offset = f32x4_splat(w.encoding.offset() as f32);
         let xq = x.quants.as_ptr().add(t * w.cols);
         let xs = x.scales.as_ptr().add(t * blocks);
+        let (xg, xn) = if SIGNS {
+            (
+                x.signs.as_ptr().add(t * w.cols),
+                x.negatives.as_ptr().add(t * blocks),
+            )
+        } else {
+            (x.signs.as_ptr(), x.negatives.as_ptr())
+        };
         let mut acc = [f32x4_splat(0.0); TOKENS_AT_ONCE];
         for block in 0..blocks {
             let wp = q0.add(block * GROUP_BLOCK_BYTES);
             let mut sums = [i32x4_splat(0); TOKENS_AT_ONCE];
+            if SIGNS {
+                for (i, sum) in sums.iter_mut().enumerate() {
+                    *sum = i32x4_splat(*xn.add(i * blocks + block));
+                }
+            }
             for chunk in 0..BLOCK / 4 {
                 let wv = v128_load(wp.add(chunk * 16) as *const v128);
                 for (i, sum) in sums.iter_mut().enumerate() {
                     let at = i * w.cols + block * BLOCK + chunk * 4;
                     let xv = v128_load32_splat(xq.add(at) as *const u32);
+                    let wv = if SIGNS {
+                        v128_xor(wv, v128_load32_splat(xg.add(at) as *const u32))
+                    } else {
+                        wv
+                    };
                     *sum = i32x4_relaxed_dot_i8x16_i7x16_add(wv, xv, *sum);
                 }
             }
             let scale = v128_load(s0.add(block * GROUP_ROWS) as *const v128);
-            let correction = corrections(scale, offset, b0.add(block * GROUP_ROWS));
+            // no offset to undo where signs are masked
+            let correction = if SIGNS {
+                f32x4_splat(0.0)
+            } else {
+                corrections(scale, offset, b0.add(block * GROUP_ROWS))
+            };
             for (i, (a, sum)) in acc.iter_mut().zip(sums).enumerate() {
-                let f = f32x4_sub(f32x4_mul(f32x4_convert_i32x4(sum), scale), correction);
+                let product = f32x4_mul(f32x4_convert_i32x4(sum), scale);
+                let f = if SIGNS {
+                    product
+                } else {
+                    f32x4_sub(product, correction)
+                };
                 *a = f32x4_relaxed_madd(f32x4_splat(*xs.add(i * blocks + block)), f, *a);
             }
         }
@@ -106,15 +179,28 @@ unsafe fn group_tokens(w: &QMatrix, x: &QActs, t: usize, group: usize) -> [v128;
     }
 }
 
-/// The float sums of `G` consecutive groups' rows for one token (sharing each activation load).
+/// One token's activations, as [`groups_for_token`] reads them.
+struct Token<'a> {
+    /// `cols` stored values.
+    quants: *const u8,
+    /// Per block: the scale.
+    scales: &'a [f32],
+    /// `cols` sign masks where signs are masked (else null, never read).
+    signs: *const u8,
+    /// Per block: the negative magnitudes' sum where signs are masked (else empty).
+    negatives: &'a [i32],
+}
+
+/// The float sums of `G` consecutive groups' rows for one token (sharing each activation load,
+/// and each sign load where `SIGNS`).
 ///
 /// # Safety
-/// Groups `group..group + G` must exist in `w`, and `xq` must point to `w.cols` activation bytes.
+/// Groups `group..group + G` must exist in `w`, and `x` must point to `w.cols` activation bytes
+/// (and as many sign bytes, and a sum per block, where `SIGNS`).
 #[inline(always)]
-unsafe fn groups_for_token<const G: usize>(
+unsafe fn groups_for_token<const G: usize, const SIGNS: bool>(
     w: &QMatrix,
-    xq: *const u8,
-    xs: &[f32],
+    x: &Token,
     group: usize,
 ) -> [v128; G] {
     let blocks = w.blocks();
@@ -125,25 +211,38 @@ unsafe fn groups_for_token<const G: usize>(
         let block_sums = w.sums.as_ptr().add(group * blocks * GROUP_ROWS);
         let offset = f32x4_splat(w.encoding.offset() as f32);
         let mut acc = [f32x4_splat(0.0); G];
-        for (block, dx) in xs.iter().enumerate() {
-            let xb = xq.add(block * BLOCK);
-            let mut sums = [i32x4_splat(0); G];
+        for (block, dx) in x.scales.iter().enumerate() {
+            let xb = x.quants.add(block * BLOCK);
+            let start = if SIGNS {
+                i32x4_splat(*x.negatives.as_ptr().add(block))
+            } else {
+                i32x4_splat(0)
+            };
+            let mut sums = [start; G];
             for chunk in 0..BLOCK / 4 {
                 let xv = v128_load32_splat(xb.add(chunk * 4) as *const u32);
+                let sv = if SIGNS {
+                    v128_load32_splat(x.signs.add(block * BLOCK + chunk * 4) as *const u32)
+                } else {
+                    i32x4_splat(0)
+                };
                 for (g, sum) in sums.iter_mut().enumerate() {
                     let wp = quants.add((g * blocks + block) * GROUP_BLOCK_BYTES + chunk * 16);
-                    *sum =
-                        i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(wp as *const v128), xv, *sum);
+                    let wv = v128_load(wp as *const v128);
+                    let wv = if SIGNS { v128_xor(wv, sv) } else { wv };
+                    *sum = i32x4_relaxed_dot_i8x16_i7x16_add(wv, xv, *sum);
                 }
             }
             let dxv = f32x4_splat(*dx);
             for (g, (a, sum)) in acc.iter_mut().zip(sums).enumerate() {
                 let at = (g * blocks + block) * GROUP_ROWS;
                 let scale = v128_load(scales.add(at) as *const v128);
-                let f = f32x4_sub(
-                    f32x4_mul(f32x4_convert_i32x4(sum), scale),
-                    corrections(scale, offset, block_sums.add(at)),
-                );
+                let product = f32x4_mul(f32x4_convert_i32x4(sum), scale);
+                let f = if SIGNS {
+                    product
+                } else {
+                    f32x4_sub(product, corrections(scale, offset, block_sums.add(at)))
+                };
                 *a = f32x4_relaxed_madd(dxv, f, *a);
             }
         }

@@ -19,19 +19,21 @@ export class EngineUnsupportedError extends Error {
 /**
  * Starts the engine on a model's bytes.
  * @param {Blob} blob the GGUF file
- * @param {{context?: number, batch?: number, threads?: number, signal?: AbortSignal, build?: 'simd128'}} options
- *   build: the SIMD128 build even where the browser has relaxed SIMD (tests, benchmarks)
+ * @param {{context?: number, batch?: number, threads?: number, signal?: AbortSignal, build?: 'simd128', activations?: string}} options
+ *   build: the SIMD128 build even where the browser has relaxed SIMD (tests, benchmarks);
+ *   activations: an activation encoding's name instead of the one probed for this CPU
+ *   (benchmarks; the engine refuses one its kernels are not exact with here)
  * @returns {Promise<{worker: Worker, info: object, format: object}>}
  *   rejects with EngineUnsupportedError when the engine does not run this model
  */
-export async function startEngine(blob, { context = 4096, threads = 1, signal, build } = {}) {
+export async function startEngine(blob, { context = 4096, threads = 1, signal, build, activations } = {}) {
   const worker = new Worker(WORKER_URL, { type: 'module', name: 'tabloop-engine' });
   const reply = new Promise((resolve, reject) => {
     worker.onmessage = (event) => resolve(event.data);
     worker.onerror = (event) => reject(new Error(`the engine worker failed: ${event.message ?? 'no message'}`));
   });
   // the Blob itself (no copy): the worker reads it as the engine asks
-  worker.postMessage({ type: 'load', blob, context, threads, build });
+  worker.postMessage({ type: 'load', blob, context, threads, build, activations });
   const onAbort = () => worker.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   let message;

@@ -10,7 +10,9 @@
 // The model file is read as the engine asks (its header, then one tensor at a time) from the
 // Blob, so it is never whole in memory beside the packed weights.
 //
-// Messages in:  {type: 'load', blob: Blob, context, threads, build?: 'simd128'}
+// Messages in:  {type: 'load', blob: Blob, context, threads, build?: 'simd128',
+//                activations?: an encoding's name, e.g. '7-bit' or '8-bit sign-magnitude'
+//                (instead of the one probed for this CPU; refused where not exact: benchmarks)}
 //               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch,
 //                jump_forward?: false (every token sampled; on by default)}
 //               {type: 'cancel', id}
@@ -142,10 +144,11 @@ async function waitForThreads() {
   }
 }
 
-async function load({ blob, context, threads, build }) {
+async function load({ blob, context, threads, build, activations }) {
   const threaded = threads > 1 && globalThis.crossOriginIsolated === true;
   const urls = buildUrls(engineBuild(build));
   exports = threaded ? await instantiateThreaded(urls) : await instantiateSingle(urls);
+  if (activations != null && withText(activations, (p, l) => exports.tl_choose_activations(p, l)) !== 0) throw new Error(output());
   file = blob;
   readError = null;
   const loaded = exports.tl_load_reading(blob.size, context, threaded ? threads : 1);
