@@ -345,13 +345,13 @@ pub fn f32_to_f16(value: f32) -> u16 {
 pub struct QActs {
     /// Values per token.
     pub cols: usize,
-    /// Per token, per value: the value as `encoding` stores it.
+    /// Per token, per block: the block's values as `encoding` stores them; where the encoding
+    /// [`Encoding::masks_signs`], each block's values are followed by their sign masks (0xFF
+    /// where negative, else 0), so a kernel finds a value's mask [`BLOCK`] bytes after it (an
+    /// offset a load instruction carries, not one more address to compute).
     pub quants: Vec<u8>,
     /// Per token, per block: the scale.
     pub scales: Vec<f32>,
-    /// Per token, per value: 0xFF where the value is negative, else 0, where the encoding
-    /// [`Encoding::masks_signs`] (empty otherwise): the kernels flip a weight's bits where set.
-    pub signs: Vec<u8>,
     /// Per token, per block: the sum of the negative values' magnitudes, where the encoding
     /// [`Encoding::masks_signs`] (empty otherwise): what flipping the weights' bits took off
     /// every row's sum (`!w · |q| = −w · |q| − |q|`), the same for every row, so it is added back
@@ -375,40 +375,45 @@ impl QActs {
             cols: 0,
             quants: Vec::new(),
             scales: Vec::new(),
-            signs: Vec::new(),
             negatives: Vec::new(),
             encoding,
         }
     }
 
+    /// Bytes of [`QActs::quants`] per block: its values, and their signs where masked.
+    pub fn block_bytes(&self) -> usize {
+        block_bytes(self.encoding)
+    }
+
+    /// Bytes of [`QActs::quants`] per token.
+    pub fn stride(&self) -> usize {
+        self.cols / BLOCK * self.block_bytes()
+    }
+
     /// Quantizes `tokens` rows of `cols` floats each (`values.len() == tokens · cols`).
     pub fn quantize(&mut self, values: &[f32], cols: usize) {
         let (max, encoding) = (self.encoding.max(), self.encoding);
+        let masks = encoding.masks_signs();
         let tokens = values.len() / cols;
         let blocks = cols / BLOCK;
+        let block_bytes = block_bytes(encoding);
         self.cols = cols;
-        self.quants.resize(tokens * cols, 0);
+        self.quants.resize(tokens * blocks * block_bytes, 0);
         self.scales.resize(tokens * blocks, 0.0);
-        let masks = encoding.masks_signs();
-        let (signed, blocked) = if masks {
-            (tokens * cols, tokens * blocks)
-        } else {
-            (0, 0)
-        };
-        self.signs.resize(signed, 0);
-        self.negatives.resize(blocked, 0);
+        self.negatives
+            .resize(if masks { tokens * blocks } else { 0 }, 0);
         for (i, block) in values.chunks_exact(BLOCK).enumerate() {
             let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
             let d = amax / max;
             let inverse = if d > 0.0 { 1.0 / d } else { 0.0 };
             self.scales[i] = d;
-            let out = &mut self.quants[i * BLOCK..(i + 1) * BLOCK];
+            let out = &mut self.quants[i * block_bytes..(i + 1) * block_bytes];
             let mut negatives = 0;
-            for (k, (o, v)) in out.iter_mut().zip(block).enumerate() {
+            for (k, v) in block.iter().enumerate() {
                 let q = (v * inverse).round_ties_even() as i32;
-                *o = encoding.store(q);
+                out[k] = encoding.store(q);
                 if masks {
-                    self.signs[i * BLOCK + k] = if q < 0 { 0xFF } else { 0 };
+                    out[BLOCK + k] = if q < 0 { 0xFF } else { 0 };
                     negatives += q.min(0).abs();
                 }
             }
@@ -420,6 +425,15 @@ impl QActs {
 
     /// How many tokens it holds.
     pub fn tokens(&self) -> usize {
-        self.quants.len().checked_div(self.cols).unwrap_or(0)
+        self.quants.len().checked_div(self.stride()).unwrap_or(0)
+    }
+}
+
+/// Bytes per block of activations stored as `encoding`: its values, and their signs where masked.
+fn block_bytes(encoding: Encoding) -> usize {
+    if encoding.masks_signs() {
+        2 * BLOCK
+    } else {
+        BLOCK
     }
 }

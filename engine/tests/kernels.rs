@@ -27,22 +27,29 @@ fn sign_and_magnitude_hold_the_signed_values() {
     let mut split = QActs::for_encoding(Encoding::SignMagnitude8);
     split.quantize(&values, 64);
     assert_eq!(split.scales, signed.scales);
-    let rebuilt: Vec<i8> = split
-        .quants
+    assert_eq!((split.tokens(), split.stride()), (1, 128));
+    // per block: 32 magnitudes, then their 32 sign masks
+    let (mut magnitudes, mut signs) = (Vec::new(), Vec::new());
+    for block in split.quants.chunks(64) {
+        magnitudes.extend_from_slice(&block[..32]);
+        signs.extend_from_slice(&block[32..]);
+    }
+    let rebuilt: Vec<i8> = magnitudes
         .iter()
-        .zip(&split.signs)
+        .zip(&signs)
         .map(|(m, s)| if *s == 0xFF { -(*m as i8) } else { *m as i8 })
         .collect();
     let want: Vec<i8> = signed.quants.iter().map(|q| *q as i8).collect();
     assert_eq!(rebuilt, want);
-    assert!(split.signs.iter().all(|s| *s == 0 || *s == 0xFF));
+    assert!(signs.iter().all(|s| *s == 0 || *s == 0xFF));
     let negatives: Vec<i32> = want
         .chunks(32)
         .map(|b| b.iter().map(|q| i32::from(*q).min(0).abs()).sum())
         .collect();
     assert_eq!(split.negatives, negatives);
     // the other encodings carry no signs
-    assert!(signed.signs.is_empty() && signed.negatives.is_empty());
+    assert_eq!((signed.tokens(), signed.stride()), (1, 64));
+    assert!(signed.negatives.is_empty());
 }
 
 #[test]

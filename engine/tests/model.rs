@@ -22,11 +22,12 @@ fn logits_and_greedy_continuations_match_native_llama_cpp() {
     for case in &cases {
         let fixture::Comparison {
             worst,
+            mean,
             compared,
             parted,
         } = fixture::compare(model, case, 2048);
         report.push(format!(
-            "{} tokens: worst top-32 logit gap {worst:.3}; {compared} greedy steps compared, {}",
+            "{} tokens: worst top-32 logit gap {worst:.3} (mean {mean:.3}); {compared} greedy steps compared, {}",
             case.tokens.len(),
             match parted {
                 Some(step) => format!("a clear choice differed at step {step}"),

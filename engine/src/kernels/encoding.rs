@@ -7,9 +7,14 @@
 //! which, and activations are stored so that the sums are exact: 8 bits as llama.cpp quantizes
 //! them where the CPU allows (offset by 128 where read unsigned, as they are where read signed),
 //! else 7 bits offset by 64 (which doubles the rounding error: logits measured 0.55–0.86 from
-//! native llama.cpp's, against 0.24–0.32 with 8 bits), or 8 bits as sign and magnitude
-//! ([`Encoding::SignMagnitude8`]), exact on every CPU at the cost of one more instruction per
-//! product (which of the two the probe picks where the CPU saturates: see `probe`).
+//! native llama.cpp's, against 0.24–0.32 with 8 bits).
+//!
+//! 8 bits as sign and magnitude ([`Encoding::SignMagnitude8`]) are exact on every CPU too, at
+//! the cost of a load and an xor more per product. Where the CPU saturates the probe still picks
+//! 7 bits: in the tab the 8-bit form measured as fast in prefill but about 12 % slower in
+//! generation (BENCHMARKS.md, "Activations: 7 bits or 8-bit sign-magnitude"); it can be asked
+//! for by name ([`choose`]; the tab's worker takes it as a load option) where accuracy matters
+//! more than speed.
 
 use std::sync::OnceLock;
 
@@ -152,7 +157,8 @@ fn probe() -> Encoding {
 }
 
 /// Reads the relaxed dot product of known vectors: exact unsigned products of bytes above 127
-/// mean the CPU reads them unsigned without saturating; exact signed ones, signed.
+/// mean the CPU reads them unsigned without saturating; exact signed ones, signed; anything
+/// else (saturated pair sums), 7 bits, the faster of the encodings exact there (see the module).
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 fn probe() -> Encoding {
     use core::arch::wasm32::*;

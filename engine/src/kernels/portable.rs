@@ -12,22 +12,23 @@ use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 /// Callers sharing `out` at the same time must pass disjoint group ranges.
 #[allow(unsafe_code)]
 pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &SharedOut) {
+    assert_eq!(x.cols, w.cols, "activations of another width");
     let blocks = w.blocks();
-    let cols = w.cols;
     let masks = x.encoding.masks_signs();
     let no_signs = [0u8; BLOCK];
+    let (stride, block_bytes) = (x.stride(), x.block_bytes());
     for t in 0..x.tokens() {
-        let xq = &x.quants[t * cols..(t + 1) * cols];
+        let xq = &x.quants[t * stride..(t + 1) * stride];
         let xs = &x.scales[t * blocks..(t + 1) * blocks];
         for group in groups.clone() {
             let mut acc = [0.0f32; GROUP_ROWS];
             for (block, dx) in xs.iter().enumerate() {
                 let index = group * blocks + block;
                 let packed = &w.quants[index * GROUP_BLOCK_BYTES..(index + 1) * GROUP_BLOCK_BYTES];
-                let xb = &xq[block * BLOCK..(block + 1) * BLOCK];
-                let at = t * cols + block * BLOCK;
+                let xb = &xq[block * block_bytes..block * block_bytes + BLOCK];
                 let (signs, negatives) = if masks {
-                    (&x.signs[at..at + BLOCK], x.negatives[t * blocks + block])
+                    let at = block * block_bytes + BLOCK;
+                    (&xq[at..at + BLOCK], x.negatives[t * blocks + block])
                 } else {
                     (&no_signs[..], 0)
                 };

@@ -29,7 +29,10 @@ pub unsafe fn matmul(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out
     assert!(x.cols == cols && x.scales.len() >= tokens * blocks);
     assert!(x.quants.len() >= tokens * cols);
     // signs masked are for the relaxed dot product (`encoding::exact_here` never offers them here)
-    assert!(!x.encoding.masks_signs(), "sign masks in the SIMD128 kernel");
+    assert!(
+        !x.encoding.masks_signs(),
+        "sign masks in the SIMD128 kernel"
+    );
     assert!(groups.end <= w.groups());
     assert!(w.quants.len() >= w.groups() * blocks * GROUP_BLOCK_BYTES);
     assert!(w.scales.len() >= w.groups() * blocks * GROUP_ROWS);

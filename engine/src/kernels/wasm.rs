@@ -9,9 +9,10 @@
 //!
 //! With signs masked ([`super::encoding::Encoding::SignMagnitude8`]) each weight vector is first
 //! xored with the activation's four sign bytes, splatted the same way (`!w = −w − 1` where the
-//! value is negative), and each block's sums start from the block's negative magnitudes, which
-//! the flipped weights took off every row: one more instruction per product, for 8-bit
-//! activations on CPUs whose dot product saturates.
+//! value is negative; stored [`BLOCK`] bytes after the values, so the load carries the offset),
+//! and each block's sums start from the block's negative magnitudes, which the flipped weights
+//! took off every row: one load and one xor more per product, for 8-bit activations on CPUs
+//! whose dot product saturates.
 
 use core::arch::wasm32::*;
 
@@ -54,8 +55,9 @@ unsafe fn matmul_with<const SIGNS: bool>(
     let cols = w.cols;
     let tokens = x.tokens();
     assert!(x.cols == cols && x.scales.len() >= tokens * blocks);
-    assert!(x.quants.len() >= tokens * cols);
-    assert!(!SIGNS || (x.signs.len() >= tokens * cols && x.negatives.len() >= tokens * blocks));
+    let stride = x.stride();
+    assert!(x.quants.len() >= tokens * stride && x.block_bytes() == block_bytes::<SIGNS>());
+    assert!(!SIGNS || x.negatives.len() >= tokens * blocks);
     assert!(groups.end <= w.groups());
     assert!(w.quants.len() >= w.groups() * blocks * GROUP_BLOCK_BYTES);
     assert!(w.scales.len() >= w.groups() * blocks * GROUP_ROWS);
@@ -75,13 +77,8 @@ unsafe fn matmul_with<const SIGNS: bool>(
     }
     for t in t..tokens {
         let token = Token {
-            quants: x.quants[t * cols..(t + 1) * cols].as_ptr(),
+            quants: x.quants[t * stride..(t + 1) * stride].as_ptr(),
             scales: &x.scales[t * blocks..(t + 1) * blocks],
-            signs: if SIGNS {
-                x.signs[t * cols..(t + 1) * cols].as_ptr()
-            } else {
-                core::ptr::null()
-            },
             negatives: if SIGNS {
                 &x.negatives[t * blocks..(t + 1) * blocks]
             } else {
@@ -108,6 +105,15 @@ unsafe fn matmul_with<const SIGNS: bool>(
     }
 }
 
+/// Bytes of a block of activations (see [`QActs::block_bytes`]): its values, then their signs.
+const fn block_bytes<const SIGNS: bool>() -> usize {
+    if SIGNS {
+        2 * BLOCK
+    } else {
+        BLOCK
+    }
+}
+
 /// The float sums of one group's rows for [`TOKENS_AT_ONCE`] tokens from `t`.
 ///
 /// # Safety
@@ -126,15 +132,13 @@ unsafe fn group_tokens<const SIGNS: bool>(
         let s0 = w.scales.as_ptr().add(group * blocks * GROUP_ROWS);
         let b0 = w.sums.as_ptr().add(group * blocks * GROUP_ROWS);
         let offset = f32x4_splat(w.encoding.offset() as f32);
-        let xq = x.quants.as_ptr().add(t * w.cols);
+        let stride = x.stride();
+        let xq = x.quants.as_ptr().add(t * stride);
         let xs = x.scales.as_ptr().add(t * blocks);
-        let (xg, xn) = if SIGNS {
-            (
-                x.signs.as_ptr().add(t * w.cols),
-                x.negatives.as_ptr().add(t * blocks),
-            )
+        let xn = if SIGNS {
+            x.negatives.as_ptr().add(t * blocks)
         } else {
-            (x.signs.as_ptr(), x.negatives.as_ptr())
+            x.negatives.as_ptr()
         };
         let mut acc = [f32x4_splat(0.0); TOKENS_AT_ONCE];
         for block in 0..blocks {
@@ -148,10 +152,10 @@ unsafe fn group_tokens<const SIGNS: bool>(
             for chunk in 0..BLOCK / 4 {
                 let wv = v128_load(wp.add(chunk * 16) as *const v128);
                 for (i, sum) in sums.iter_mut().enumerate() {
-                    let at = i * w.cols + block * BLOCK + chunk * 4;
+                    let at = i * stride + block * block_bytes::<SIGNS>() + chunk * 4;
                     let xv = v128_load32_splat(xq.add(at) as *const u32);
                     let wv = if SIGNS {
-                        v128_xor(wv, v128_load32_splat(xg.add(at) as *const u32))
+                        v128_xor(wv, v128_load32_splat(xq.add(at + BLOCK) as *const u32))
                     } else {
                         wv
                     };
@@ -181,12 +185,10 @@ unsafe fn group_tokens<const SIGNS: bool>(
 
 /// One token's activations, as [`groups_for_token`] reads them.
 struct Token<'a> {
-    /// `cols` stored values.
+    /// Per block: its stored values (and their signs where masked, see [`QActs::quants`]).
     quants: *const u8,
     /// Per block: the scale.
     scales: &'a [f32],
-    /// `cols` sign masks where signs are masked (else null, never read).
-    signs: *const u8,
     /// Per block: the negative magnitudes' sum where signs are masked (else empty).
     negatives: &'a [i32],
 }
@@ -195,8 +197,8 @@ struct Token<'a> {
 /// and each sign load where `SIGNS`).
 ///
 /// # Safety
-/// Groups `group..group + G` must exist in `w`, and `x` must point to `w.cols` activation bytes
-/// (and as many sign bytes, and a sum per block, where `SIGNS`).
+/// Groups `group..group + G` must exist in `w`, and `x` must point to a token's activations
+/// (with their signs, and a sum per block, where `SIGNS`).
 #[inline(always)]
 unsafe fn groups_for_token<const G: usize, const SIGNS: bool>(
     w: &QMatrix,
@@ -212,7 +214,7 @@ unsafe fn groups_for_token<const G: usize, const SIGNS: bool>(
         let offset = f32x4_splat(w.encoding.offset() as f32);
         let mut acc = [f32x4_splat(0.0); G];
         for (block, dx) in x.scales.iter().enumerate() {
-            let xb = x.quants.add(block * BLOCK);
+            let xb = x.quants.add(block * block_bytes::<SIGNS>());
             let start = if SIGNS {
                 i32x4_splat(*x.negatives.as_ptr().add(block))
             } else {
@@ -222,7 +224,7 @@ unsafe fn groups_for_token<const G: usize, const SIGNS: bool>(
             for chunk in 0..BLOCK / 4 {
                 let xv = v128_load32_splat(xb.add(chunk * 4) as *const u32);
                 let sv = if SIGNS {
-                    v128_load32_splat(x.signs.add(block * BLOCK + chunk * 4) as *const u32)
+                    v128_load32_splat(xb.add(BLOCK + chunk * 4) as *const u32)
                 } else {
                     i32x4_splat(0)
                 };

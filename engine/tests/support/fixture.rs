@@ -83,6 +83,8 @@ pub fn argmax(xs: &[f32]) -> usize {
 pub struct Comparison {
     /// The largest gap over llama.cpp's top logits after the prompt.
     pub worst: f32,
+    /// The mean gap over them (steadier than the largest, for comparing encodings).
+    pub mean: f32,
     /// Greedy steps where llama.cpp's choice was clear (a margin of [`NEAR_TIE`] or more).
     pub compared: usize,
     /// The first clear step where the model chose otherwise.
@@ -99,11 +101,13 @@ pub fn compare(model: &Model, case: &Case, context: usize) -> Comparison {
     model
         .forward(&case.tokens, &mut cache, &mut scratch, Some(&mut logits))
         .unwrap();
-    let worst = case
+    let gaps: Vec<f32> = case
         .top
         .iter()
         .map(|(id, value)| (logits[*id] - value).abs())
-        .fold(0.0f32, f32::max);
+        .collect();
+    let worst = gaps.iter().copied().fold(0.0f32, f32::max);
+    let mean = gaps.iter().sum::<f32>() / gaps.len().max(1) as f32;
     let (mut compared, mut parted) = (0, None);
     for (step, (theirs, margin)) in case.greedy.iter().zip(&case.margins).enumerate() {
         if *margin >= NEAR_TIE {
@@ -118,6 +122,7 @@ pub fn compare(model: &Model, case: &Case, context: usize) -> Comparison {
     }
     Comparison {
         worst,
+        mean,
         compared,
         parted,
     }
