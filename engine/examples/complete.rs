@@ -8,8 +8,9 @@
 //! Only the three fields are read, with a minimal reader (the engine has no JSON dependency).
 //! `BATCH=n` reads the prompt n tokens at a time (default 512); `SHOW_TOP=k` prints the k (five
 //! if not a number) highest logits before each token (where a choice is a near-tie, a slightly different
-//! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read signed)`)
-//! computes with the activations a browser on another CPU uses. `JUMP_FORWARD=0` samples every
+//! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read
+//! signed)`, `8-bit sign-magnitude`) computes with the activations a browser on another CPU uses,
+//! or one asks for by name. `JUMP_FORWARD=0` samples every
 //! token, even where the grammar admits one continuation only. `SHOW_STEPS=1` prints what each
 //! step wrote (a sampled token and what jump-forward appended after it), one step a line.
 
