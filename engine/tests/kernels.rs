@@ -20,6 +20,14 @@ fn the_same_product_agrees_in_every_encoding() {
 }
 
 #[test]
+fn every_encoding_is_found_by_the_name_it_reports() {
+    for encoding in Encoding::ALL {
+        assert_eq!(Encoding::named(encoding.name()), Some(encoding));
+    }
+    assert_eq!(Encoding::named("8-bit"), None);
+}
+
+#[test]
 fn sign_and_magnitude_hold_the_signed_values() {
     let values: Vec<f32> = (0..64).map(|i| (i as f32 - 30.5) * 0.37).collect();
     let mut signed = QActs::for_encoding(Encoding::Signed8);

@@ -11,10 +11,10 @@
 //!
 //! 8 bits as sign and magnitude ([`Encoding::SignMagnitude8`]) are exact on every CPU too, at
 //! the cost of a load and an xor more per product. Where the CPU saturates the probe still picks
-//! 7 bits: in the tab the 8-bit form measured as fast in prefill but about 12 % slower in
-//! generation (BENCHMARKS.md, "Activations: 7 bits or 8-bit sign-magnitude"); it can be asked
-//! for by name ([`choose`]; the tab's worker takes it as a load option) where accuracy matters
-//! more than speed.
+//! 7 bits: the 8-bit form measured as fast in prefill but 12–15 % slower in generation by CPU
+//! time (BENCHMARKS.md, "Activations: 7 bits or 8-bit sign-magnitude"); it can be asked for by
+//! name ([`choose`]; the tab's worker takes it as a load option) where accuracy matters more
+//! than speed.
 
 use std::sync::OnceLock;
 
@@ -96,7 +96,8 @@ impl Encoding {
         }
     }
 
-    /// The quantized value plus the offset, from its stored byte (what the dot product sums).
+    /// The quantized value plus the offset, from its stored byte (what the dot product sums; the
+    /// magnitude where signs are masked).
     #[inline(always)]
     pub fn load(self, byte: u8) -> i32 {
         match self {
