@@ -7,7 +7,9 @@
 use pretty_assertions::assert_eq;
 use tabloop::core::{BudgetLimits, Permission, Price};
 use tabloop::runtime::options::BudgetOptions;
-use tabloop::view::{parse_price, permission_from_value, BudgetField, Settings};
+use tabloop::view::{
+    parse_price, permission_from_value, BudgetField, GuardField, RunField, RunSettings, Settings,
+};
 
 #[test]
 fn every_budget_field_parses_into_its_limit() {
@@ -116,4 +118,29 @@ fn a_session_search_matches_every_word_in_title_or_id_ignoring_case() {
     ));
     assert!(session_matches("Fetch Example.org", "s-12", "s-1"));
     assert!(!session_matches("Fetch Example.org", "s-12", "fetch docs"));
+}
+
+#[test]
+fn a_run_field_shows_and_parses_its_budget_or_guard_threshold_into_the_run_settings() {
+    let budget = RunField::Budget(BudgetField::ToolCalls);
+    let guard = RunField::Guard(GuardField::RepeatStop);
+    assert_eq!(
+        (budget.id(), budget.label(), budget.inputmode()),
+        ("budget-tool-calls", "Max tool calls", "decimal")
+    );
+    assert_eq!(budget.placeholder(), "no limit set");
+    assert_eq!(
+        (guard.id(), guard.inputmode()),
+        ("guard-repeat-stop", "numeric")
+    );
+    assert_eq!(
+        guard.placeholder(),
+        GuardField::RepeatStop.default_value().to_string()
+    );
+    let mut run = RunSettings::default();
+    budget.apply(&mut run, "30").unwrap();
+    guard.apply(&mut run, "9").unwrap();
+    assert_eq!(run.budget.given.max_tool_calls, Some(30));
+    assert_eq!(run.guard.repeat_stop, Some(9));
+    assert!(guard.apply(&mut run, "x").is_err());
 }

@@ -4,8 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::number_field::{edit_run, number_field, FieldText};
-use crate::view::{check_guard, parse_allow_hosts, GuardField, Settings};
+use super::labelled_checkbox::LabelledCheckbox;
+use super::number_field::run_field;
+use crate::view::{check_guard, parse_allow_hosts, GuardField, RunField, Settings};
 
 /// Hooks: `guard-reflective`, one per threshold (`guard-repeat-diagnose`, …), `guard-error`,
 /// `allow-hosts`.
@@ -16,7 +17,7 @@ pub fn GuardSettingsForm(
 ) -> impl IntoView {
     let fields = GuardField::ALL
         .into_iter()
-        .map(|field| guard_input(settings, field))
+        .map(|field| run_field(settings, RunField::Guard(field)))
         .collect_view();
     let pairs = move || settings.with(|s| check_guard(&s.run.guard));
     let hosts_error = RwSignal::new(None::<String>);
@@ -26,22 +27,15 @@ pub fn GuardSettingsForm(
             "Counts of tool results: the model is asked to reflect on where it stands (or warned), \
              then the run stops."
         </span>
-        <label for="guard-reflective">"Reflect and give up"</label>
-        <div class="field">
-            <input
-                type="checkbox"
-                id="guard-reflective"
-                data-testid="guard-reflective"
-                prop:checked=move || settings.with(|s| s.run.guard.reflective != Some(false))
-                on:change=move |ev| {
-                    let on = event_target_checked(&ev);
-                    settings.update(|s| s.run.guard.reflective = (!on).then_some(false));
-                }
-            />
-            <span class="hint">
-                "when a run is beaten (off: exact repeats only, no reflection, no give_up tool)"
-            </span>
-        </div>
+        <LabelledCheckbox
+            id="guard-reflective"
+            label="Reflect and give up"
+            hint="when a run is beaten (off: exact repeats only, no reflection, no give_up tool)"
+            checked=Signal::derive(move || settings.with(|s| s.run.guard.reflective != Some(false)))
+            on_change=Callback::new(move |on: bool| {
+                settings.update(|s| s.run.guard.reflective = (!on).then_some(false));
+            })
+        />
         {fields}
         {move || pairs().map(|e| view! {
             <span></span>
@@ -70,17 +64,4 @@ pub fn GuardSettingsForm(
             {move || hosts_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
         </div>
     }
-}
-
-fn guard_input(settings: RwSignal<Settings>, field: GuardField) -> impl IntoView {
-    let text = FieldText {
-        id: field.id(),
-        label: field.label(),
-        inputmode: "numeric",
-        placeholder: field.default_value().to_string(),
-        value: String::new(),
-    };
-    number_field(text, move |typed| {
-        edit_run(settings, |run| field.apply(&mut run.guard, typed))
-    })
 }

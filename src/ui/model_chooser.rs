@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::labelled_input::{InputKind, LabelledInput};
 use super::model_list_state::{ModelList, FILE_JOB};
 use super::model_row::{job_fraction, job_text, ModelRowView};
 use super::transfer::take_picked;
@@ -48,22 +49,14 @@ pub fn ModelChooser(
                 />
             </ul>
             <div class="model-add">
-                <label for="model-url">"Model URL"</label>
-                <input
+                <LabelledInput
                     id="model-url"
-                    data-testid="model-url"
-                    type="url"
-                    spellcheck="false"
-                    autocomplete="off"
+                    label="Model URL"
+                    kind=InputKind::Url
                     placeholder="https://…/model.gguf"
-                    prop:value=move || typed.get()
-                    on:input=move |ev| typed.set(event_target_value(&ev))
-                    on:keydown=move |ev| {
-                        if ev.key() == "Enter" {
-                            ev.prevent_default();
-                            add();
-                        }
-                    }
+                    value=typed
+                    on_input=Callback::new(move |text| typed.set(text))
+                    on_enter=Callback::new(move |()| add())
                 />
                 <button class="small" data-testid="model-url-add" on:click=move |_| add()>
                     "Download and use"

@@ -2,7 +2,7 @@
 //! parser, or the reason it was refused is shown beside the field (the settings keep their last
 //! good value).
 
-use crate::view::{FieldError, RunSettings, Settings};
+use crate::view::{FieldError, RunField, RunSettings, Settings};
 use leptos::prelude::*;
 
 /// What a number field shows: its id (also its `data-testid`), label, soft-keyboard hint
@@ -45,9 +45,24 @@ pub fn number_field(
     }
 }
 
+/// The labelled field of a budget or a loop-guard threshold, empty at first (the settings'
+/// value stands until it is edited).
+pub fn run_field(settings: RwSignal<Settings>, field: RunField) -> impl IntoView {
+    let text = FieldText {
+        id: field.id(),
+        label: field.label(),
+        inputmode: field.inputmode(),
+        placeholder: field.placeholder(),
+        value: String::new(),
+    };
+    number_field(text, move |typed| {
+        edit_run(settings, |run| field.apply(run, typed))
+    })
+}
+
 /// Applies `edit` to a copy of the run settings and keeps the copy only when the edit accepts
 /// the text: a refused text leaves the settings as they were.
-pub fn edit_run(
+fn edit_run(
     settings: RwSignal<Settings>,
     edit: impl FnOnce(&mut RunSettings) -> Result<(), FieldError>,
 ) -> Result<(), FieldError> {

@@ -6,10 +6,12 @@
 use leptos::prelude::*;
 
 use super::guard_settings_form::GuardSettingsForm;
-use super::number_field::{edit_run, number_field, FieldText};
+use super::labelled_checkbox::LabelledCheckbox;
+use super::labelled_input::{InputKind, LabelledInput};
+use super::number_field::run_field;
 use super::price_settings::PriceSettings;
 use crate::view::{
-    permission_from_value, permission_value, BudgetField, Settings, PLAYGROUND_TOOLS,
+    permission_from_value, permission_value, BudgetField, RunField, Settings, PLAYGROUND_TOOLS,
 };
 
 /// Hooks: one per budget field (`budget-tool-calls`, …), the price fields (see
@@ -23,7 +25,7 @@ pub fn RunSettingsForm(
     let budgets = BudgetField::ALL
         .into_iter()
         .filter(|f| *f != BudgetField::Steps)
-        .map(|field| budget_input(settings, field))
+        .map(|field| run_field(settings, RunField::Budget(field)))
         .collect_view();
     let permissions = PLAYGROUND_TOOLS
         .iter()
@@ -56,47 +58,28 @@ pub fn RunSettingsForm(
             <div class="settings-grid">
                 {budgets}
                 <PriceSettings settings/>
-                <label for="system-prompt">"System prompt"</label>
-                <textarea
+                <LabelledInput
                     id="system-prompt"
-                    data-testid="system-prompt"
-                    rows="3"
+                    label="System prompt"
+                    kind=InputKind::Prose
                     placeholder="The default prompt"
-                    prop:value=move || settings.with(|s| s.run.system.clone())
-                    on:input=move |ev| settings.update(|s| s.run.system = event_target_value(&ev))
-                ></textarea>
+                    value=Signal::derive(move || settings.with(|s| s.run.system.clone()))
+                    on_input=Callback::new(move |text| settings.update(|s| s.run.system = text))
+                />
                 <span class="group-label" id="permissions-label">"Tool permissions"</span>
                 <span class="hint">"Ask first: each call waits for your approval."</span>
                 {permissions}
                 <GuardSettingsForm settings/>
-                <label for="forget-key">"Forget the key"</label>
-                <div class="field">
-                    <input
-                        id="forget-key"
-                        data-testid="forget-key"
-                        type="checkbox"
-                        prop:checked=move || settings.with(|s| s.run.forget_key)
-                        on:change=move |ev| {
-                            let checked = event_target_checked(&ev);
-                            settings.update(|s| s.run.forget_key = checked);
-                        }
-                    />
-                    <span class="hint">"once the session has started (a reload then asks again)"</span>
-                </div>
+                <LabelledCheckbox
+                    id="forget-key"
+                    label="Forget the key"
+                    hint="once the session has started (a reload then asks again)"
+                    checked=Signal::derive(move || settings.with(|s| s.run.forget_key))
+                    on_change=Callback::new(move |checked: bool| {
+                        settings.update(|s| s.run.forget_key = checked);
+                    })
+                />
             </div>
         </details>
     }
-}
-
-fn budget_input(settings: RwSignal<Settings>, field: BudgetField) -> impl IntoView {
-    let text = FieldText {
-        id: field.id(),
-        label: field.label(),
-        inputmode: "decimal",
-        placeholder: "no limit set".to_string(),
-        value: String::new(),
-    };
-    number_field(text, move |typed| {
-        edit_run(settings, |run| field.apply(&mut run.budget, typed))
-    })
 }

@@ -3,18 +3,16 @@
 
 use leptos::prelude::*;
 
-use super::actions::{cancel, decide, retry_paused, retry_storage, run_task};
+use super::actions::{cancel, decide, resume, retry_paused, retry_storage, run_task};
 use super::approval_card::ApprovalCard;
+use super::banner::{Banner, Hold};
 use super::budget_meters::BudgetMeters;
 use super::follower_banner::FollowerBanner;
-use super::key_banner::KeyBanner;
-use super::pause_banner::PauseBanner;
 use super::session_toolbar::SessionToolbar;
 use super::state::{AppState, Role};
 use super::status_bar::StatusBar;
 use super::step_chart::StepChart;
 use super::step_jump::StepJump;
-use super::storage_banner::StorageBanner;
 use super::streaming_view::StreamingView;
 use super::task_form::TaskForm;
 use super::timeline_view::TimelineView;
@@ -35,6 +33,10 @@ pub fn SessionView(
     let on_fork = Callback::new(move |(run, step): (u32, u32)| fork(app, run, step));
     let on_decide =
         Callback::new(move |(call, approved): (String, bool)| decide(app, call, approved));
+    let key_needed = Signal::derive(move || app.key_needed.get());
+    let on_resume = Callback::new(move |()| resume(app));
+    let storage_error = Signal::derive(move || shown.live.with(|l| l.storage_error.clone()));
+    let paused = Signal::derive(move || shown.summary.with(|s| s.paused.clone()));
     let on_retry = Callback::new(move |()| retry_storage(app));
     let on_retry_paused = Callback::new(move |()| retry_paused(app));
     let on_run = Callback::new(move |task: String| run_task(app, task));
@@ -76,9 +78,9 @@ pub fn SessionView(
                 <BudgetMeters meters=shown.meters/>
                 <StepChart meters=shown.meters/>
                 <FollowerBanner role=shown.role/>
-                <KeyBanner app/>
-                <StorageBanner live=shown.live on_retry/>
-                <PauseBanner summary=shown.summary on_retry=on_retry_paused/>
+                <Banner hold=Hold::Key message=key_needed on_click=on_resume/>
+                <Banner hold=Hold::Storage message=storage_error on_click=on_retry/>
+                <Banner hold=Hold::Provider message=paused on_click=on_retry_paused/>
                 <Show when=has_steps>
                     <StepJump timeline=shown.timeline jump/>
                 </Show>

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::fold_panel::FoldPanel;
+use super::labelled_input::{InputKind, LabelledInput};
 use super::model_chooser::ModelChooser;
 use super::run_settings_form::RunSettingsForm;
 use super::storage_use::StorageUseLine;
@@ -28,6 +29,24 @@ pub fn SettingsPanel(
     // Whether the panel is unfolded now, by the person or by the page.
     let shown = RwSignal::new(false);
     let steps_error = RwSignal::new(None::<String>);
+    let on_steps = Callback::new(move |value: String| {
+        match parse_max_steps(&value) {
+            Ok(steps) => {
+                steps_error.set(None);
+                settings.update(|s| s.max_steps = steps);
+            }
+            Err(e) => steps_error.set(Some(e.to_string())),
+        }
+        steps_text.set(value);
+    });
+    // A view that draws itself again whenever the error changes.
+    let steps_error_text = move || {
+        move || {
+            steps_error
+                .get()
+                .map(|e| view! { <span class="field-error">{e}</span> })
+        }
+    };
     let is_local = move || settings.with(|s| s.provider == ProviderKind::Local);
     let summary = move || {
         settings.with(|s| match s.provider {
@@ -48,20 +67,23 @@ pub fn SettingsPanel(
             }
         })
     };
-    let text_field =
-        move |id: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, String)| {
-            view! {
-                <input
-                    id=id
-                    data-testid=id
-                    type="text"
-                    spellcheck="false"
-                    autocomplete="off"
-                    prop:value=move || settings.with(get)
-                    on:input=move |ev| settings.update(|s| set(s, event_target_value(&ev)))
-                />
-            }
-        };
+    // A text field of the settings: `get` reads it, `set` stores an edit.
+    let text_field = move |id: &'static str,
+                           label: &'static str,
+                           kind: InputKind,
+                           get: fn(&Settings) -> String,
+                           set: fn(&mut Settings, String)| {
+        view! {
+            <LabelledInput
+                id=id
+                label=label
+                kind=kind
+                placeholder=(kind == InputKind::Secret).then_some("kept in memory only, never saved")
+                value=Signal::derive(move || settings.with(get))
+                on_input=Callback::new(move |text| settings.update(|s| set(s, text)))
+            />
+        }
+    };
     view! {
         <FoldPanel
             class="settings"
@@ -89,51 +111,24 @@ pub fn SettingsPanel(
                     when=is_local
                     fallback=move || {
                         view! {
-                            <label for="base-url">"Base URL"</label>
-                            {text_field("base-url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
-                            <label for="api-key">"API key"</label>
-                            <input
-                                id="api-key"
-                                data-testid="api-key"
-                                type="password"
-                                autocomplete="off"
-                                placeholder="kept in memory only, never saved"
-                                prop:value=move || settings.with(|s| s.api_key.clone())
-                                on:input=move |ev| {
-                                    settings.update(|s| s.api_key = event_target_value(&ev))
-                                }
-                            />
-                            <label for="model-name">"Model"</label>
-                            {text_field("model-name", |s| s.model.clone(), |s, v| s.model = v)}
+                            {text_field("base-url", "Base URL", InputKind::Verbatim, |s| s.base_url.clone(), |s, v| s.base_url = v)}
+                            {text_field("api-key", "API key", InputKind::Secret, |s| s.api_key.clone(), |s, v| s.api_key = v)}
+                            {text_field("model-name", "Model", InputKind::Verbatim, |s| s.model.clone(), |s, v| s.model = v)}
                         }
                     }
                 >
                     <span class="group-label model-label">"Model"</span>
                     <ModelChooser settings progress/>
                 </Show>
-                <label for="max-steps">"Max steps"</label>
-                <div class="field">
-                    <input
-                        id="max-steps"
-                        data-testid="max-steps"
-                        type="number"
-                        min="1"
-                        placeholder="25"
-                        prop:value=move || steps_text.get()
-                        on:input=move |ev| {
-                            let value = event_target_value(&ev);
-                            match parse_max_steps(&value) {
-                                Ok(steps) => {
-                                    steps_error.set(None);
-                                    settings.update(|s| s.max_steps = steps);
-                                }
-                                Err(e) => steps_error.set(Some(e.to_string())),
-                            }
-                            steps_text.set(value);
-                        }
-                    />
-                    {move || steps_error.get().map(|e| view! { <span class="field-error">{e}</span> })}
-                </div>
+                <LabelledInput
+                    id="max-steps"
+                    label="Max steps"
+                    kind=InputKind::Count
+                    placeholder="25"
+                    value=steps_text
+                    on_input=on_steps
+                    beside=steps_error_text
+                />
             </div>
             <RunSettingsForm settings/>
             <p class="hint">

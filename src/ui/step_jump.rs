@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::labelled_input::{InputKind, LabelledInput};
+use super::submit_form::SubmitForm;
 use crate::view::Timeline;
 
 /// The step jump form (`data-testid="jump-step"`, `jump-go`, `jump-message`).
@@ -32,22 +34,14 @@ pub fn StepJump(
         }
     };
     view! {
-        <form
-            class="step-jump"
-            on:submit=move |ev| {
-                ev.prevent_default();
-                go();
-            }
-        >
-            <label for="step-jump-input">"Go to step"</label>
-            <input
+        <SubmitForm class="step-jump" on_submit=Callback::new(move |()| go())>
+            <LabelledInput
                 id="step-jump-input"
-                data-testid="jump-step"
-                type="number"
-                min="1"
-                inputmode="numeric"
-                prop:value=move || value.get()
-                on:input=move |ev| value.set(event_target_value(&ev))
+                hook="jump-step"
+                label="Go to step"
+                kind=InputKind::CountKeypad
+                value=value
+                on_input=Callback::new(move |text| value.set(text))
             />
             <button type="submit" class="small" data-testid="jump-go">
                 "Go"
@@ -55,6 +49,6 @@ pub fn StepJump(
             <span class="field-error" role="status" data-testid="jump-message">
                 {move || message.get()}
             </span>
-        </form>
+        </SubmitForm>
     }
 }

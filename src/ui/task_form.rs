@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::submit_form::SubmitForm;
+
 /// The task form (`<textarea data-testid="task">`, `<button data-testid="run">`). Ctrl+Enter
 /// or ⌘+Enter submits too.
 #[component]
@@ -29,13 +31,7 @@ pub fn TaskForm(
         }
     };
     view! {
-        <form
-            class="task-form"
-            on:submit=move |ev| {
-                ev.prevent_default();
-                submit();
-            }
-        >
+        <SubmitForm class="task-form" on_submit=Callback::new(move |()| submit())>
             <label class="visually-hidden" for="task-input">"Task"</label>
             <textarea
                 id="task-input"
@@ -75,6 +71,6 @@ pub fn TaskForm(
                     {move || if in_flight.get() { "Send" } else { "Run" }}
                 </button>
             </div>
-        </form>
+        </SubmitForm>
     }
 }

@@ -15,6 +15,7 @@ mod model_catalog;
 mod model_prices;
 mod offline;
 pub mod public;
+mod run_field;
 mod run_meters;
 mod run_settings;
 mod session_search;
@@ -48,6 +49,7 @@ pub use model_catalog::{
 };
 pub use model_prices::{builtin_price_hint, ModelPrice, ModelPrices};
 pub use offline::{network_badge, NetworkBadge, StorageUse};
+pub use run_field::RunField;
 pub use run_meters::{GuardMark, Meter, RunMeters, StepPoint};
 pub use run_settings::{
     parse_price, permission_from_value, permission_value, BudgetField, RunSettings,
