@@ -17,10 +17,6 @@ fn request(messages: Vec<Message>) -> LocalRequest {
     })
 }
 
-fn user(text: &str) -> Message {
-    Message::User { text: text.into() }
-}
-
 /// Whether `http_fetch` is in the prompt's tool list and in the grammar.
 fn offers_fetch(local: &LocalRequest) -> (bool, bool) {
     let prompt = local.messages[0]["content"].as_str().unwrap();
@@ -33,7 +29,7 @@ fn offers_fetch(local: &LocalRequest) -> (bool, bool) {
 
 #[test]
 fn with_no_url_in_the_conversation_the_fetch_tool_is_not_offered() {
-    let local = request(vec![user("Hello, who are you?")]);
+    let local = request(vec![Message::user("Hello, who are you?")]);
     assert_eq!(offers_fetch(&local), (false, false));
     // The others are.
     let prompt = local.messages[0]["content"].as_str().unwrap();
@@ -44,10 +40,10 @@ fn with_no_url_in_the_conversation_the_fetch_tool_is_not_offered() {
 
 #[test]
 fn a_url_in_the_task_or_in_a_result_offers_it() {
-    let task = request(vec![user("What does https://example.com say?")]);
+    let task = request(vec![Message::user("What does https://example.com say?")]);
     assert_eq!(offers_fetch(&task), (true, true));
     let result = request(vec![
-        user("Fetch the link in links.txt."),
+        Message::user("Fetch the link in links.txt."),
         Message::Assistant {
             text: String::new(),
             tool_calls: vec![tabloop::protocol::ToolCall {

@@ -253,14 +253,10 @@ mod tests {
     use super::*;
     use crate::protocol::ToolCall;
 
-    fn user(t: &str) -> Message {
-        Message::User { text: t.into() }
-    }
-
     #[test]
     fn compaction_keeps_recent_turns_and_never_splits_tool_results_from_their_call() {
         let mut t = Transcript::default();
-        t.push(user("task"));
+        t.push(Message::user("task"));
         t.push(Message::Assistant {
             text: "".into(),
             tool_calls: vec![ToolCall {
@@ -303,17 +299,17 @@ mod tests {
     #[test]
     fn projections_share_one_growing_lineage_until_compaction() {
         let mut t = Transcript::default();
-        t.push(user("a"));
+        t.push(Message::user("a"));
         let first = t.projected();
         assert_eq!(first.len(), 1);
         drop(first);
-        t.push(user("b"));
+        t.push(Message::user("b"));
         let second = t.projected();
         // The second extends the first without being compared to it.
         assert!(second.extends(t.lineage, 1));
         assert_eq!(&second[..], t.all());
         // A request still held when the transcript grows keeps what it was sent.
-        t.push(user("c"));
+        t.push(Message::user("c"));
         assert_eq!(second.len(), 2);
         assert!(t.projected().extends(second.lineage(), 2));
         // A copy grows apart: it has a lineage of its own.
@@ -330,8 +326,8 @@ mod tests {
     #[test]
     fn nothing_to_compact_in_a_short_transcript() {
         let mut t = Transcript::default();
-        t.push(user("a"));
-        t.push(user("b"));
+        t.push(Message::user("a"));
+        t.push(Message::user("b"));
         assert_eq!(t.compaction_cut(6), None);
     }
 }

@@ -36,6 +36,11 @@ pub enum Message {
 }
 
 impl Message {
+    /// A user message saying `text`.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message::User { text: text.into() }
+    }
+
     /// Approximate size in tokens (4 characters a token), used for context accounting when the
     /// provider has not reported exact counts.
     pub fn estimated_tokens(&self) -> u64 {

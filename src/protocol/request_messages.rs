@@ -121,13 +121,9 @@ impl<'de> Deserialize<'de> for RequestMessages {
 mod tests {
     use super::*;
 
-    fn user(text: &str) -> Message {
-        Message::User { text: text.into() }
-    }
-
     #[test]
     fn a_view_from_a_start_is_the_list_after_it_in_every_use() {
-        let list = Rc::new(vec![user("a"), user("b"), user("c")]);
+        let list = Rc::new(["a", "b", "c"].map(Message::user).to_vec());
         let mut view = RequestMessages::shared_from(list.clone(), 1, 7);
         assert_eq!(&*view, &list[1..]);
         assert_eq!(view.iter().count(), 2);
@@ -137,7 +133,7 @@ mod tests {
         );
         // Views from one start of one lineage are one lineage; another start is another.
         let grown = RequestMessages::shared_from(
-            Rc::new(vec![user("a"), user("b"), user("c"), user("d")]),
+            Rc::new(["a", "b", "c", "d"].map(Message::user).to_vec()),
             1,
             7,
         );
@@ -145,7 +141,7 @@ mod tests {
         assert!(!RequestMessages::shared_from(list.clone(), 2, 7).extends(view.lineage(), 1));
         assert!(!RequestMessages::shared(list, 7).extends(view.lineage(), 1));
         // Changed in place, it is the view's messages that change.
-        view.make_mut().push(user("e"));
-        assert_eq!(&*view, &[user("b"), user("c"), user("e")]);
+        view.make_mut().push(Message::user("e"));
+        assert_eq!(&*view, &["b", "c", "e"].map(Message::user));
     }
 }

@@ -136,10 +136,6 @@ mod tests {
         }
     }
 
-    fn user(text: &str) -> Message {
-        Message::User { text: text.into() }
-    }
-
     fn step(i: usize) -> [Message; 2] {
         [
             Message::Assistant {
@@ -173,7 +169,7 @@ mod tests {
         let mut sent = SentTranscript::default();
         let mut receiver = Receiver::default();
         let tools = [tool("noop")];
-        let mut messages = vec![user("go")];
+        let mut messages = vec![Message::user("go")];
         for i in 0..5 {
             let req = request(Some("be brief"), &messages, &tools);
             let delta = sent.delta(&req, "m");
@@ -198,16 +194,23 @@ mod tests {
             req.messages = RequestMessages::shared(std::rc::Rc::new(messages), lineage);
             req
         };
-        let _ = sent.delta(&shared(vec![user("go")]), "m");
+        let _ = sent.delta(&shared(vec![Message::user("go")]), "m");
         // Its lineage vouches that the first message is unchanged: it is not looked at.
-        let delta = sent.delta(&shared(vec![user("changed"), user("next")]), "m");
+        let delta = sent.delta(
+            &shared(vec![Message::user("changed"), Message::user("next")]),
+            "m",
+        );
         assert_eq!(delta.keep, 1);
         assert_eq!(delta.body["messages"].as_array().map(Vec::len), Some(1));
         // A list of another lineage is compared with what was sent, and kept as far as they
         // agree.
-        let other = request(None, &[user("go"), user("other")], &tools);
+        let other = request(None, &[Message::user("go"), Message::user("other")], &tools);
         assert_eq!(sent.delta(&other, "m").keep, 1);
-        let differs = request(None, &[user("changed"), user("other")], &tools);
+        let differs = request(
+            None,
+            &[Message::user("changed"), Message::user("other")],
+            &tools,
+        );
         assert_eq!(sent.delta(&differs, "m").keep, 0);
     }
 
@@ -215,7 +218,7 @@ mod tests {
     fn a_rewritten_history_a_new_system_prompt_or_new_tools_are_sent_again() {
         let mut sent = SentTranscript::default();
         let mut receiver = Receiver::default();
-        let mut messages = vec![user("go")];
+        let mut messages = vec![Message::user("go")];
         messages.extend(step(0));
         messages.extend(step(1));
         let cases = [
@@ -223,13 +226,21 @@ mod tests {
             // Compaction: the history is replaced by a summary.
             request(
                 None,
-                &[user("summary"), step(2)[0].clone()],
+                &[Message::user("summary"), step(2)[0].clone()],
                 &[tool("noop")],
             ),
             // A compaction call itself: no tools.
-            request(None, &[user("summary")], &[]),
-            request(None, &[user("summary")], &[tool("noop"), tool("vfs")]),
-            request(Some("now with rules"), &[user("summary")], &[tool("noop")]),
+            request(None, &[Message::user("summary")], &[]),
+            request(
+                None,
+                &[Message::user("summary")],
+                &[tool("noop"), tool("vfs")],
+            ),
+            request(
+                Some("now with rules"),
+                &[Message::user("summary")],
+                &[tool("noop")],
+            ),
             request(Some("now with rules"), &messages, &[tool("noop")]),
             request(None, &messages, &[tool("noop")]),
         ];
@@ -242,7 +253,7 @@ mod tests {
     #[test]
     fn after_forget_the_whole_request_is_sent() {
         let mut sent = SentTranscript::default();
-        let req = request(Some("s"), &[user("a")], &[tool("noop")]);
+        let req = request(Some("s"), &[Message::user("a")], &[tool("noop")]);
         sent.delta(&req, "m");
         sent.forget();
         let delta = sent.delta(&req, "m");
