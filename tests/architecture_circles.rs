@@ -1,10 +1,9 @@
 //! No two modules of one folder need each other: a file that imports a sibling (`super::name::`)
 //! is not imported back by it, directly or round a longer circle. A circle means the two files
 //! are one piece of code in two places, or that something both need belongs in a third file.
-//! The one exception is a type whose methods are spread over files by topic and whose own file
-//! needs what those files define (`impl IdbStore` in src/web/idb_index.rs, whose digest cache
-//! the store holds): such files are left out. (`Agent`'s methods are spread over src/core/ too,
-//! but agent.rs needs nothing from those files: what they share lives in files of its own.)
+//! A type whose methods are spread over files by topic keeps what those files share in files of
+//! its own (`Agent` over src/core/, `IdbStore` over src/web/ with its digest cache in
+//! digest_cache.rs), so its own file needs nothing back from them.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,11 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Types whose methods are spread over files that their own file needs.
-const SPLIT_IMPLS: [&str; 1] = ["impl IdbStore {"];
-
-/// The sibling modules each `.rs` file directly in `dir` names through `super::`, leaving out
-/// the files that hold one of [`SPLIT_IMPLS`].
+/// The sibling modules each `.rs` file directly in `dir` names through `super::`.
 fn sibling_imports(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let files: BTreeMap<String, String> = fs::read_dir(dir)
         .unwrap()
@@ -29,9 +24,7 @@ fn sibling_imports(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
         .collect();
     files
         .iter()
-        .filter(|(name, text)| {
-            name.as_str() != "mod" && !SPLIT_IMPLS.iter().any(|block| text.contains(block))
-        })
+        .filter(|(name, _)| name.as_str() != "mod")
         .map(|(name, text)| {
             // The code before the unit tests, comments left out.
             let body: String = text

@@ -3,12 +3,9 @@
 //! records' own transaction, but only when it was folded from exactly the records the row
 //! counted. A missing, mismatched or older-schema digest is rebuilt from the log when listed.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
-
 use serde_json::value::RawValue;
 
+use super::digest_cache::IndexArg;
 use super::idb_store::{js_index, js_index_row, js_put_digest, IdbStore};
 use super::js_error::to_store_error;
 use crate::core::{
@@ -16,69 +13,6 @@ use crate::core::{
     DIGEST_SCHEMA,
 };
 use crate::ports::{EventStore, IndexedSession, StoreError};
-
-/// The digests a page last wrote or is writing, per session: the base the next append folds
-/// onto. Derived data, so two stores over the same database compare equal whatever they cached.
-/// Also the order appends are issued in: an append folds its digest and reaches the JS store in
-/// its turn, so one issued behind another still in flight folds over that one's digest.
-#[derive(Debug, Clone, Default)]
-pub struct DigestCache {
-    digests: Rc<RefCell<HashMap<String, SessionDigest>>>,
-    issue: Rc<futures::lock::Mutex<()>>,
-}
-
-impl PartialEq for DigestCache {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for DigestCache {}
-
-impl DigestCache {
-    /// Waits for this append's turn to fold its digest and reach the JS store: appends take
-    /// turns in the order they first ask (held until the JS append has been called).
-    pub async fn turn(&self) -> futures::lock::MutexGuard<'_, ()> {
-        self.issue.lock().await
-    }
-
-    /// Remembers the digest of `session` as stored.
-    pub fn remember(&self, session: &str, digest: SessionDigest) {
-        self.digests
-            .borrow_mut()
-            .insert(session.to_string(), digest);
-    }
-
-    /// Forgets `session` (its stored digest is unknown now).
-    pub fn forget(&self, session: &str) {
-        self.digests.borrow_mut().remove(session);
-    }
-
-    /// Whether the cached digest of `session` has folded record `seq` already.
-    pub fn covers(&self, session: &str, seq: u64) -> bool {
-        self.digests
-            .borrow()
-            .get(session)
-            .is_some_and(|digest| seq < digest.records)
-    }
-
-    fn get(&self, session: &str) -> Option<SessionDigest> {
-        self.digests.borrow().get(session).cloned()
-    }
-}
-
-/// The index an append hands to the JS `append`.
-#[derive(Debug)]
-pub struct IndexArg {
-    /// Records the base digest had folded.
-    pub base: u64,
-    /// The new digest as JSON.
-    pub digest: String,
-    /// Its schema.
-    pub schema: u32,
-    /// The new digest.
-    pub folded: SessionDigest,
-}
 
 /// A sessions row as the JS `index` returns it (`indexRow` returns one as an object); `D` is
 /// the form its digest arrives in: spliced in as JSON (its text borrowed as a `RawValue`, read

@@ -11,7 +11,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::commit_gates::CommitGates;
-use super::idb_index::{DigestCache, IndexArg};
+use super::digest_cache::{DigestCache, IndexArg};
 use super::js_error::to_store_error;
 use crate::core::{Record, SnapshotWrite};
 use crate::ports::{

@@ -8,6 +8,7 @@ pub mod api;
 pub mod bench;
 pub mod commit_gates;
 pub mod custom_client;
+pub mod digest_cache;
 pub mod http_stream;
 pub mod idb_index;
 pub mod idb_store;
