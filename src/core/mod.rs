@@ -23,6 +23,7 @@ mod hygiene;
 mod input;
 pub mod log;
 mod loop_guard;
+mod mix64;
 mod model_retry;
 mod pause;
 mod phase;

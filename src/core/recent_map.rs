@@ -8,6 +8,8 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use super::mix64::mix64;
+
 /// Up to `cap` entries; inserting a new key beyond that forgets the oldest inserted one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
@@ -105,12 +107,7 @@ impl Hasher for KeyHasher {
     }
 
     fn finish(&self) -> u64 {
-        let mut h = self.0;
-        h ^= h >> 30;
-        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h ^= h >> 27;
-        h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-        h ^ (h >> 31)
+        mix64(self.0)
     }
 }
 

@@ -12,6 +12,8 @@
 //! Errors are hashed over 4-character shingles ([`simhash`]) and are the same error within 6
 //! bits (a cosine near 0.95: the message with another name in it).
 
+use crate::core::mix64::mix64;
+
 /// Bits two results may differ by and still count as the same observation.
 pub const NEAR_BITS: u32 = 3;
 
@@ -96,12 +98,7 @@ fn shingle_hash(piece: impl Iterator<Item = char>) -> u64 {
         h ^= u64::from(c);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    // splitmix64's finaliser.
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+    mix64(h)
 }
 
 #[cfg(test)]
