@@ -6,10 +6,12 @@
 //! panic, and parsing and matching are bounded in depth and size.
 //!
 //! One file per job: `lex` and `parse` read the text into `rules` (with `repeat`
-//! expanding repetitions), `check` refuses harmful left recursion, `compiled` flattens the
-//! rules, `charset` and `utf8` handle characters, `stacks` and `matcher` advance parse stacks,
-//! `state` is the public match state and `choose` the greedy choice.
+//! expanding repetitions), `check` refuses harmful left recursion, `build` flattens the
+//! rules into `compiled`'s form, `charset` and `utf8` handle characters, `stacks` and
+//! `matcher` advance parse stacks, `state` is the public match state and `choose` the greedy
+//! choice.
 
+mod build;
 mod charset;
 mod check;
 mod choose;
