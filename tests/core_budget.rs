@@ -9,23 +9,12 @@ use core_support::prelude::*;
 use pretty_assertions::assert_eq;
 use tabloop::core::{BudgetKind, BudgetLimits, Price, TransitionReason};
 
-fn limits() -> BudgetLimits {
-    BudgetLimits {
-        max_steps: None,
-        max_tool_calls: None,
-        max_input_tokens: None,
-        max_output_tokens: None,
-        max_cost_usd: None,
-        max_wall_ms: None,
-    }
-}
-
 #[test]
 fn the_unsolvable_task_drill_ends_inside_its_budget_with_a_handoff_report() {
     let mut cfg = config();
     cfg.budget = BudgetLimits {
         max_steps: Some(6),
-        ..limits()
+        ..BudgetLimits::NONE
     };
     let mut h = Harness::new(cfg);
     // The model tries a different file each time; each read says "no password here".
@@ -70,7 +59,7 @@ fn the_cost_budget_uses_the_price_table() {
     };
     cfg.budget = BudgetLimits {
         max_cost_usd: Some(0.001),
-        ..limits()
+        ..BudgetLimits::NONE
     };
     let mut h = Harness::new(cfg);
     // Each reply: 100 input, 10 output → $0.00045.
@@ -97,7 +86,7 @@ fn token_and_tool_call_budgets_stop_before_the_next_model_call() {
         (
             BudgetLimits {
                 max_input_tokens: Some(250),
-                ..limits()
+                ..BudgetLimits::NONE
             },
             BudgetKind::InputTokens,
             3,
@@ -105,7 +94,7 @@ fn token_and_tool_call_budgets_stop_before_the_next_model_call() {
         (
             BudgetLimits {
                 max_output_tokens: Some(25),
-                ..limits()
+                ..BudgetLimits::NONE
             },
             BudgetKind::OutputTokens,
             3,
@@ -113,7 +102,7 @@ fn token_and_tool_call_budgets_stop_before_the_next_model_call() {
         (
             BudgetLimits {
                 max_tool_calls: Some(2),
-                ..limits()
+                ..BudgetLimits::NONE
             },
             BudgetKind::ToolCalls,
             2,
@@ -138,7 +127,7 @@ fn wall_clock_counts_active_time_only() {
     let mut cfg = config();
     cfg.budget = BudgetLimits {
         max_wall_ms: Some(60_000),
-        ..limits()
+        ..BudgetLimits::NONE
     };
     let mut h = Harness::new(cfg);
     let effects = h.user("go");
@@ -183,7 +172,7 @@ fn a_run_out_of_budget_continues_when_the_budget_is_raised() {
     let mut cfg = config();
     cfg.budget = BudgetLimits {
         max_steps: Some(1),
-        ..limits()
+        ..BudgetLimits::NONE
     };
     let mut h = Harness::new(cfg);
     let effects = h.user("go");
@@ -202,7 +191,7 @@ fn a_run_out_of_budget_continues_when_the_budget_is_raised() {
         .send(Input::ExtendBudget {
             budget: BudgetLimits {
                 max_steps: Some(5),
-                ..limits()
+                ..BudgetLimits::NONE
             },
         })
         .unwrap();
@@ -226,7 +215,9 @@ fn a_run_out_of_budget_continues_when_the_budget_is_raised() {
         ]
     );
     assert_eq!(
-        h.send(Input::ExtendBudget { budget: limits() }),
+        h.send(Input::ExtendBudget {
+            budget: BudgetLimits::NONE
+        }),
         Err(InputError::NothingToExtend)
     );
 }
@@ -239,7 +230,7 @@ fn a_run_can_get_its_own_budget() {
             text: "go".into(),
             budget: Some(BudgetLimits {
                 max_steps: Some(1),
-                ..limits()
+                ..BudgetLimits::NONE
             }),
         })
         .unwrap();

@@ -202,13 +202,13 @@ impl RunState {
     /// Per-tool counts and the recent findings and errors the handoff quotes.
     fn record_stats(&mut self, slot: &super::tool_batch::Slot, content: &str, is_error: bool) {
         let name = &slot.call.name;
+        let errors = u32::from(is_error);
         // The tool's name is copied only the first time it is counted.
-        if !self.tool_stats.contains_key(name) {
-            self.tool_stats.insert(name.clone(), (0, 0));
-        }
-        if let Some(stats) = self.tool_stats.get_mut(name) {
-            stats.0 += 1;
-            stats.1 += u32::from(is_error);
+        match self.tool_stats.get_mut(name) {
+            Some(stats) => *stats = (stats.0 + 1, stats.1 + errors),
+            None => {
+                self.tool_stats.insert(name.clone(), (1, errors));
+            }
         }
         let mut line = name.clone();
         line.push_str(if is_error { " failed: " } else { " → " });
