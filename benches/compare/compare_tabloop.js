@@ -89,8 +89,9 @@ async function registerNoop(idempotent, waitsForEcho = false) {
  * `steps` steps with an instant in-page model; the no-op tool declared idempotent or not, and
  * waiting for the echo worker first when `waitsForEcho`.
  * Also samples the IndexedDB counters at every model call (bytes and transactions per step).
+ * The session is deleted afterwards unless `keep` (ab_sessions.mjs opens it again).
  */
-window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false, tag = '' } = {}) => {
+window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false, tag = '', keep = false } = {}) => {
   await registerNoop(idempotent, waitsForEcho);
   let step = 0;
   const samples = [];
@@ -105,14 +106,14 @@ window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false
   const session = `harness-${steps}-${idempotent ? 'idem' : 'plain'}${waitsForEcho ? '-echo' : ''}${tag}`;
   const result = await runAgent(session, { kind: 'custom', model: 'instant', complete }, steps);
   samples.push(window.idbCounters());
-  await tabloop.deleteSession(session);
+  if (!keep) await tabloop.deleteSession(session);
   const perStep = [];
   for (let k = 1; k < samples.length; k += 1) {
     const a = samples[k - 1];
     const b = samples[k];
     perStep.push({ bytes: b.bytes - a.bytes, puts: b.puts - a.puts, transactions: b.transactions - a.transactions, writes: b.writes - a.writes });
   }
-  return { ...result, perStep };
+  return { ...result, session, perStep };
 };
 
 /** `steps` steps against the loopback mock at `baseUrl` (OpenAI Chat Completions, streaming). */
