@@ -141,7 +141,8 @@ impl Guard {
         let text = normalize(obs.content, &echoes(obs.args));
         let exact = hash64(&[if obs.is_error { "err" } else { "ok" }, &text]);
         let shape = shape(&text);
-        let key = hash64(&[decimal(action, &mut [0; 20]), decimal(exact, &mut [0; 20])]);
+        let (mut action_text, mut exact_text) = (itoa::Buffer::new(), itoa::Buffer::new());
+        let key = hash64(&[action_text.format(action), exact_text.format(exact)]);
         let novel = self.is_novel(obs, key, shape);
         if novel {
             self.evidence += 1;
@@ -430,22 +431,6 @@ pub fn brief(text: &str, max: usize) -> String {
         }
     }
     line
-}
-
-/// `n` in decimal, written into `buf`: the text `n.to_string()` gives, without a string of
-/// its own.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 #[cfg(test)]

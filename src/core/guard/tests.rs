@@ -283,10 +283,3 @@ fn a_brief_is_the_text_on_one_line_cut_at_its_limit() {
     assert_eq!(super::brief("x", 0), "…");
     assert_eq!(super::brief(" \n ", 0), "");
 }
-
-#[test]
-fn decimals_are_written_as_to_string_writes_them() {
-    for n in [0, 7, 10, 99, 1_000_000_007, u64::MAX] {
-        assert_eq!(super::decimal(n, &mut [0; 20]), n.to_string());
-    }
-}
