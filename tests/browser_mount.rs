@@ -1,6 +1,7 @@
 //! Browser tests: the playground mounts in headless Chromium and shows its shell; the timeline
-//! renders a tool call with its result from a log written by the core; and model or tool
-//! output that looks like markup stays text (no element is created from it).
+//! renders a tool call with its result from a log written by the core; model or tool output
+//! that looks like markup stays text (no element is created from it); and the page is handed
+//! each record of such a log in its public shape.
 #![cfg(all(target_arch = "wasm32", feature = "playground"))]
 // Test code: clippy's allow-*-in-tests settings do not see `#[wasm_bindgen_test]` functions.
 #![allow(
@@ -17,7 +18,9 @@ use leptos::prelude::*;
 use serde_json::json;
 use tabloop::core::Record;
 use tabloop::ui::{Playground, TimelineView};
+use tabloop::view::public::PublicRecord;
 use tabloop::view::Timeline;
+use tabloop::web::js_value::record_to_js;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -132,6 +135,28 @@ fn the_timeline_shows_a_tool_call_with_its_result() {
         .unwrap()
         .unwrap();
     assert_eq!(stop.text_content().unwrap(), "completed");
+}
+
+/// `onEvent` and `events()` hand the page each record as `PublicRecord` writes it: the same
+/// keys in the same order (`seq`, `at`, `type`, then the event's fields) and the same values.
+#[wasm_bindgen_test]
+fn records_reach_the_page_in_their_public_shape() {
+    let mut h = Harness::new(config());
+    let effects = h.user("read the notes");
+    let args = json!({"path": "notes.txt"});
+    h.reply(&effects, calls(vec![call("a", "read_file", args)]));
+    let effects = h.tool_result("a", "hello", false);
+    h.reply(&effects, text("The notes say hello."));
+
+    let js_text = |value: &wasm_bindgen::JsValue| -> String {
+        js_sys::JSON::stringify(value).unwrap().as_string().unwrap()
+    };
+    assert!(h.log.len() >= 8, "a whole run: {} records", h.log.len());
+    for record in &h.log {
+        let written = serde_json::to_string(&PublicRecord::from(record)).unwrap();
+        let expected = js_text(&js_sys::JSON::parse(&written).unwrap());
+        assert_eq!(js_text(&record_to_js(record)), expected);
+    }
 }
 
 /// Resolves after the tasks already queued have run: effects (the markdown's HTML among them)

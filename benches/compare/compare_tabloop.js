@@ -31,7 +31,7 @@ function chunks(step, steps) {
   ];
 }
 
-async function runAgent(session, provider, steps, onModelCall) {
+async function runAgent(session, provider, steps, extra = {}) {
   const agent = await tabloop.createAgent({
     session,
     provider,
@@ -40,6 +40,7 @@ async function runAgent(session, provider, steps, onModelCall) {
     budget: { maxSteps: steps + 10, maxToolCalls: steps + 10, maxWallMs: 3_600_000 },
     // No compaction: the AI SDK sends the whole history too.
     contextWindow: 1_000_000_000,
+    ...extra,
   });
   let events = 0;
   agent.onEvent(() => (events += 1));
@@ -87,11 +88,12 @@ async function registerNoop(idempotent, waitsForEcho = false) {
 
 /**
  * `steps` steps with an instant in-page model; the no-op tool declared idempotent or not, and
- * waiting for the echo worker first when `waitsForEcho`.
+ * waiting for the echo worker first when `waitsForEcho`; `agent` adds to the createAgent options
+ * (ab.mjs --first-rules passes `{ guard: { reflective: false } }`).
  * Also samples the IndexedDB counters at every model call (bytes and transactions per step).
  * The session is deleted afterwards unless `keep` (ab_sessions.mjs opens it again).
  */
-window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false, tag = '', keep = false } = {}) => {
+window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false, tag = '', keep = false, agent = {} } = {}) => {
   await registerNoop(idempotent, waitsForEcho);
   let step = 0;
   const samples = [];
@@ -104,7 +106,7 @@ window.tabloopHarness = async (steps, { idempotent = false, waitsForEcho = false
     })();
   };
   const session = `harness-${steps}-${idempotent ? 'idem' : 'plain'}${waitsForEcho ? '-echo' : ''}${tag}`;
-  const result = await runAgent(session, { kind: 'custom', model: 'instant', complete }, steps);
+  const result = await runAgent(session, { kind: 'custom', model: 'instant', complete }, steps, agent);
   samples.push(window.idbCounters());
   if (!keep) await tabloop.deleteSession(session);
   const perStep = [];

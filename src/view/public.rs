@@ -39,7 +39,8 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 }
 
 /// A record as the page sees it in `onEvent` and `events()`: `{ seq, at, type, ...fields }`,
-/// the event's own fields (as the log writes them) after its position.
+/// the event's own fields (as the log writes them) after its position. The page's copy is built
+/// to this shape by `web::js_value::record_to_js`, which a browser test holds to it.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct PublicRecord<'a> {
     /// The record's position in the session's log.

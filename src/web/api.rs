@@ -19,7 +19,7 @@ use crate::runtime::options::{AgentOptions, BudgetOptions};
 use crate::runtime::{
     settle_run, ListedSession, LiveSession, Notice, RunEnd, SessionEvent, SessionService,
 };
-use crate::view::public::{outcome_json, PublicRecord};
+use crate::view::public::outcome_json;
 
 thread_local! {
     static SERVICE: RefCell<Option<Rc<SessionService>>> = const { RefCell::new(None) };
@@ -51,7 +51,7 @@ fn service() -> Result<Rc<SessionService>, JsValue> {
         .ok_or_else(|| error("tabloop is not initialised yet: await its default export first"))
 }
 
-use super::js_value::to_js;
+use super::js_value::{record_to_js, to_js};
 
 fn error(message: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&message.to_string()).into()
@@ -168,7 +168,7 @@ impl AgentHandle {
                 let Notice::Persisted(record) = notice.as_ref() else {
                     return;
                 };
-                let _ = callback.call1(&JsValue::NULL, &to_js(&PublicRecord::from(record)));
+                let _ = callback.call1(&JsValue::NULL, &record_to_js(record));
             }
         }));
     }
@@ -279,10 +279,7 @@ impl AgentHandle {
             .await
             .map_err(error)?;
         // Record by record: one whose numbers need the JSON route leaves the others alone.
-        let shown: js_sys::Array = records
-            .iter()
-            .map(|record| to_js(&PublicRecord::from(record)))
-            .collect();
+        let shown: js_sys::Array = records.iter().map(record_to_js).collect();
         Ok(shown.into())
     }
 
