@@ -60,9 +60,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} prompt tokens, finish {finish}; {} bytes written in {steps} steps, {seconds:.3} s ({:.1} bytes/s)",
+        "{} prompt tokens, finish {finish}; {} bytes ({} tokens) written in {steps} steps, {seconds:.3} s ({:.1} bytes/s)",
         plan.total,
         text.len(),
+        session.generated(),
         text.len() as f64 / seconds
     );
     println!("{}", String::from_utf8_lossy(&text));

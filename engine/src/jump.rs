@@ -3,7 +3,11 @@
 //! could not have gone past it: when some token the grammar admits at its place starts with
 //! the rest of the forced text and goes on (` "/` where the forced text ends in ` "`), the
 //! model chooses there, under the grammar, as it would sampling every token. [`Extensions`]
-//! finds those tokens by a binary search over the vocabulary sorted once by bytes.
+//! finds those tokens by a binary search over the vocabulary sorted once by bytes. The forced
+//! tokens are the tokenizer's split of the forced text, which need not be the model's:
+//! [`check`] compares them, once read, with the model's own greedy choices.
+
+pub(crate) mod check;
 
 use crate::grammar::{Grammar, GrammarState};
 use crate::tokenizer::Tokenizer;
@@ -27,6 +31,35 @@ impl Extensions {
             .collect();
         by_bytes.sort_unstable_by(|a, b| tokenizer.token_bytes(*a).cmp(tokenizer.token_bytes(*b)));
         Extensions { by_bytes }
+    }
+
+    /// The tokens that spell a prefix of `text` (shortest first): where the grammar forces
+    /// `text`, the only tokens it admits unless one reaches past it.
+    pub(crate) fn prefixes(&self, tokenizer: &Tokenizer, text: &[u8]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for len in 1..=text.len() {
+            let prefix = &text[..len];
+            let start = self
+                .by_bytes
+                .partition_point(|&id| tokenizer.token_bytes(id) < prefix);
+            let run = self.by_bytes[start..]
+                .iter()
+                .take_while(|&&id| tokenizer.token_bytes(id).starts_with(prefix));
+            let mut longer = false;
+            for &id in run {
+                if tokenizer.token_bytes(id) == prefix {
+                    out.push(id);
+                } else {
+                    longer = true;
+                    break;
+                }
+            }
+            // no token starts with this prefix and goes on: none spells a longer one
+            if !longer {
+                break;
+            }
+        }
+        out
     }
 
     /// What the tokens that start with `prefix` and are longer have after it.

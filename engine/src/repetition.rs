@@ -32,11 +32,21 @@ impl RepeatGuard {
     /// Lowers `logits` of each token that would extend a run `output` (the reply's tokens so
     /// far) has already written; `breaks(token)` tells the tokens that end a run.
     pub fn penalize(&self, logits: &mut [f32], output: &[u32], breaks: impl Fn(u32) -> bool) {
+        for (token, penalty) in self.penalties(output, breaks) {
+            if let Some(logit) = logits.get_mut(token as usize) {
+                *logit -= penalty;
+            }
+        }
+    }
+
+    /// What [`penalize`](Self::penalize) takes off each token's logit, as `(token, penalty)`:
+    /// for lowering a few tokens' logits exactly as it would (jump-forward's check).
+    pub fn penalties(&self, output: &[u32], breaks: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let Some((&last, _)) = output.split_last() else {
-            return;
+            return Vec::new();
         };
         if breaks(last) {
-            return;
+            return Vec::new();
         }
         let end = output.len() - 1;
         // Longest run each following token would extend: (token, run length).
@@ -58,15 +68,13 @@ impl RepeatGuard {
                 None => runs.push((next, length)),
             }
         }
-        for (token, length) in runs {
-            if length < self.allowed {
-                continue;
-            }
-            let exponent = (length - self.allowed) as i32;
-            if let Some(logit) = logits.get_mut(token as usize) {
-                *logit -= self.multiplier * self.base.powi(exponent);
-            }
-        }
+        runs.into_iter()
+            .filter(|(_, length)| *length >= self.allowed)
+            .map(|(token, length)| {
+                let exponent = (length - self.allowed) as i32;
+                (token, self.multiplier * self.base.powi(exponent))
+            })
+            .collect()
     }
 }
 

@@ -6,11 +6,12 @@
 
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
-use crate::jump::{jump_forward, Extensions};
+use crate::jump::Extensions;
 use crate::model::{Architecture, KvCache, Model, Phases, ReadAt, Scratch, TensorSource};
-use crate::repetition::{breaks_run, RepeatGuard};
-use crate::sampling::{choose, Sampling};
+use crate::sampling::Sampling;
 use crate::tokenizer::{chat_template, Tokenizer};
+
+mod step;
 
 /// A loaded model with its cache.
 pub struct Session {
@@ -29,8 +30,9 @@ pub struct Session {
     jump_forward: bool,
     /// The vocabulary sorted for jump-forward, once it is first needed.
     extensions: std::cell::OnceCell<Extensions>,
-    /// Tokens the last (or current) completion has generated.
-    generated: usize,
+    /// The tokens the last (or current) completion generated (their count is held to its
+    /// `max_tokens`; the repeat guard reads them).
+    output: Vec<u32>,
 }
 
 /// The completion in progress.
@@ -40,9 +42,6 @@ struct Completion {
     grammar: Option<(Grammar, GrammarState)>,
     sampling: Sampling,
     max_tokens: usize,
-    /// The tokens generated so far (their count is held to `max_tokens`; the repeat guard
-    /// reads them).
-    output: Vec<u32>,
 }
 
 /// Bytes of a file read first for its header (doubled until the tensor table fits: SmolLM2's
@@ -180,7 +179,7 @@ impl Session {
             completion: None,
             jump_forward: true,
             extensions: std::cell::OnceCell::new(),
-            generated: 0,
+            output: Vec::new(),
         })
     }
 
@@ -280,13 +279,12 @@ impl Session {
         }
         self.cache.truncate(kept);
         self.cached.truncate(kept);
-        self.generated = 0;
+        self.output.clear();
         self.completion = Some(Completion {
             pending,
             grammar,
             sampling,
             max_tokens,
-            output: Vec::new(),
         });
         Ok(PromptPlan {
             total,
@@ -337,96 +335,24 @@ impl Session {
         Ok(completion.pending.len())
     }
 
-    /// Generates the next token (after the prompt is fed).
-    pub fn next(&mut self, random: f32) -> Result<Step, String> {
-        let Some(completion) = self.completion.as_mut() else {
-            return Err("no completion is in progress".into());
-        };
-        if !completion.pending.is_empty() {
-            return Err("the prompt is not read yet".into());
-        }
-        if completion.output.len() >= completion.max_tokens {
-            self.completion = None;
-            return Ok(Step::Length);
-        }
-        if let Some((_, state)) = &completion.grammar {
-            if state.is_complete() && !state.can_continue() {
-                self.completion = None;
-                return Ok(Step::Stop);
-            }
-        }
-        let tokenizer = &self.tokenizer;
-        // JSON's punctuation ends a run only under a grammar (a tool call's JSON); in free text
-        // a loop of whole lines is a run like any other.
-        let json = completion.grammar.is_some();
-        RepeatGuard::DEFAULT.penalize(&mut self.logits, &completion.output, |token| {
-            json && breaks_run(tokenizer.token_bytes(token))
-        });
-        let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
-        let Some(token) = choose(
-            &self.logits,
-            tokenizer,
-            grammar,
-            completion.sampling,
-            random,
-        ) else {
-            self.completion = None;
-            return Err("the grammar admits no token the model can write".into());
-        };
-        if tokenizer.is_end_of_generation(token) {
-            self.completion = None;
-            return Ok(Step::Stop);
-        }
-        let mut bytes = tokenizer.token_bytes(token).to_vec();
-        if let Some((grammar, state)) = completion.grammar.as_mut() {
-            state.advance(grammar, &bytes).map_err(|e| e.to_string())?;
-        }
-        completion.output.push(token);
-        // the token, and what the grammar then admits as the only continuation, in one pass
-        let mut batch = vec![token];
-        if self.jump_forward {
-            let room = completion.max_tokens - completion.output.len();
-            let extensions = self.extensions.get_or_init(|| Extensions::new(tokenizer));
-            let forced = jump_forward(tokenizer, extensions, completion.grammar.as_mut(), room);
-            for id in forced {
-                bytes.extend_from_slice(tokenizer.token_bytes(id));
-                completion.output.push(id);
-                batch.push(id);
-            }
-        }
-        self.generated = completion.output.len();
-        let done = completion.output.len() >= completion.max_tokens
-            || completion
-                .grammar
-                .as_ref()
-                .is_some_and(|(_, s)| s.is_complete() && !s.can_continue());
-        if !done {
-            if self.cache.len() + batch.len() > self.cache.capacity() {
-                self.completion = None;
-                return Ok(Step::Length);
-            }
-            self.model.forward(
-                &batch,
-                &mut self.cache,
-                &mut self.scratch,
-                Some(&mut self.logits),
-            )?;
-            self.cached.extend_from_slice(&batch);
-        }
-        Ok(Step::Token(bytes))
-    }
-
     /// Tokens the current (or the last) completion generated, those a jump-forward appended
     /// included: a step may append several.
     pub fn generated(&self) -> usize {
-        self.generated
+        self.output.len()
+    }
+
+    /// The tokens the current (or the last) completion generated, in order.
+    pub fn generated_tokens(&self) -> &[u32] {
+        &self.output
     }
 
     /// Turns jump-forward decoding on (the default) or off: with it, where the grammar admits
     /// exactly one continuation (a tool call's `","arguments":{"`, a closing `"}}`), its
     /// tokens are appended without sampling them and read in the next forward pass with the
     /// token before them; but for a token at whose place an admitted token could reach past
-    /// the forced text (` "/` where it ends in ` "`): that one the model chooses.
+    /// the forced text (` "/` where it ends in ` "`): that one the model chooses. Once read,
+    /// the forced tokens are checked against the model's own greedy choices and the jump is
+    /// cut at the first that differs, so greedy decoding writes the same tokens either way.
     pub fn set_jump_forward(&mut self, on: bool) {
         self.jump_forward = on;
     }

@@ -43,16 +43,24 @@ fn logits_and_greedy_continuations_match_native_llama_cpp() {
     assert!(agree.iter().all(|ok| *ok), "{report:#?}");
 }
 
+/// The bundled model's logits after `tokens` read as one batch into an empty cache, and the
+/// cache (`scratch` then holds the batch's rows).
+fn read_as_one_batch(tokens: &[u32], scratch: &mut Scratch) -> (Vec<f32>, KvCache) {
+    let model = support::model();
+    let mut cache = KvCache::new(&model.config, 64);
+    let mut logits = Vec::new();
+    model
+        .forward(tokens, &mut cache, scratch, Some(&mut logits))
+        .unwrap();
+    (logits, cache)
+}
+
 #[test]
 fn a_batch_gives_the_logits_of_its_tokens_fed_one_at_a_time() {
     let model = support::model();
     let tokens = [1u32, 9690, 198, 2683, 359, 253, 5356, 18, 2, 198, 1, 4093];
     let mut scratch = Scratch::default();
-    let mut batch_cache = KvCache::new(&model.config, 64);
-    let mut batch = Vec::new();
-    model
-        .forward(&tokens, &mut batch_cache, &mut scratch, Some(&mut batch))
-        .unwrap();
+    let (batch, batch_cache) = read_as_one_batch(&tokens, &mut scratch);
     let mut single_cache = KvCache::new(&model.config, 64);
     let mut single = Vec::new();
     for token in tokens {
@@ -67,6 +75,32 @@ fn a_batch_gives_the_logits_of_its_tokens_fed_one_at_a_time() {
         .fold(0.0f32, f32::max);
     assert!(worst < 1e-3, "largest difference {worst}");
     assert_eq!(batch_cache.len(), single_cache.len());
+}
+
+#[test]
+fn the_logits_of_a_batch_s_row_are_those_of_the_batch_ending_there() {
+    // what jump-forward's check reads: a few tokens' logits at each row of the batch
+    let model = support::model();
+    let tokens = [1u32, 9690, 198, 2683, 359, 253, 5356, 18];
+    let picked = [0u32, 18, 198, 2683, 9690, 49151];
+    let mut scratch = Scratch::default();
+    let (last, _) = read_as_one_batch(&tokens, &mut scratch);
+    let rows: Vec<Vec<f32>> = (0..tokens.len())
+        .map(|row| model.logits_of(&mut scratch, row, &picked).unwrap())
+        .collect();
+    // the last row: exactly the logits the pass wrote
+    let expected: Vec<f32> = picked.iter().map(|t| last[*t as usize]).collect();
+    assert_eq!(rows[tokens.len() - 1], expected);
+    // an earlier row: the logits of a batch ending there (within a batch's rounding)
+    for (row, logits) in rows.iter().enumerate() {
+        let (alone, _) = read_as_one_batch(&tokens[..=row], &mut scratch);
+        for (token, logit) in picked.iter().zip(logits) {
+            let gap = (alone[*token as usize] - logit).abs();
+            assert!(gap < 1e-3, "row {row}, token {token}: {gap}");
+        }
+    }
+    assert!(model.logits_of(&mut scratch, 0, &[49152]).is_err());
+    assert!(model.logits_of(&mut scratch, 8, &[0]).is_err());
 }
 
 #[test]

@@ -25,6 +25,17 @@ fn penalties(output: &[u32]) -> Vec<f32> {
 }
 
 #[test]
+fn the_penalties_listed_are_what_penalize_takes_off() {
+    let output = [1, 2, 3, 4, 5, 1, 2, 3, 6, 1, 2, 3];
+    let mut listed = vec![0.0; 10];
+    for (token, penalty) in GUARD.penalties(&output, |token| token == 9) {
+        listed[token as usize] -= penalty;
+    }
+    assert_eq!(listed, penalties(&output));
+    assert!(listed.iter().any(|l| *l != 0.0));
+}
+
+#[test]
 fn the_token_that_would_repeat_a_run_is_held_back_by_the_run_s_length() {
     // 1 2 3 4 … 1 2 3: writing 4 next would repeat a run of 3 (1 × 2^(3−2)).
     let logits = penalties(&[1, 2, 3, 4, 5, 1, 2, 3]);

@@ -33,15 +33,23 @@ use out::SharedOut;
 
 /// `out[t · w.rows + r] = Σ_k w[r][k] · x[t][k]` for every token `t` of `x` and row `r`.
 pub fn matmul(w: &QMatrix, x: &QActs, out: &mut [f32]) {
+    matmul_groups(w, x, 0..w.groups(), out);
+}
+
+/// [`matmul`] for the rows of groups `groups` only (of [`GROUP_ROWS`](crate::quant::GROUP_ROWS)
+/// rows each; the rest of `out` is left as it is): a few logits computed exactly as the whole
+/// product computes them, without the rest of the vocabulary.
+pub fn matmul_groups(w: &QMatrix, x: &QActs, groups: std::ops::Range<usize>, out: &mut [f32]) {
     assert_eq!(
         w.encoding, x.encoding,
         "weights packed for other activations"
     );
+    let groups = groups.start.min(w.groups())..groups.end.min(w.groups());
     let shared = SharedOut::new(out);
-    // SAFETY: one caller, every group.
+    // SAFETY: one caller.
     #[allow(unsafe_code)]
     unsafe {
-        groups_into(w, x, 0..w.groups(), &shared)
+        groups_into(w, x, groups, &shared)
     };
 }
 

@@ -6,11 +6,11 @@ use crate::kernels::math::{
     attention_scores, attention_values, geglu, rms_norm, softmax, swiglu, RopeTables,
 };
 use crate::kernels::out::SharedOut;
-use crate::kernels::{matmul_on, split};
+use crate::kernels::{matmul_groups, matmul_on, split};
 use std::cell::Cell;
 
 use crate::pool::Pool;
-use crate::quant::{QActs, QMatrix};
+use crate::quant::{QActs, QMatrix, GROUP_ROWS};
 
 use super::{Gate, KvCache, Model};
 
@@ -85,6 +85,8 @@ pub struct Scratch {
     gate: Vec<f32>,
     up: Vec<f32>,
     acts: QActs,
+    /// The vocabulary's logits of which [`Model::logits_of`] fills a few.
+    picked: Vec<f32>,
     rope_tables: RopeTables,
     rope_tables_swa: RopeTables,
 }
@@ -274,6 +276,43 @@ impl Model {
                 .work
                 .project(self.weights.head(), &scratch.acts, logits);
         }
+    }
+
+    /// The logits of `tokens` after row `row` of the batch the last [`Model::forward`] read,
+    /// as that pass would have written them were the row its last: for checking a batch's
+    /// tokens against what the model would have chosen at their places (jump-forward), where
+    /// only the few tokens the grammar admits there matter. Costs the output norm and one
+    /// group of the head's rows per token (4 rows), not the whole vocabulary.
+    pub fn logits_of(
+        &self,
+        scratch: &mut Scratch,
+        row: usize,
+        tokens: &[u32],
+    ) -> Result<Vec<f32>, String> {
+        let (e, head) = (self.config.embedding, self.weights.head());
+        let Some(hidden) = scratch.x.get(row * e..(row + 1) * e) else {
+            return Err(format!("row {row} is not in the last batch"));
+        };
+        if let Some(bad) = tokens.iter().find(|t| **t as usize >= head.rows) {
+            return Err(format!(
+                "token {bad} is outside the vocabulary of {}",
+                head.rows
+            ));
+        }
+        let normed = sized(&mut scratch.normed, e);
+        rms_norm(
+            hidden,
+            &self.weights.output_norm,
+            self.config.norm_eps,
+            normed,
+        );
+        scratch.acts.quantize(&scratch.normed[..e], e);
+        let all = sized(&mut scratch.picked, head.rows);
+        for token in tokens {
+            let group = *token as usize / GROUP_ROWS;
+            matmul_groups(head, &scratch.acts, group..group + 1, all);
+        }
+        Ok(tokens.iter().map(|t| all[*t as usize]).collect())
     }
 
     /// Causal attention of the batch's queries over the cached positions up to their own (the
