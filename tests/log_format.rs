@@ -657,6 +657,15 @@ fn every_event_is_written_byte_for_byte_as_stored() {
 }
 
 #[test]
+fn the_stores_packed_lines_are_the_golden_records() {
+    // What the IndexedDB store hands its JS side per append: the same texts, one per line.
+    let written = tabloop::core::records_as_lines(&every_event());
+    let stored = std::fs::read_to_string(golden("every_event.jsonl")).unwrap();
+    assert_eq!(written, stored.strip_suffix('\n').unwrap());
+    assert_eq!(tabloop::core::records_as_lines(&[]), "");
+}
+
+#[test]
 fn every_stored_event_reads_back_as_the_same_value() {
     let stored = std::fs::read_to_string(golden("every_event.jsonl")).unwrap();
     let records = parse_jsonl(&stored).unwrap();

@@ -70,7 +70,7 @@ pub use phase::{ModelRetry, Phase};
 pub use phase_fold::PhaseFold;
 pub use progress::Progress;
 pub use reflection::{give_up_tool, Reflection};
-pub use replay::{parse_jsonl, to_jsonl};
+pub use replay::{parse_jsonl, records_as_lines, to_jsonl};
 pub use run::RunState;
 pub use run_phase::RunPhase;
 pub use schema::validate as validate_schema;

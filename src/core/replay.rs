@@ -5,7 +5,7 @@ use super::agent::Agent;
 use super::error::ReplayError;
 use super::log::{Event, Record, SCHEMA_VERSION};
 use super::state::AgentState;
-use crate::protocol::json_text;
+use crate::protocol::{into_text, write_json, TEXT_CAPACITY};
 
 impl Agent {
     /// Folds a log back into an agent with the same state the live agent had. Call
@@ -146,10 +146,24 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Record>, ReplayError> {
 
 /// Writes a log as JSON lines (one record per line).
 pub fn to_jsonl(records: &[Record]) -> String {
-    let mut out = String::new();
-    for record in records {
-        out.push_str(&json_text(record));
+    let mut out = records_as_lines(records);
+    if !records.is_empty() {
         out.push('\n');
     }
     out
+}
+
+/// The records' JSON texts joined by newlines, with no newline after the last: what the
+/// IndexedDB store hands its JS side per append. Written straight into one buffer (a record's
+/// text is about 100 to 400 bytes), so no record's text is allocated and copied on its own on
+/// every step's path.
+pub fn records_as_lines(records: &[Record]) -> String {
+    let mut out = Vec::with_capacity(TEXT_CAPACITY * records.len());
+    for (i, record) in records.iter().enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        write_json(&mut out, record);
+    }
+    into_text(out)
 }

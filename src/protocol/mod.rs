@@ -15,7 +15,29 @@ pub use stream::StreamDelta;
 /// `value` as compact JSON text, as serde_json writes it. The crate's types always serialise
 /// (their maps have string keys); were one ever to fail, the text is `null`.
 pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
+    let mut out = Vec::with_capacity(TEXT_CAPACITY);
+    write_json(&mut out, value);
+    into_text(out)
+}
+
+/// Room for a typical logged record's text, so most are written without growing the buffer
+/// (serde_json's own `to_string` starts at 128 bytes and grows twice for a step's record).
+pub const TEXT_CAPACITY: usize = 384;
+
+/// Appends `value`'s compact JSON text to `out` (`null` if it cannot be written), so several
+/// texts can share one buffer.
+pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let start = out.len();
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// The text [`write_json`] wrote into `out`.
+pub fn into_text(out: Vec<u8>) -> String {
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The JSON Schema name of a value's kind (`"null"`, `"boolean"`, `"number"`, `"string"`,

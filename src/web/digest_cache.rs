@@ -54,9 +54,10 @@ impl DigestCache {
             .is_some_and(|digest| seq < digest.records)
     }
 
-    /// The cached digest of `session`, if one is known.
-    pub fn get(&self, session: &str) -> Option<SessionDigest> {
-        self.digests.borrow().get(session).cloned()
+    /// The cached digest of `session`, if one is known, taken out of the cache: the append
+    /// that folds onto it remembers the folded one in its place before it next yields.
+    pub fn take(&self, session: &str) -> Option<SessionDigest> {
+        self.digests.borrow_mut().remove(session)
     }
 }
 

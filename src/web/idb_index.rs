@@ -103,17 +103,18 @@ impl IdbStore {
     /// The digest of `session` after `records` are appended, with the base it folds onto.
     /// `None` (no digest written: rebuilt when listed) when the base cannot be read.
     pub(super) async fn next_digest(&self, session: &str, records: &[Record]) -> Option<IndexArg> {
-        let base = match self.digests.get(session) {
+        let base = match self.digests.take(session) {
             Some(digest) => digest,
             None => self.base_digest(session).await?,
         };
-        let mut folded = base.clone();
+        let base_records = base.records;
+        let mut folded = base;
         for record in records {
             folded.push(record);
         }
         let digest = crate::protocol::json_text(&folded);
         Some(IndexArg {
-            base: base.records,
+            base: base_records,
             digest,
             schema: DIGEST_SCHEMA,
             folded,

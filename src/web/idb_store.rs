@@ -184,25 +184,29 @@ impl EventStore for IdbStore {
     ) -> Result<(), StoreError> {
         // Packed for the JS side: one string and one array, not an object per record.
         let mut seqs_and_ats = Vec::with_capacity(records.len() * 2);
-        let mut jsons = String::new();
         for record in records {
             seqs_and_ats.extend([record.seq as f64, record.at as f64]);
-            if !jsons.is_empty() {
-                jsons.push('\n');
-            }
-            jsons.push_str(&crate::protocol::json_text(record));
         }
+        let jsons = crate::core::records_as_lines(records);
         let strict = durability == Durability::Strict;
         // In this append's turn: its digest folds over the one before it, even if that append
         // is still in flight (remembered as it is issued, forgotten if it fails).
         let turn = self.digests.turn().await;
         let index: Option<IndexArg> = self.next_digest(session, records).await;
-        let (index_base, index_digest, index_schema) = match &index {
-            Some(index) => {
-                self.digests.remember(session, index.folded.clone());
-                (index.base as f64, Some(index.digest.clone()), index.schema)
+        // The cache takes the folded digest and the JS side its text; what is left to check
+        // once the append settles is how many records each side of the fold had seen.
+        let (index_base, index_digest, index_schema, folds) = match index {
+            Some(IndexArg {
+                base,
+                digest,
+                schema,
+                folded,
+            }) => {
+                let folds = (base, folded.records);
+                self.digests.remember(session, folded);
+                (base as f64, Some(digest), schema, Some(folds))
             }
-            None => (0.0, None, 0),
+            None => (0.0, None, 0, None),
         };
         let issued = js_append(
             &self.db_js,
@@ -234,9 +238,9 @@ impl EventStore for IdbStore {
         // The digest was stored, or the append stored no row (an idempotent retry) and its
         // fold added nothing: the cache holds what the row holds. Otherwise the row's digest
         // was cleared (it is rebuilt when listed) and the next append reads its base again.
-        match (appended.as_bool(), index) {
+        match (appended.as_bool(), folds) {
             (Some(true), Some(_)) => {}
-            (Some(false), Some(index)) if index.folded.records == index.base => {}
+            (Some(false), Some((base, folded))) if folded == base => {}
             (Some(_) | None, _) => self.digests.forget(session),
         }
         Ok(())
