@@ -10,7 +10,9 @@
 // each the best of n completions (a shared machine's load falls on some of them); SPEED_ONLY=1:
 // those two alone, without the tool-call steps. ACTIVATIONS=name: the engine computes with that
 // activation encoding ('7-bit', '8-bit sign-magnitude', …) instead of the one probed for this
-// CPU, to time one against another.
+// CPU, to time one against another. STORE=cache: the file goes through the Cache API as the
+// app's default does, instead of being held in memory ('none', the default here), which for a
+// 637 MB file failed in headless Chromium here (NotReadableError from the engine's reads).
 import { onBenchPage, requireModel } from './bench_page.mjs';
 import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';
 
@@ -18,12 +20,12 @@ const [modelPath = '/models/smollm2-135m-instruct-q8_0.gguf', threadsArg, engine
 requireModel(modelPath);
 const figures = await onBenchPage((page) =>
   page.evaluate(
-    async ({ modelPath, threads, engine, activations, best_of, speed_only, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
+    async ({ store, modelPath, threads, engine, activations, best_of, speed_only, PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK }) => {
       const L = window.tabloopLocal;
       const simd128 = engine === 'tabloop-simd128';
       const model = await L.loadLocalModel({
         url: modelPath,
-        store: 'none',
+        store,
         ...(threads ? { threads } : {}),
         ...(engine ? { engine: simd128 ? 'tabloop' : engine } : {}),
         ...(simd128 ? { engineBuild: 'simd128' } : {}),
@@ -87,7 +89,7 @@ const figures = await onBenchPage((page) =>
       await model.unload();
       return out;
     },
-    { modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, activations: process.env.ACTIVATIONS || null, best_of: Math.max(1, Number(process.env.BEST) || 1), speed_only: process.env.SPEED_ONLY === '1', PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
+    { store: process.env.STORE || 'none', modelPath, threads: Number(threadsArg) || 0, engine: engineArg || null, activations: process.env.ACTIVATIONS || null, best_of: Math.max(1, Number(process.env.BEST) || 1), speed_only: process.env.SPEED_ONLY === '1', PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK },
   ),
 );
 console.log(JSON.stringify(figures));
