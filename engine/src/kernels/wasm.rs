@@ -24,9 +24,9 @@ use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 const GROUPS_AT_ONCE: usize = 2;
 
 /// Tokens computed together (each weight vector loaded once is used for all of them): eight
-/// where a batch has them, then four. Eight halves the weight loads per product again; V8
-/// keeps the eight sums and the weight vector in registers (`benches/local_model/dot_peak.mjs`
-/// measures the two loops bare: 33.6 against 26.3 G multiply-adds/s a core on this CPU).
+/// where a batch has them, then four. Eight halves the weight loads per product again
+/// (`benches/local_model/dot_peak.mjs` times this kernel both ways: 28.8 against 24.5 G
+/// multiply-adds/s a core on this CPU).
 const TOKENS_AT_ONCE: usize = 8;
 
 /// The smaller batch for what is left of a prompt after the runs of [`TOKENS_AT_ONCE`].

@@ -24,7 +24,7 @@ pub fn available() -> bool {
 #[inline(never)]
 pub unsafe fn product(d: &mut Data) {
     assert!(d.weights.len() == ROWS * COLS && d.acts.len() == TOKENS * COLS);
-    assert!(d.packed_scales.len() == ROWS * BLOCKS && d.xscales.len() == TOKENS * BLOCKS);
+    assert!(d.matrix.scales.len() == ROWS * BLOCKS && d.xscales.len() == TOKENS * BLOCKS);
     assert!(d.out.len() == TOKENS * ROWS && d.encoding.offset() == 0);
     for t in (0..TOKENS).step_by(RN) {
         for group in 0..GROUPS {
@@ -50,7 +50,7 @@ unsafe fn tile(d: &Data, t: usize, group: usize) -> [[__m256; GROUP_ROWS]; RN] {
     unsafe {
         let w = d.weights.as_ptr().add(group * GROUP_ROWS * COLS);
         let x = d.acts.as_ptr().add(t * COLS) as *const i8;
-        let ws = d.packed_scales.as_ptr().add(group * BLOCKS * GROUP_ROWS);
+        let ws = d.matrix.scales.as_ptr().add(group * BLOCKS * GROUP_ROWS);
         let xs = d.xscales.as_ptr().add(t * BLOCKS);
         let mut acc = [[_mm256_setzero_ps(); GROUP_ROWS]; RN];
         for l in 0..BLOCKS {

@@ -3,15 +3,17 @@
 //! The relaxed-SIMD build holds the relaxed loops, the SIMD128 build the SIMD128 loop, as the
 //! engine's two builds do.
 
-use crate::{Acts, Data, BLOCKS, COLS, ROWS, TOKENS};
+use tabloop_engine::kernels::{encoding::Encoding, matmul};
+
+use crate::{Data, BLOCKS, COLS, ROWS, TOKENS};
 
 /// New operands from `seed`: 7-bit activations in the relaxed build, signed 8-bit otherwise.
 #[no_mangle]
 pub extern "C" fn dp_new(seed: u32) -> *mut Data {
     let encoding = if cfg!(target_feature = "relaxed-simd") {
-        Acts::Seven
+        Encoding::Unsigned7
     } else {
-        Acts::Signed
+        Encoding::Signed8
     };
     Box::into_raw(Box::new(Data::new(seed, encoding)))
 }
@@ -56,6 +58,20 @@ fn repeat(d: *mut Data, times: u32, product: fn(&mut Data)) {
     }
 }
 
+/// The engine's relaxed-SIMD kernel on two batches of four tokens (its four-token path).
+#[cfg(target_feature = "relaxed-simd")]
+fn four_at_once(d: &mut Data) {
+    let (first, second) = d.out.split_at_mut(TOKENS / 2 * ROWS);
+    matmul(&d.matrix, &d.halves[0], first);
+    matmul(&d.matrix, &d.halves[1], second);
+}
+
+/// The engine's kernel on all eight tokens: eight per weight load in the relaxed build, one
+/// at a time in the SIMD128 build.
+fn all_at_once(d: &mut Data) {
+    matmul(&d.matrix, &d.tokens, &mut d.out);
+}
+
 /// The engine's relaxed loop, 4 tokens per weight load.
 ///
 /// # Safety
@@ -63,17 +79,17 @@ fn repeat(d: *mut Data, times: u32, product: fn(&mut Data)) {
 #[cfg(target_feature = "relaxed-simd")]
 #[no_mangle]
 pub unsafe extern "C" fn dp_relaxed_t4(d: *mut Data, times: u32) {
-    repeat(d, times, crate::relaxed::product::<4>);
+    repeat(d, times, four_at_once);
 }
 
-/// The relaxed loop with 8 tokens per weight load.
+/// The engine's relaxed loop, 8 tokens per weight load.
 ///
 /// # Safety
 /// `d` must come from [`dp_new`].
 #[cfg(target_feature = "relaxed-simd")]
 #[no_mangle]
 pub unsafe extern "C" fn dp_relaxed_t8(d: *mut Data, times: u32) {
-    repeat(d, times, crate::relaxed::product::<8>);
+    repeat(d, times, all_at_once);
 }
 
 /// The engine's SIMD128 loop.
@@ -83,5 +99,5 @@ pub unsafe extern "C" fn dp_relaxed_t8(d: *mut Data, times: u32) {
 #[cfg(not(target_feature = "relaxed-simd"))]
 #[no_mangle]
 pub unsafe extern "C" fn dp_simd128(d: *mut Data, times: u32) {
-    repeat(d, times, crate::simd128::product);
+    repeat(d, times, all_at_once);
 }

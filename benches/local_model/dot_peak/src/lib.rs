@@ -1,9 +1,10 @@
-//! Bare Q8_0 dot-product loops: the ceiling of the engine's prefill kernel against llama.cpp's.
+//! Q8_0 dot-product loops on a small product: the ceiling of the engine's prefill kernel
+//! against llama.cpp's.
 //!
 //! One small matrix (16 rows of 1,024 values, 16 KB) times 8 tokens, small enough to stay in
-//! L1, so the loops are bound by arithmetic, not memory. The same product is computed by the
-//! engine's relaxed-SIMD loop with 4 and with 8 tokens per weight load, the engine's SIMD128
-//! loop (both in wasm, `relaxed` and `simd128`, exported by `exports`) and natively by
+//! L1, so the loops are bound by arithmetic, not memory. In wasm the product is the engine's
+//! own `kernels::matmul` on its own packing (`exports`): the relaxed-SIMD build on eight tokens
+//! at once and on two batches of four, the SIMD128 build on all eight. Natively it is
 //! llama.cpp's AVX2 loop shape (`avx2`, run by the `dot-peak-native` binary).
 //! `benches/local_model/dot_peak.mjs` builds, runs and checks them.
 
@@ -11,14 +12,10 @@
 pub mod avx2;
 #[cfg(target_arch = "wasm32")]
 mod exports;
-#[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
-mod relaxed;
-#[cfg(all(
-    target_arch = "wasm32",
-    target_feature = "simd128",
-    not(target_feature = "relaxed-simd")
-))]
-mod simd128;
+
+use tabloop_engine::gguf::TensorType;
+use tabloop_engine::kernels::encoding::Encoding;
+use tabloop_engine::quant::{f16_to_f32, f32_to_f16, QActs, QMatrix};
 
 /// Values per Q8_0 block.
 pub const BLOCK: usize = 32;
@@ -37,58 +34,26 @@ pub const TOKENS: usize = 8;
 /// Multiply-adds in one product of the matrix by all the tokens.
 pub const MACS: usize = ROWS * COLS * TOKENS;
 
-/// How activations are stored, as the engine stores them for each kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Acts {
-    /// −63..=63 stored plus 64: the relaxed dot product's 7-bit operand on this CPU.
-    Seven,
-    /// −127..=127 as signed bytes: SIMD128 and llama.cpp.
-    Signed,
-}
-
-impl Acts {
-    /// What a value is stored plus.
-    pub fn offset(self) -> i32 {
-        match self {
-            Acts::Seven => 64,
-            Acts::Signed => 0,
-        }
-    }
-
-    /// The value a stored byte holds.
-    pub fn load(self, byte: u8) -> i32 {
-        match self {
-            Acts::Seven => i32::from(byte) - 64,
-            Acts::Signed => i32::from(byte as i8),
-        }
-    }
-
-    fn max(self) -> i32 {
-        match self {
-            Acts::Seven => 63,
-            Acts::Signed => 127,
-        }
-    }
-}
-
-/// The operands in plain row-major form and in the engine's packed form, and the output.
+/// The operands in plain row-major form (for llama.cpp's loop and the checks) and as the
+/// engine packs them (its own `QMatrix` and `QActs`, so the wasm loops are its kernels), and
+/// the output.
 pub struct Data {
-    /// How [`Data::acts`] are stored.
-    pub encoding: Acts,
+    /// How [`Data::acts`] are stored: 7-bit (the relaxed build on this CPU) or signed bytes.
+    pub encoding: Encoding,
     /// `ROWS × COLS` weights, row-major (llama.cpp's Q8_0 order).
     pub weights: Vec<i8>,
-    /// `ROWS × BLOCKS` weight scales.
+    /// `ROWS × BLOCKS` weight scales (half-precision values, as Q8_0 stores them).
     pub wscales: Vec<f32>,
     /// `TOKENS × COLS` stored activation bytes.
     pub acts: Vec<u8>,
     /// `TOKENS × BLOCKS` activation scales.
     pub xscales: Vec<f32>,
-    /// Per group and block: 8 vectors of four rows' four consecutive bytes.
-    pub packed: Vec<i8>,
-    /// Per group and block: the four rows' scales.
-    pub packed_scales: Vec<f32>,
-    /// Per group and block: the four rows' sums of values (for the activations' offset).
-    pub packed_sums: Vec<i16>,
+    /// The weights packed by the engine from their Q8_0 bytes.
+    pub matrix: QMatrix,
+    /// All the tokens, for the engine (eight per weight load).
+    pub tokens: QActs,
+    /// The tokens as two batches of four, for the engine's four-token path.
+    pub halves: [QActs; 2],
     /// `TOKENS × ROWS` results.
     pub out: Vec<f32>,
 }
@@ -115,41 +80,55 @@ impl Rng {
     }
 }
 
+/// `tokens` tokens of stored activation bytes and their scales, as the engine holds them.
+fn engine_acts(encoding: Encoding, acts: &[u8], scales: &[f32]) -> QActs {
+    let mut x = QActs::for_encoding(encoding);
+    x.cols = COLS;
+    x.quants = acts.to_vec();
+    x.scales = scales.to_vec();
+    x
+}
+
 impl Data {
-    /// Random operands from `seed` (not 0), activations stored as `encoding`.
-    pub fn new(seed: u32, encoding: Acts) -> Data {
+    /// Random operands from `seed` (not 0), activations stored as `encoding` (one the engine
+    /// stores without sign masks: 7-bit or signed bytes).
+    pub fn new(seed: u32, encoding: Encoding) -> Data {
+        assert!(!encoding.masks_signs());
         let mut rng = Rng(seed.max(1));
         let weights: Vec<i8> = (0..ROWS * COLS).map(|_| rng.int(127) as i8).collect();
-        let wscales: Vec<f32> = (0..ROWS * BLOCKS).map(|_| rng.scale()).collect();
-        let acts = (0..TOKENS * COLS)
-            .map(|_| (rng.int(encoding.max()) + encoding.offset()) as u8)
+        let scale_bits: Vec<u16> = (0..ROWS * BLOCKS)
+            .map(|_| f32_to_f16(rng.scale()))
             .collect();
-        let xscales = (0..TOKENS * BLOCKS).map(|_| rng.scale()).collect();
-        let mut packed = vec![0; ROWS * COLS];
-        let mut packed_scales = vec![0.0; ROWS * BLOCKS];
-        let mut packed_sums = vec![0; ROWS * BLOCKS];
-        for row in 0..ROWS {
-            let (group, lane) = (row / GROUP_ROWS, row % GROUP_ROWS);
-            for block in 0..BLOCKS {
-                let at = (group * BLOCKS + block) * GROUP_ROWS;
-                let values = &weights[row * COLS + block * BLOCK..][..BLOCK];
-                packed_scales[at + lane] = wscales[row * BLOCKS + block];
-                packed_sums[at + lane] = values.iter().map(|&w| i16::from(w)).sum();
-                for (k, &w) in values.iter().enumerate() {
-                    // chunk k / 4 is one 16-byte vector: four bytes of each of the four rows
-                    packed[at * BLOCK + (k / 4) * 16 + lane * 4 + k % 4] = w;
-                }
-            }
+        let wscales = scale_bits.iter().map(|&b| f16_to_f32(b)).collect();
+        let max = encoding.max() as i32;
+        let acts: Vec<u8> = (0..TOKENS * COLS)
+            .map(|_| encoding.store(rng.int(max)))
+            .collect();
+        let xscales: Vec<f32> = (0..TOKENS * BLOCKS).map(|_| rng.scale()).collect();
+        // Q8_0 as a GGUF file holds it: per block a half-precision scale, then 32 values.
+        let mut q8_0 = Vec::with_capacity(ROWS * BLOCKS * (2 + BLOCK));
+        for (block, bits) in scale_bits.iter().enumerate() {
+            q8_0.extend_from_slice(&bits.to_le_bytes());
+            q8_0.extend(weights[block * BLOCK..][..BLOCK].iter().map(|&w| w as u8));
         }
+        let matrix = QMatrix::from_tensor_for(TensorType::Q8_0, &q8_0, ROWS, COLS, encoding);
+        let half = TOKENS / 2;
+        let halves = [0, 1].map(|h| {
+            engine_acts(
+                encoding,
+                &acts[h * half * COLS..][..half * COLS],
+                &xscales[h * half * BLOCKS..][..half * BLOCKS],
+            )
+        });
         Data {
             encoding,
+            tokens: engine_acts(encoding, &acts, &xscales),
+            halves,
+            matrix,
             weights,
             wscales,
             acts,
             xscales,
-            packed,
-            packed_scales,
-            packed_sums,
             out: vec![0.0; TOKENS * ROWS],
         }
     }

@@ -7,8 +7,9 @@
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
-    use dot_peak::{avx2, Acts, Data, MACS};
+    use dot_peak::{avx2, Data, MACS};
     use std::time::{Duration, Instant};
+    use tabloop_engine::kernels::encoding::Encoding;
 
     let seconds: f64 = std::env::args()
         .nth(1)
@@ -18,7 +19,7 @@ fn main() {
         println!(r#"{{"loop":"native 4x2","error":"no AVX2 and FMA on this CPU"}}"#);
         std::process::exit(1);
     }
-    let mut d = Data::new(0x5eed, Acts::Signed);
+    let mut d = Data::new(0x5eed, Encoding::Signed8);
     let mut run = |times: u32| {
         let start = Instant::now();
         for _ in 0..times {
