@@ -74,7 +74,9 @@ pub use replay::{parse_jsonl, records_as_lines, to_jsonl};
 pub use run::RunState;
 pub use run_phase::RunPhase;
 pub use schema::validate as validate_schema;
-pub use snapshot::{SnapshotWrite, PART_MESSAGES, SNAPSHOT_EVERY, SNAPSHOT_VERSION};
+pub use snapshot::{
+    SnapshotWrite, PART_MESSAGES, SNAPSHOT_AT_REST, SNAPSHOT_EVERY, SNAPSHOT_VERSION,
+};
 pub use spend::{RunSpend, SpendChange};
 pub use state::{AgentState, CONTINUE_PROMPT, MALFORMED_REPLY_CALL};
 pub use todo::{TodoItem, TodoStatus};

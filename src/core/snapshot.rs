@@ -27,6 +27,12 @@ pub const SNAPSHOT_VERSION: u32 = 6;
 /// How many records a session grows by between two snapshots.
 pub const SNAPSHOT_EVERY: u64 = 500;
 
+/// How many records a session must have grown by since its last snapshot for the end of a run
+/// to write one. Reading a record is most of opening a session, so a finished session (what a
+/// person most often reopens) then opens from its snapshot and at most this many records,
+/// not up to [`SNAPSHOT_EVERY`].
+pub const SNAPSHOT_AT_REST: u64 = 50;
+
 /// Transcript messages per snapshot part.
 pub const PART_MESSAGES: usize = 256;
 

@@ -2,7 +2,7 @@
 //! store keeps a matching one, else by replaying the whole log; and keeping the snapshot fresh
 //! as the log grows.
 
-use crate::core::{Agent, AgentConfig, Millis, Record, SNAPSHOT_EVERY};
+use crate::core::{Agent, AgentConfig, Millis, Phase, Record, SNAPSHOT_AT_REST, SNAPSHOT_EVERY};
 use crate::ports::EventStore;
 
 use super::driver_error::DriverError;
@@ -51,8 +51,9 @@ pub async fn open_agent<S: EventStore>(
 }
 
 /// Writes a fresh snapshot of `agent` when its log grew by [`SNAPSHOT_EVERY`] records since
-/// `mark`; `last` is the last persisted record. Returns what the stored snapshot now holds. A
-/// failed write changes nothing: the snapshot is derived data.
+/// `mark`, or by [`SNAPSHOT_AT_REST`] when its run has finished; `last` is the last persisted
+/// record. Returns what the stored snapshot now holds. A failed write changes nothing: the
+/// snapshot is derived data.
 pub async fn refresh_snapshot<S: EventStore>(
     store: &S,
     session: &str,
@@ -60,7 +61,11 @@ pub async fn refresh_snapshot<S: EventStore>(
     last: &Record,
     mark: SnapshotMark,
 ) -> SnapshotMark {
-    if last.seq + 1 < mark.records + SNAPSHOT_EVERY {
+    let grown = (last.seq + 1).saturating_sub(mark.records);
+    let at_rest = agent
+        .run()
+        .is_some_and(|run| matches!(run.phase, Phase::Finished(_)));
+    if grown < SNAPSHOT_EVERY && !(at_rest && grown >= SNAPSHOT_AT_REST) {
         return mark;
     }
     let Some(write) = agent.snapshot(last, mark.parts) else {
