@@ -392,6 +392,14 @@ fn the_warm_up_index_parses_as_a_current_digest() {
     ));
 }
 
+/// The idle warm-up's made-up session is written, read back record by record and from its
+/// snapshot, and both reads fold alike; if any part failed, the warm-up would stop short of
+/// the code a first open runs.
+#[wasm_bindgen_test]
+fn the_warm_up_opens_its_made_up_session_from_records_and_from_a_snapshot() {
+    assert!(tabloop::web::warm_open::warm_opening());
+}
+
 #[wasm_bindgen_test]
 async fn append_latency_strict_and_relaxed_is_reported() {
     let store = fresh_store();

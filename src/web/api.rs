@@ -28,11 +28,18 @@ thread_local! {
 /// Hands the API the session service (the composition root calls this once at start).
 pub fn install(service: Rc<SessionService>) {
     SERVICE.with(|s| *s.borrow_mut() = Some(service));
-    when_idle(warm_listing);
+    when_idle(warm_up);
 }
 
-/// Runs the listing's parsing and output code once on a made-up session while the page is
-/// idle, so the first `listSessions` does not pay for compiling it.
+/// Runs the listing's code, then an open's, once on made-up sessions while the page is idle,
+/// so the first `listSessions` and the first `createAgent` on a stored session do not pay for
+/// compiling them.
+fn warm_up() {
+    warm_listing();
+    let _ = super::warm_open::warm_opening();
+}
+
+/// The listing's parsing and output code, run on a made-up session.
 fn warm_listing() {
     if let Some(digest) = warm_index_parsing() {
         let made_up = ListedSession {

@@ -356,6 +356,11 @@ fn parse_rows(session: &str, rows: JsValue, from: u64) -> Result<Vec<Record>, St
     let Some(text) = rows.as_string() else {
         return Err(StoreError::Corrupt(format!("log of {session}: not text")));
     };
+    parse_lines(session, &text, from)
+}
+
+/// The records of `text`, one JSON line each, the first of them record `from` of `session`.
+pub(super) fn parse_lines(session: &str, text: &str, from: u64) -> Result<Vec<Record>, StoreError> {
     let rows: Vec<&str> = if text.is_empty() {
         Vec::new()
     } else {

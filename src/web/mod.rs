@@ -34,6 +34,7 @@ pub mod tool_host;
 pub mod verify_api;
 pub mod vfs_files;
 pub mod visibility;
+pub mod warm_open;
 
 pub use http_stream::Timeouts;
 pub use local_client::{LoadProgress, LocalLoadOptions, LocalModel};
