@@ -85,6 +85,34 @@ async function stopDuring(page, re) {
   return Date.now() - pressed;
 }
 
+/**
+ * Starts a one-step run and presses Stop from inside the page the moment the header shows
+ * `re`: a short reply can be written in less time than a press from outside takes (polling
+ * the header, then the click's visibility and stability checks), so the run would end before
+ * Stop landed. Resolves to ms from the press to the run's end.
+ */
+async function startAndStopInPageDuring(page, re) {
+  await page.evaluate((source) => {
+    const pattern = new RegExp(source);
+    window.stopPressedAt = null;
+    const observer = new MutationObserver(() => {
+      const text = document.querySelector('[data-testid=model-progress-text]')?.textContent ?? '';
+      const cancel = document.querySelector('[data-testid=cancel]');
+      if (window.stopPressedAt === null && cancel && pattern.test(text)) {
+        window.stopPressedAt = Date.now();
+        observer.disconnect();
+        cancel.click();
+      }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  }, re.source);
+  await startRun(page);
+  await waitText(page, '[data-testid=stop-reason]', /cancel/i, RUN_MS);
+  const pressedAt = await page.evaluate(() => window.stopPressedAt);
+  assert.ok(pressedAt !== null, `Stop was never pressed while the header showed ${re}`);
+  return Date.now() - pressedAt;
+}
+
 async function addUrl(page, url) {
   await page.fill('[data-testid=model-url]', url);
   await page.click('[data-testid=model-url-add]');
@@ -323,8 +351,7 @@ test('Stop ends a run while the model downloads, starts, and writes', { timeout:
     const startStop = await stopDuring(page, /^Starting the model/);
 
     // Writing: Stop ends the run.
-    await startRun(page);
-    const writeStop = await stopDuring(page, /^Writing: /);
+    const writeStop = await startAndStopInPageDuring(page, /^Writing: /);
     // Stopped while writing: the header says so at once, and no late piece brings "Writing" back.
     assert.match(await waitText(page, '[data-testid=model-progress-text]', /^Ready/, 10_000), /^Ready(: the last reply was \d+ pieces?( \([\d.]+\/s\))?)?$/);
     await page.waitForTimeout(1_000);
