@@ -354,7 +354,7 @@ impl Agent {
         if self
             .state
             .active_run()
-            .is_some_and(|r| r.step > 0 && !matches!(r.phase, Phase::Finished(_)))
+            .is_some_and(|r| r.step > 0 && !r.finished())
         {
             self.end_step();
         }

@@ -113,6 +113,11 @@ impl RunState {
         self.phase.paused()
     }
 
+    /// The run has ended (its outcome is recorded); nothing more happens in it.
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Finished(_))
+    }
+
     /// A step has started and not finished.
     pub fn step_open(&self) -> bool {
         self.phase.step_open()

@@ -2,7 +2,7 @@
 //! store keeps a matching one, else by replaying the whole log; and keeping the snapshot fresh
 //! as the log grows.
 
-use crate::core::{Agent, AgentConfig, Millis, Phase, Record, SNAPSHOT_AT_REST, SNAPSHOT_EVERY};
+use crate::core::{Agent, AgentConfig, Millis, Record, RunState, SNAPSHOT_AT_REST, SNAPSHOT_EVERY};
 use crate::ports::EventStore;
 
 use super::driver_error::DriverError;
@@ -62,9 +62,7 @@ pub async fn refresh_snapshot<S: EventStore>(
     mark: SnapshotMark,
 ) -> SnapshotMark {
     let grown = (last.seq + 1).saturating_sub(mark.records);
-    let at_rest = agent
-        .run()
-        .is_some_and(|run| matches!(run.phase, Phase::Finished(_)));
+    let at_rest = agent.run().is_some_and(RunState::finished);
     if grown < SNAPSHOT_EVERY && !(at_rest && grown >= SNAPSHOT_AT_REST) {
         return mark;
     }
