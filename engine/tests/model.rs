@@ -10,7 +10,7 @@ use support::fixture::{self, GAP_8_BIT};
 use tabloop_engine::gguf::Gguf;
 use tabloop_engine::kernels::encoding::Encoding;
 use tabloop_engine::kernels::matmul;
-use tabloop_engine::model::{KvCache, Scratch};
+use tabloop_engine::model::{KvCache, Scratch, ROW_PAD};
 use tabloop_engine::quant::{QActs, QMatrix};
 
 #[test]
@@ -139,16 +139,18 @@ fn the_cache_grows_as_it_fills_and_keeps_what_it_holds() {
     model
         .forward(&tokens[..10], &mut growing, &mut scratch, None)
         .unwrap();
-    let room_for_16 = growing.bytes();
-    assert_eq!(room_for_16, 2 * 30 * 192 * 16 * 4);
+    // 30 layers of 192 key rows (room for the positions, and the pad) and value rows (one per
+    // position, 192 values and the pad), as f32
+    let bytes_for = |room: usize| 30 * (192 * (room + ROW_PAD) + room * (192 + ROW_PAD)) * 4;
+    assert_eq!(growing.bytes(), bytes_for(16));
     model
         .forward(&tokens[10..20], &mut growing, &mut scratch, None)
         .unwrap();
-    assert_eq!(growing.bytes(), 2 * room_for_16, "doubled");
+    assert_eq!(growing.bytes(), bytes_for(32), "doubled");
     model
         .forward(&tokens[20..], &mut growing, &mut scratch, Some(&mut logits))
         .unwrap();
-    assert_eq!(growing.bytes(), 4 * room_for_16, "doubled again");
+    assert_eq!(growing.bytes(), bytes_for(64), "doubled again");
     let mut whole = KvCache::with_first_room(&model.config, 64, 64);
     let mut expected = Vec::new();
     model

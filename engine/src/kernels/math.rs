@@ -82,58 +82,79 @@ pub fn axpy(a: f32, x: &[f32], out: &mut [f32]) {
     }
 }
 
-/// Positions whose scores are computed together (two vectors of accumulators).
-const KEYS_AT_ONCE: usize = 8;
-
-/// `scores[j] = Σ_k query[k] · keys[k · stride + j]` for every position `j < scores.len()`:
-/// one head's attention scores against keys stored transposed (row `k` holds value `k` of
-/// every position). Accumulates eight positions at a time in registers.
-pub fn attention_scores(query: &[f32], keys: &[f32], stride: usize, scores: &mut [f32]) {
-    let seen = scores.len();
-    let whole = seen - seen % KEYS_AT_ONCE;
-    for j in (0..whole).step_by(KEYS_AT_ONCE) {
-        let mut acc = [0.0f32; KEYS_AT_ONCE];
-        for (k, q) in query.iter().enumerate() {
-            let row = &keys[k * stride + j..k * stride + j + KEYS_AT_ONCE];
-            for (a, key) in acc.iter_mut().zip(row) {
-                *a += q * key;
+/// `scores[r · len + j] = Σ_k queries[r · d + k] · keys[k · stride + j]` for `Q` queries
+/// (rows of `d` values) and every position `j < len`: the attention scores of queries that
+/// share one key head, against keys stored transposed (row `k` holds value `k` of every
+/// position). Each key loaded serves all `Q` queries; `P` positions' sums of every query stay
+/// in registers. Each score sums over `k` in order, as one query alone would.
+pub fn attention_scores_many<const Q: usize, const P: usize>(
+    queries: &[f32],
+    keys: &[f32],
+    stride: usize,
+    len: usize,
+    scores: &mut [f32],
+) {
+    let d = queries.len() / Q;
+    let whole = len - len % P;
+    for j in (0..whole).step_by(P) {
+        let mut acc = [[0.0f32; P]; Q];
+        for k in 0..d {
+            let row = &keys[k * stride + j..][..P];
+            for (r, sums) in acc.iter_mut().enumerate() {
+                let q = queries[r * d + k];
+                for (sum, key) in sums.iter_mut().zip(row) {
+                    *sum += q * key;
+                }
             }
         }
-        scores[j..j + KEYS_AT_ONCE].copy_from_slice(&acc);
+        for (r, sums) in acc.iter().enumerate() {
+            scores[r * len + j..r * len + j + P].copy_from_slice(sums);
+        }
     }
-    for (j, score) in scores.iter_mut().enumerate().skip(whole) {
-        *score = query
-            .iter()
-            .enumerate()
-            .map(|(k, q)| q * keys[k * stride + j])
-            .sum();
+    for j in whole..len {
+        for r in 0..Q {
+            scores[r * len + j] = (0..d)
+                .map(|k| queries[r * d + k] * keys[k * stride + j])
+                .sum();
+        }
     }
 }
 
-/// `out[l] = Σ_j weights[j] · values[j · stride + l]` for `l < out.len()`: one head's
-/// attention output, its values one row per position. Accumulates in registers, half a head at
-/// a time.
-pub fn attention_values(weights: &[f32], values: &[f32], stride: usize, out: &mut [f32]) {
-    const LANES: usize = 32;
-    let width = out.len();
+/// `out[r · width + l] = Σ_j weights[r · len + j] · values[j · stride + l]` for `Q` queries
+/// (`len` weights each, `width` = `out.len() / Q`): the attention output of queries that share
+/// one value head, its values one row per position. Each value loaded serves all `Q` queries;
+/// `L` lanes of every query's output stay in registers. Each output sums over `j` in order.
+pub fn attention_values_many<const Q: usize, const L: usize>(
+    weights: &[f32],
+    len: usize,
+    values: &[f32],
+    stride: usize,
+    out: &mut [f32],
+) {
+    let width = out.len() / Q;
     let mut start = 0;
-    while start + LANES <= width {
-        let mut acc = [0.0f32; LANES];
-        for (j, w) in weights.iter().enumerate() {
-            let row = &values[j * stride + start..j * stride + start + LANES];
-            for (a, v) in acc.iter_mut().zip(row) {
-                *a += w * v;
+    while start + L <= width {
+        let mut acc = [[0.0f32; L]; Q];
+        for j in 0..len {
+            let row = &values[j * stride + start..][..L];
+            for (r, sums) in acc.iter_mut().enumerate() {
+                let w = weights[r * len + j];
+                for (sum, value) in sums.iter_mut().zip(row) {
+                    *sum += w * value;
+                }
             }
         }
-        out[start..start + LANES].copy_from_slice(&acc);
-        start += LANES;
+        for (r, sums) in acc.iter().enumerate() {
+            out[r * width + start..r * width + start + L].copy_from_slice(sums);
+        }
+        start += L;
     }
-    for (l, o) in out.iter_mut().enumerate().skip(start) {
-        *o = weights
-            .iter()
-            .enumerate()
-            .map(|(j, w)| w * values[j * stride + l])
-            .sum();
+    for l in start..width {
+        for r in 0..Q {
+            out[r * width + l] = (0..len)
+                .map(|j| weights[r * len + j] * values[j * stride + l])
+                .sum();
+        }
     }
 }
 
@@ -160,7 +181,11 @@ pub fn swiglu(gate: &mut [f32], up: &[f32]) {
 
 /// Softmax in place.
 pub fn softmax(xs: &mut [f32]) {
-    let max = xs.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+    // a comparison, not f32::max: wasm's own max differs from Rust's on NaN, so `max` is a
+    // call to fmaxf per value there (a seventh of a long prompt's attention time)
+    let max = xs
+        .iter()
+        .fold(f32::NEG_INFINITY, |m, v| if *v > m { *v } else { m });
     let mut sum = 0.0;
     for v in xs.iter_mut() {
         *v = exp(*v - max);

@@ -2,9 +2,7 @@
 //! positions and grouped-query heads, then a SwiGLU feed-forward layer), and the logits of the
 //! batch's last token.
 
-use crate::kernels::math::{
-    attention_scores, attention_values, geglu, rms_norm, softmax, swiglu, RopeTables,
-};
+use crate::kernels::math::{geglu, rms_norm, swiglu, RopeTables};
 use crate::kernels::out::SharedOut;
 use crate::kernels::{matmul_groups, matmul_on, split};
 use std::cell::Cell;
@@ -12,6 +10,7 @@ use std::cell::Cell;
 use crate::pool::Pool;
 use crate::quant::{QActs, QMatrix, GROUP_ROWS};
 
+use super::attention::{Buffers, Layout};
 use super::{Gate, KvCache, Model};
 
 /// Where a forward pass spends its time, in milliseconds (kept only with a clock).
@@ -215,18 +214,25 @@ impl Model {
                 rope.apply(&mut scratch.q[i * qw..(i + 1) * qw], d, table);
                 rope.apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
             }
-            let capacity = cache.stride;
+            let (key_pitch, value_pitch) = (cache.key_pitch(), cache.value_pitch());
             let keys = &mut cache.keys[index];
             let values = &mut cache.values[index];
             // keys are stored transposed (one row per key value, one column per position), so
             // a query's scores are axpys along a row instead of one reduction per position
             for (i, key) in scratch.k.chunks_exact(kv).enumerate() {
-                for (value, row) in key.iter().zip(keys.chunks_exact_mut(capacity)) {
+                for (value, row) in key.iter().zip(keys.chunks_exact_mut(key_pitch)) {
                     row[start + i] = *value;
                 }
             }
-            values[start * kv..(start + n) * kv].copy_from_slice(&scratch.v);
-            self.attend(start, n, window, capacity, keys, values, scratch);
+            for (i, value) in scratch.v.chunks_exact(kv).enumerate() {
+                let at = (start + i) * value_pitch;
+                values[at..at + kv].copy_from_slice(value);
+            }
+            let pitches = Pitches {
+                key: key_pitch,
+                value: value_pitch,
+            };
+            self.attend(start, n, window, pitches, keys, values, scratch);
             scratch.acts.quantize(&scratch.attended, qw);
             scratch
                 .work
@@ -323,59 +329,52 @@ impl Model {
         start: usize,
         n: usize,
         window: Option<usize>,
-        capacity: usize,
+        pitches: Pitches,
         keys: &[f32],
         values: &[f32],
         s: &mut Scratch,
     ) {
         let c = &self.config;
-        let (qw, kv, d) = (c.q_width(), c.kv_width(), c.head_dim);
-        let per_kv = c.heads / c.kv_heads;
-        let scale = 1.0 / (d as f32).sqrt();
-        let q = &s.q;
+        let layout = Layout {
+            queries: &s.q,
+            keys,
+            values,
+            key_pitch: pitches.key,
+            value_pitch: pitches.value,
+            heads: c.heads,
+            per_kv: c.heads / c.kv_heads,
+            head_dim: c.head_dim,
+            start,
+            window,
+        };
         let threads = s.work.pool.threads();
-        let attended = SharedOut::new(sized(&mut s.attended, n * qw));
+        let attended = SharedOut::new(sized(&mut s.attended, n * c.q_width()));
         // heads are split across the threads; each writes only its heads' values
         let work = &s.work;
         work.timed(
             |p| &mut p.attention,
             || {
                 work.pool.run(&|index| {
-                    let mut scores = Vec::new();
-                    let mut query = Vec::with_capacity(d);
-                    let mut out = vec![0.0; d];
-                    for h in split(c.heads, threads, index) {
-                        let g = h / per_kv;
-                        for i in 0..n {
-                            let seen = start + i + 1;
-                            // positions first..seen: the window ending at this query
-                            let first = window.map_or(0, |w| seen.saturating_sub(w));
-                            scores.resize(seen - first, 0.0);
-                            query.clear();
-                            query.extend(
-                                q[i * qw + h * d..i * qw + (h + 1) * d]
-                                    .iter()
-                                    .map(|v| v * scale),
-                            );
-                            attention_scores(
-                                &query,
-                                &keys[g * d * capacity + first..],
-                                capacity,
-                                &mut scores,
-                            );
-                            softmax(&mut scores);
-                            attention_values(&scores, &values[first * kv + g * d..], kv, &mut out);
-                            // SAFETY: head h's values of every token are written by this thread only.
-                            #[allow(unsafe_code)]
-                            unsafe {
-                                attended.write(i * qw + h * d, &out)
-                            };
-                        }
-                    }
+                    let mut buffers = Buffers::default();
+                    let heads = split(c.heads, threads, index);
+                    layout.attend(heads, n, &mut buffers, &mut |at, out| {
+                        // SAFETY: this thread's heads' values are written by it only.
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            attended.write(at, out)
+                        };
+                    });
                 })
             },
         );
     }
+}
+
+/// Values from one row of a layer's cached keys to the next, and of its values.
+#[derive(Debug, Clone, Copy)]
+struct Pitches {
+    key: usize,
+    value: usize,
 }
 
 /// Adds `bias` to every row of `x` (rows of `bias.len()` values).

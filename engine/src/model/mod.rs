@@ -1,6 +1,7 @@
 //! A loaded model and its forward pass: a batch of tokens in, their keys and values appended
 //! to the cache, and the last token's logits out.
 
+mod attention;
 pub mod config;
 mod forward;
 pub mod weights;
@@ -54,16 +55,18 @@ impl Model {
 }
 
 /// Keys and values of every position so far, per layer. Keys are stored transposed (one row
-/// of `stride` positions per key value), so a query's scores are vector products along rows.
-/// Memory grows with use: room for [`FIRST_ROOM`] positions at first, doubled when a batch
-/// needs more, up to the context (4,096 positions of SmolLM2-135M take 189 MB as f32).
+/// per key value, room for `room` positions in it), so a query's scores are vector products
+/// along rows; values one row per position. Rows are [`ROW_PAD`] values longer than they need:
+/// see [`KvCache::key_pitch`]. Memory grows with use: room for [`FIRST_ROOM`] positions at
+/// first, doubled when a batch needs more, up to the context (4,096 positions of SmolLM2-135M
+/// take about 200 MB as f32).
 #[derive(Debug, Clone)]
 pub struct KvCache {
     keys: Vec<Vec<f32>>,
     values: Vec<Vec<f32>>,
     width: usize,
     /// Positions the rows have room for now.
-    stride: usize,
+    room: usize,
     /// Positions it may ever hold (the context).
     capacity: usize,
     /// Positions it makes room for when it first grows.
@@ -73,6 +76,12 @@ pub struct KvCache {
 
 /// Positions a cache has room for before it first grows.
 pub const FIRST_ROOM: usize = 512;
+
+/// Values a cache row holds beyond what it needs: one 64-byte cache line. Without it, the rows
+/// a query's scores walk down together sit a power of two apart (the room doubles from 512),
+/// so they all fall into the same few sets of the CPU's caches and evict one another: every
+/// key of a long context then comes from L3 or memory instead of L2.
+pub const ROW_PAD: usize = 16;
 
 impl KvCache {
     /// An empty cache for up to `capacity` positions of `config`'s model.
@@ -87,36 +96,48 @@ impl KvCache {
             keys: vec![Vec::new(); config.layers],
             values: vec![Vec::new(); config.layers],
             width: config.kv_width(),
-            stride: 0,
+            room: 0,
             capacity,
             len: 0,
         }
     }
 
-    /// Makes room for `needed` positions (at most the capacity): rows are copied to a wider
-    /// stride, at least doubling, so growing costs O(positions) over a whole session.
+    /// Makes room for `needed` positions (at most the capacity): key rows are copied to a
+    /// wider room, at least doubling, so growing costs O(positions) over a whole session.
     fn reserve(&mut self, needed: usize) {
-        if needed <= self.stride {
+        if needed <= self.room {
             return;
         }
-        let stride = needed
-            .max(self.stride * 2)
+        let room = needed
+            .max(self.room * 2)
             .max(self.first_room)
             .min(self.capacity);
+        let (old_pitch, new_pitch) = (self.key_pitch(), room + ROW_PAD);
         for keys in &mut self.keys {
-            let mut wider = vec![0.0; self.width * stride];
+            let mut wider = vec![0.0; self.width * new_pitch];
             for (old, new) in keys
-                .chunks_exact(self.stride.max(1))
-                .zip(wider.chunks_exact_mut(stride))
+                .chunks_exact(old_pitch)
+                .zip(wider.chunks_exact_mut(new_pitch))
             {
                 new[..self.len].copy_from_slice(&old[..self.len]);
             }
             *keys = wider;
         }
+        let value_pitch = self.value_pitch();
         for values in &mut self.values {
-            values.resize(self.width * stride, 0.0);
+            values.resize(value_pitch * room, 0.0);
         }
-        self.stride = stride;
+        self.room = room;
+    }
+
+    /// Values from one key row to the next (one row per key value, a column per position).
+    pub fn key_pitch(&self) -> usize {
+        self.room + ROW_PAD
+    }
+
+    /// Values from one position's value row to the next.
+    pub fn value_pitch(&self) -> usize {
+        self.width + ROW_PAD
     }
 
     /// Positions held.
@@ -136,7 +157,8 @@ impl KvCache {
 
     /// Bytes its keys and values take now.
     pub fn bytes(&self) -> usize {
-        2 * self.keys.len() * self.width * self.stride * std::mem::size_of::<f32>()
+        let held: usize = self.keys.iter().chain(&self.values).map(Vec::len).sum();
+        held * std::mem::size_of::<f32>()
     }
 
     /// Forgets every position from `len` on (keeping a shared prefix for the next prompt).
