@@ -10,7 +10,7 @@ use support::fixture::{self, GAP_8_BIT};
 use tabloop_engine::gguf::Gguf;
 use tabloop_engine::kernels::encoding::Encoding;
 use tabloop_engine::kernels::matmul;
-use tabloop_engine::model::{KvCache, Scratch, ROW_PAD};
+use tabloop_engine::model::{KvCache, Scratch};
 use tabloop_engine::quant::{QActs, QMatrix};
 
 #[test]
@@ -139,9 +139,8 @@ fn the_cache_grows_as_it_fills_and_keeps_what_it_holds() {
     model
         .forward(&tokens[..10], &mut growing, &mut scratch, None)
         .unwrap();
-    // 30 layers of 192 key rows (room for the positions, and the pad) and value rows (one per
-    // position, 192 values and the pad), as f32
-    let bytes_for = |room: usize| 30 * (192 * (room + ROW_PAD) + room * (192 + ROW_PAD)) * 4;
+    // 30 layers of keys and values, 192 of each per position (3 key heads of 64), as f32
+    let bytes_for = |room: usize| 2 * 30 * 192 * room * 4;
     assert_eq!(growing.bytes(), bytes_for(16));
     model
         .forward(&tokens[10..20], &mut growing, &mut scratch, None)

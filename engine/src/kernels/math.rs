@@ -82,53 +82,70 @@ pub fn axpy(a: f32, x: &[f32], out: &mut [f32]) {
     }
 }
 
-/// `scores[r · len + j] = Σ_k queries[r · d + k] · keys[k · stride + j]` for `Q` queries
-/// (rows of `d` values) and every position `j < len`: the attention scores of queries that
-/// share one key head, against keys stored transposed (row `k` holds value `k` of every
-/// position). Each key loaded serves all `Q` queries; `P` positions' sums of every query stay
-/// in registers. Each score sums over `k` in order, as one query alone would.
-pub fn attention_scores_many<const Q: usize, const P: usize>(
+/// Positions of one key tile (see [`attention_scores_tiled`]).
+pub const TILE: usize = 8;
+
+/// `scores[r · len + t · TILE + p] = Σ_k queries[r · d + k] · keys[(t · d + k) · TILE + p]`:
+/// the attention scores of `Q` queries (rows of `d` values) that share one key head, against
+/// its keys in tiles of [`TILE`] positions (row `k` of tile `t` holds value `k` of the tile's
+/// positions; `len` = the positions of all tiles). Each key loaded serves all `Q` queries, and
+/// `T` tiles are read at once so that `Q · T · TILE` sums are in flight. Each score sums over
+/// `k` in order, as one query alone would.
+pub fn attention_scores_tiled<const Q: usize, const T: usize>(
     queries: &[f32],
     keys: &[f32],
-    stride: usize,
-    len: usize,
     scores: &mut [f32],
 ) {
     let d = queries.len() / Q;
-    let whole = len - len % P;
-    for j in (0..whole).step_by(P) {
-        let mut acc = [[0.0f32; P]; Q];
-        for k in 0..d {
-            let row = &keys[k * stride + j..][..P];
-            for (r, sums) in acc.iter_mut().enumerate() {
-                let q = queries[r * d + k];
-                for (sum, key) in sums.iter_mut().zip(row) {
+    let len = keys.len() / d;
+    let mut tiles = keys.chunks_exact(d * TILE * T);
+    for (n, run) in tiles.by_ref().enumerate() {
+        scores_of_tiles::<Q, T>(queries, run, scores, len, n * T * TILE);
+    }
+    let first = (keys.len() - tiles.remainder().len()) / d;
+    for (n, tile) in tiles.remainder().chunks_exact(d * TILE).enumerate() {
+        scores_of_tiles::<Q, 1>(queries, tile, scores, len, first + n * TILE);
+    }
+}
+
+/// [`attention_scores_tiled`]'s scores of the `T` tiles in `run`, written at position `at`.
+#[inline(always)]
+fn scores_of_tiles<const Q: usize, const T: usize>(
+    queries: &[f32],
+    run: &[f32],
+    scores: &mut [f32],
+    len: usize,
+    at: usize,
+) {
+    let d = queries.len() / Q;
+    let mut acc = [[[0.0f32; TILE]; T]; Q];
+    for k in 0..d {
+        for (r, sums) in acc.iter_mut().enumerate() {
+            let q = queries[r * d + k];
+            for (t, tile_sums) in sums.iter_mut().enumerate() {
+                let row = &run[(t * d + k) * TILE..][..TILE];
+                for (sum, key) in tile_sums.iter_mut().zip(row) {
                     *sum += q * key;
                 }
             }
         }
-        for (r, sums) in acc.iter().enumerate() {
-            scores[r * len + j..r * len + j + P].copy_from_slice(sums);
-        }
     }
-    for j in whole..len {
-        for r in 0..Q {
-            scores[r * len + j] = (0..d)
-                .map(|k| queries[r * d + k] * keys[k * stride + j])
-                .sum();
+    for (r, sums) in acc.iter().enumerate() {
+        for (t, tile_sums) in sums.iter().enumerate() {
+            scores[r * len + at + t * TILE..][..TILE].copy_from_slice(tile_sums);
         }
     }
 }
 
-/// `out[r · width + l] = Σ_j weights[r · len + j] · values[j · stride + l]` for `Q` queries
-/// (`len` weights each, `width` = `out.len() / Q`): the attention output of queries that share
-/// one value head, its values one row per position. Each value loaded serves all `Q` queries;
-/// `L` lanes of every query's output stay in registers. Each output sums over `j` in order.
+/// `out[r · width + l] = Σ_{j < len} weights[r · row + j] · values[j · width + l]` for `Q`
+/// queries (`width` = `out.len() / Q`): the attention output of queries that share one value
+/// head, its values one row per position. Each value loaded serves all `Q` queries; `L` lanes
+/// of every query's output stay in registers. Each output sums over `j` in order.
 pub fn attention_values_many<const Q: usize, const L: usize>(
     weights: &[f32],
+    row: usize,
     len: usize,
     values: &[f32],
-    stride: usize,
     out: &mut [f32],
 ) {
     let width = out.len() / Q;
@@ -136,23 +153,23 @@ pub fn attention_values_many<const Q: usize, const L: usize>(
     while start + L <= width {
         let mut acc = [[0.0f32; L]; Q];
         for j in 0..len {
-            let row = &values[j * stride + start..][..L];
+            let lanes = &values[j * width + start..][..L];
             for (r, sums) in acc.iter_mut().enumerate() {
-                let w = weights[r * len + j];
-                for (sum, value) in sums.iter_mut().zip(row) {
+                let w = weights[r * row + j];
+                for (sum, value) in sums.iter_mut().zip(lanes) {
                     *sum += w * value;
                 }
             }
         }
         for (r, sums) in acc.iter().enumerate() {
-            out[r * width + start..r * width + start + L].copy_from_slice(sums);
+            out[r * width + start..][..L].copy_from_slice(sums);
         }
         start += L;
     }
     for l in start..width {
         for r in 0..Q {
             out[r * width + l] = (0..len)
-                .map(|j| weights[r * len + j] * values[j * stride + l])
+                .map(|j| weights[r * row + j] * values[j * width + l])
                 .sum();
         }
     }

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::kernels::math::{attention_scores_many, attention_values_many, softmax};
+use crate::kernels::math::{attention_scores_tiled, attention_values_many, softmax, TILE};
 
 /// Queries attended together (their sums take the registers a block's pass keeps).
 const BLOCK: usize = 4;
@@ -16,12 +16,11 @@ const BLOCK: usize = 4;
 pub(super) struct Layout<'a> {
     /// The batch's queries: one row of `heads · head_dim` values per position.
     pub queries: &'a [f32],
-    /// Keys transposed: one row per key value, `key_pitch` values apart.
+    /// The layer's cached keys and values: one region of `region` values per key head (see
+    /// [`super::KvCache`]).
     pub keys: &'a [f32],
-    /// Values: one row per position, `value_pitch` values apart.
     pub values: &'a [f32],
-    pub key_pitch: usize,
-    pub value_pitch: usize,
+    pub region: usize,
     pub heads: usize,
     /// Query heads per key head.
     pub per_kv: usize,
@@ -97,32 +96,37 @@ impl Layout<'_> {
                     .extend(self.queries[at..at + d].iter().map(|v| v * scale));
             }
         }
-        b.scores.resize(count * len, 0.0);
-        let keys = &self.keys[group * d * self.key_pitch + span.start..];
-        let pitch = self.key_pitch;
+        // scores of whole key tiles, from the one holding the span's first position
+        let tiles = span.start / TILE..span.end.div_ceil(TILE);
+        let (from, row) = (tiles.start * TILE, tiles.len() * TILE);
+        b.scores.resize(count * row, 0.0);
+        let region = group * self.region..(group + 1) * self.region;
+        let keys = &self.keys[region.clone()][tiles.start * TILE * d..tiles.end * TILE * d];
         match count {
-            1 => attention_scores_many::<1, 16>(&b.queries, keys, pitch, len, &mut b.scores),
-            2 => attention_scores_many::<2, 16>(&b.queries, keys, pitch, len, &mut b.scores),
-            3 => attention_scores_many::<3, 8>(&b.queries, keys, pitch, len, &mut b.scores),
-            _ => attention_scores_many::<4, 8>(&b.queries, keys, pitch, len, &mut b.scores),
+            1 => attention_scores_tiled::<1, 2>(&b.queries, keys, &mut b.scores),
+            2 => attention_scores_tiled::<2, 2>(&b.queries, keys, &mut b.scores),
+            3 => attention_scores_tiled::<3, 1>(&b.queries, keys, &mut b.scores),
+            _ => attention_scores_tiled::<4, 1>(&b.queries, keys, &mut b.scores),
         }
-        // each query's weights: the softmax of its own positions' scores, zero elsewhere
-        for (r, row) in b.scores.chunks_exact_mut(len).enumerate() {
+        // each query's weights: the softmax of its own positions' scores, zero elsewhere in
+        // the span (positions of the tiles outside the span are never read)
+        for (r, scores) in b.scores.chunks_exact_mut(row).enumerate() {
             let own = self.seen_by(positions.start + r / heads.len());
-            let (before, rest) = row.split_at_mut(own.start - span.start);
+            let (before, rest) = scores.split_at_mut(own.start - from);
             let (mine, after) = rest.split_at_mut(own.len());
             before.fill(0.0);
             after.fill(0.0);
             softmax(mine);
         }
         b.out.resize(count * d, 0.0);
-        let values = &self.values[span.start * self.value_pitch + group * d..];
-        let pitch = self.value_pitch;
+        let values = &self.values[region][span.start * d..span.end * d];
+        let weights = &b.scores[span.start - from..];
+        let out = &mut b.out;
         match count {
-            1 => attention_values_many::<1, 32>(&b.scores, len, values, pitch, &mut b.out),
-            2 => attention_values_many::<2, 16>(&b.scores, len, values, pitch, &mut b.out),
-            3 => attention_values_many::<3, 8>(&b.scores, len, values, pitch, &mut b.out),
-            _ => attention_values_many::<4, 8>(&b.scores, len, values, pitch, &mut b.out),
+            1 => attention_values_many::<1, 32>(weights, row, len, values, out),
+            2 => attention_values_many::<2, 16>(weights, row, len, values, out),
+            3 => attention_values_many::<3, 8>(weights, row, len, values, out),
+            _ => attention_values_many::<4, 8>(weights, row, len, values, out),
         }
         for (r, out) in b.out.chunks_exact(d).enumerate() {
             let i = positions.start + r / heads.len();
@@ -160,7 +164,9 @@ mod tests {
                     .clone()
                     .map(|j| {
                         (0..d)
-                            .map(|k| q[k] * l.keys[(g * d + k) * l.key_pitch + j])
+                            .map(|k| {
+                                q[k] * l.keys[g * l.region + (j / TILE * d + k) * TILE + j % TILE]
+                            })
                             .sum()
                     })
                     .collect();
@@ -169,7 +175,7 @@ mod tests {
                     *o = seen
                         .clone()
                         .zip(&weights)
-                        .map(|(j, w)| w * l.values[j * l.value_pitch + g * d + lane])
+                        .map(|(j, w)| w * l.values[g * l.region + j * d + lane])
                         .sum();
                 }
             }
@@ -182,16 +188,24 @@ mod tests {
     fn check(kv_heads: usize, per_kv: usize, start: usize, n: usize, window: Option<usize>) {
         let (d, heads) = (32, kv_heads * per_kv);
         let positions = start + n;
-        let (key_pitch, value_pitch) = (positions + 5, kv_heads * d + 3);
+        // room for a tile more than the positions, whose stale values must not be read
+        let region = (positions.div_ceil(TILE) + 1) * TILE * d;
         let queries = filled(n * heads * d, 1);
-        let keys = filled(kv_heads * d * key_pitch, 2);
-        let values = filled(positions * value_pitch, 3);
+        let mut keys = filled(kv_heads * region, 2);
+        let mut values = filled(kv_heads * region, 3);
+        for g in 0..kv_heads {
+            for j in positions..region / d {
+                for k in 0..d {
+                    keys[g * region + (j / TILE * d + k) * TILE + j % TILE] = f32::NAN;
+                }
+            }
+            values[g * region + positions * d..(g + 1) * region].fill(f32::NAN);
+        }
         let layout = Layout {
             queries: &queries,
             keys: &keys,
             values: &values,
-            key_pitch,
-            value_pitch,
+            region,
             heads,
             per_kv,
             head_dim: d,

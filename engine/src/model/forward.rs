@@ -133,10 +133,11 @@ impl Model {
         if n == 0 {
             return Err("no tokens to evaluate".into());
         }
-        if start + n > cache.capacity {
+        if start + n > cache.capacity() {
             return Err(format!(
                 "the context is full: {} tokens held, {n} more, room for {}",
-                start, cache.capacity
+                start,
+                cache.capacity()
             ));
         }
         if let Some(bad) = tokens.iter().find(|t| **t as usize >= c.vocab) {
@@ -214,25 +215,9 @@ impl Model {
                 rope.apply(&mut scratch.q[i * qw..(i + 1) * qw], d, table);
                 rope.apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
             }
-            let (key_pitch, value_pitch) = (cache.key_pitch(), cache.value_pitch());
-            let keys = &mut cache.keys[index];
-            let values = &mut cache.values[index];
-            // keys are stored transposed (one row per key value, one column per position), so
-            // a query's scores are axpys along a row instead of one reduction per position
-            for (i, key) in scratch.k.chunks_exact(kv).enumerate() {
-                for (value, row) in key.iter().zip(keys.chunks_exact_mut(key_pitch)) {
-                    row[start + i] = *value;
-                }
-            }
-            for (i, value) in scratch.v.chunks_exact(kv).enumerate() {
-                let at = (start + i) * value_pitch;
-                values[at..at + kv].copy_from_slice(value);
-            }
-            let pitches = Pitches {
-                key: key_pitch,
-                value: value_pitch,
-            };
-            self.attend(start, n, window, pitches, keys, values, scratch);
+            cache.store(index, start, &scratch.k, &scratch.v);
+            let (keys, values) = cache.layer(index);
+            self.attend(start, n, window, cache.region(), keys, values, scratch);
             scratch.acts.quantize(&scratch.attended, qw);
             scratch
                 .work
@@ -329,7 +314,7 @@ impl Model {
         start: usize,
         n: usize,
         window: Option<usize>,
-        pitches: Pitches,
+        region: usize,
         keys: &[f32],
         values: &[f32],
         s: &mut Scratch,
@@ -339,8 +324,7 @@ impl Model {
             queries: &s.q,
             keys,
             values,
-            key_pitch: pitches.key,
-            value_pitch: pitches.value,
+            region,
             heads: c.heads,
             per_kv: c.heads / c.kv_heads,
             head_dim: c.head_dim,
@@ -368,13 +352,6 @@ impl Model {
             },
         );
     }
-}
-
-/// Values from one row of a layer's cached keys to the next, and of its values.
-#[derive(Debug, Clone, Copy)]
-struct Pitches {
-    key: usize,
-    value: usize,
 }
 
 /// Adds `bias` to every row of `x` (rows of `bias.len()` values).
