@@ -1,6 +1,9 @@
 // The fixed workload both halves of the local-model benchmark run (tab.mjs in Chromium,
 // native.py through llama-cpp-python), so their figures compare the same work.
-export const PREFILL_TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river bank. '.repeat(20) + 'Say ok.';
+// REPEAT_PREFILL=n makes the prompt-reading text n sentences long instead of 20 (about 800
+// tokens in the synthetic Qwen3 vocabulary, 325 in SmolLM2's), for a longer context.
+const repeat = Number(globalThis.process?.env?.REPEAT_PREFILL || 20);
+export const PREFILL_TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river bank. '.repeat(repeat) + 'Say ok.';
 export const GEN_PROMPT = 'Write a short story about a cat.';
 export const TOOL_SYSTEM = 'Reply with one JSON object only.\nTo call a tool: {"tool":"<name>","arguments":{...}}\nTo answer the user: {"tool":"answer","arguments":{"text":"<answer>"}}\nTools:\n- vfs: Virtual filesystem stored in the browser. Arguments: op* = read (path) | write (path, content) | list (path)\n(* = required)';
 export const TOOL_TASK = 'Use the vfs tool to write the text hello into the file /notes.txt.';
