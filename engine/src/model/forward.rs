@@ -216,8 +216,7 @@ impl Model {
                 rope.apply(&mut scratch.k[i * kv..(i + 1) * kv], d, table);
             }
             cache.store(index, start, &scratch.k, &scratch.v);
-            let (keys, values) = cache.layer(index);
-            self.attend(start, n, window, cache.region(), keys, values, scratch);
+            self.attend(start, n, window, cache, index, scratch);
             scratch.acts.quantize(&scratch.attended, qw);
             scratch
                 .work
@@ -306,25 +305,24 @@ impl Model {
         Ok(tokens.iter().map(|t| all[*t as usize]).collect())
     }
 
-    /// Causal attention of the batch's queries over the cached positions up to their own (the
-    /// last `window` of them in a sliding-window layer).
-    #[allow(clippy::too_many_arguments)]
+    /// Causal attention of the batch's queries over the cached positions of layer `layer` up
+    /// to their own (the last `window` of them in a sliding-window layer).
     fn attend(
         &self,
         start: usize,
         n: usize,
         window: Option<usize>,
-        region: usize,
-        keys: &[f32],
-        values: &[f32],
+        cache: &KvCache,
+        layer: usize,
         s: &mut Scratch,
     ) {
         let c = &self.config;
+        let (keys, values) = cache.layer(layer);
         let layout = Layout {
             queries: &s.q,
             keys,
             values,
-            region,
+            region: cache.region(),
             heads: c.heads,
             per_kv: c.heads / c.kv_heads,
             head_dim: c.head_dim,
