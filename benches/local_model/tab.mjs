@@ -11,8 +11,7 @@
 // those two alone, without the tool-call steps. ACTIVATIONS=name: the engine computes with that
 // activation encoding ('7-bit', '8-bit sign-magnitude', …) instead of the one probed for this
 // CPU, to time one against another. STORE=cache: the file goes through the Cache API as the
-// app's default does, instead of being held in memory ('none', the default here), which for a
-// 637 MB file failed in headless Chromium here (NotReadableError from the engine's reads).
+// app's default does, instead of being held in the page's memory ('none', the default here).
 // REPEAT_PREFILL=n: a longer prompt to read (workload.mjs).
 import { onBenchPage, requireModel } from './bench_page.mjs';
 import { PREFILL_TEXT, GEN_PROMPT, TOOL_GRAMMAR, TOOL_RESULT, TOOL_SYSTEM, TOOL_TASK } from './workload.mjs';

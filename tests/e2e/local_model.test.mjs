@@ -3,7 +3,8 @@
 // with progress, browser-storage cache across a reload, streamed text, JSON-Schema- and
 // GBNF-constrained tool calls, abort (while writing and while reading the prompt), both thread
 // modes (cross-origin isolated or not), the prompt reused across steps, jump-forward writing
-// what sampling every token writes, and a model the engine does not run going to wllama.
+// what sampling every token writes, a model the engine does not run going to wllama, and a
+// large download no storage keeps running from the page's memory.
 // Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,14 +120,14 @@ after(async () => {
 });
 
 /** Loads the model in `page` (kept as window.model) and returns what was observed. */
-function loadInPage(page, { threads, clear, engine, url }) {
+function loadInPage(page, { threads, clear, engine, url, store }) {
   return page.evaluate(
-    async ({ threads, clear, engine, url }) => {
+    async ({ threads, clear, engine, url, store }) => {
       const L = window.tabloopLocal;
       if (clear) await L.clearModelCache();
       const events = [];
       const started = performance.now();
-      window.model = await L.loadLocalModel({ threads, engine, url, onProgress: (p) => events.push(p) });
+      window.model = await L.loadLocalModel({ threads, engine, url, store, onProgress: (p) => events.push(p) });
       return {
         wall_ms: Math.round(performance.now() - started),
         info: window.model.info,
@@ -134,7 +135,7 @@ function loadInPage(page, { threads, clear, engine, url }) {
         events,
       };
     },
-    { threads, clear, engine, url },
+    { threads, clear, engine, url, store },
   );
 }
 
@@ -460,15 +461,44 @@ describe('local model on wllama, cross-origin isolated (threads)', () => {
     await page.evaluate(() => window.model.unload());
   });
 
-  test('a model the engine does not run goes to wllama, saying why', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const loaded = await loadInPage(page, { url: RENAMED_PRE_PATH, clear: false });
-    assert.equal(loaded.info.runtime, 'wllama');
-    assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); wllama \(the engine does not run this model: its pre-tokenizer "falcon"\), \d threads? \(/);
-    const result = await streamInPage(page, { ...FREE_TEXT, max_tokens: 6 });
-    assert.ok(result.text.length > 0, JSON.stringify(result));
-    await page.evaluate(() => window.model.unload());
-  });
+  // store 'none': the bytes held in memory go to the engine's worker and come back for wllama
+  for (const store of ['auto', 'none']) {
+    test(`a model the engine does not run goes to wllama, saying why (store: ${store})`, { timeout: TEST_TIMEOUT_MS }, async () => {
+      const loaded = await loadInPage(page, { url: RENAMED_PRE_PATH, clear: false, store });
+      assert.equal(loaded.info.runtime, 'wllama');
+      assert.equal(loaded.info.store, store === 'none' ? 'none' : 'cache');
+      assert.match(loaded.info.backend_note, /^on the CPU: this browser (offers no WebGPU|has no WebGPU adapter); wllama \(the engine does not run this model: its pre-tokenizer "falcon"\), \d threads? \(/);
+      const result = await streamInPage(page, { ...FREE_TEXT, max_tokens: 6 });
+      assert.ok(result.text.length > 0, JSON.stringify(result));
+      await page.evaluate(() => window.model.unload());
+    });
+  }
 });
+
+// The bundled model followed by zeros, 700 MB in all: a download no storage keeps is held in
+// the page's memory, where a Blob this large could not be read back (model_bytes.js).
+const HELD_PATH = '/held/smollm2-padded.gguf';
+const HELD_BYTES = 700 * 1024 * 1024;
+
+/** Sends the bundled model, then zeros up to HELD_BYTES, a MB at a time. */
+function servePadded(req, res) {
+  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': HELD_BYTES });
+  const model = fs.createReadStream(path.join(WWW, MODEL_PATH));
+  model.pipe(res, { end: false });
+  model.on('end', () => {
+    const zeros = Buffer.alloc(1 << 20);
+    let left = HELD_BYTES - MODEL_BYTES;
+    const more = () => {
+      while (left > 0) {
+        const n = Math.min(left, zeros.length);
+        left -= n;
+        if (!res.write(zeros.subarray(0, n))) return res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  });
+}
 
 describe('local model on the engine, not isolated (one thread)', () => {
   let server;
@@ -477,7 +507,7 @@ describe('local model on the engine, not isolated (one thread)', () => {
   const f = (figures.single_thread = {});
 
   before(async () => {
-    server = await startServer({ isolated: false });
+    server = await startServer({ isolated: false, routes: { [HELD_PATH]: servePadded } });
     context = await browser.newContext();
     page = await openTestPage(context, server);
   });
@@ -512,6 +542,32 @@ describe('local model on the engine, not isolated (one thread)', () => {
       json_branch: branch,
       abort_return_ms: returnMs,
     });
+  });
+
+  test('a 700 MB download no storage keeps runs from memory and writes what the stored model writes', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const request = { ...FREE_TEXT, max_tokens: 8, temperature: 0 };
+    const stored = (await streamInPage(page, request)).text;
+    // A fresh browser, this load its first work: Chromium refused to read back such a Blob
+    // there (once it had stored anything, it could page blobs to disk and did not).
+    const fresh = await launchBrowser();
+    try {
+      const freshPage = await openTestPage(await fresh.newContext(), server);
+      const held = await freshPage.evaluate(
+        async ({ url, request }) => {
+          const model = await window.tabloopLocal.loadLocalModel({ url, store: 'none', engine: 'tabloop', threads: 1 });
+          return { text: (await model.complete(request)).text, info: model.info };
+        },
+        { url: HELD_PATH, request },
+      );
+      assert.equal(held.info.store, 'none');
+      assert.equal(held.info.bytes, HELD_BYTES);
+      assert.equal(held.info.runtime, 'tabloop');
+      assert.ok(stored.length > 0);
+      assert.equal(held.text, stored, 'the model held in memory writes what the stored one writes');
+      f.held_load_ms = held.info.load_ms;
+    } finally {
+      await fresh.close();
+    }
   });
 
   test('a GBNF grammar shapes the output exactly (no whitespace, keys in order)', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -15,6 +15,7 @@ import { chooseThreads, threadChoices } from './core_probe.js';
 import { EngineModel, EngineUnsupportedError, startEngine } from './engine/engine_model.js';
 import { startWllama, WllamaModel } from './wllama_model.js';
 import { modelStarted, modelStopped } from './live_models.js';
+import { ModelBytes } from './model_bytes.js';
 
 export { DEFAULT_MODEL_URL, clearModelCache, isModelCached, ModelDownloadError } from './model_store.js';
 export { liveLocalModels } from './live_models.js';
@@ -124,7 +125,7 @@ export async function loadLocalModel(options = {}) {
 
   let source;
   if (blob) {
-    source = { blob, url: blob.name ?? 'file', bytes: blob.size, from_cache: false, store: 'none', ms: 0 };
+    source = { file: blob, url: blob.name ?? 'file', bytes: blob.size, from_cache: false, store: 'none', ms: 0 };
     onProgress?.({ phase: 'cache', loaded: blob.size, total: blob.size, from_cache: false });
   } else {
     source = await fetchModel(url, { onProgress, signal, store });
@@ -172,7 +173,7 @@ export async function loadLocalModel(options = {}) {
     const note = `on the CPU: ${why}; tabloop engine, ${threads} thread${threads === 1 ? '' : 's'}`;
     init(note);
     try {
-      const running = await startEngine(source.blob, { context: nCtx, threads, signal, build: options.engineBuild, activations: options.engineActivations });
+      const running = await startEngine(source.file, { context: nCtx, threads, signal, build: options.engineBuild, activations: options.engineActivations });
       modelStarted();
       // which engine runs it and why: the engine runs this architecture, with these kernels
       const kernels = running.info.kernels === 'wasm simd128' ? 'SIMD128: this browser has no relaxed SIMD' : running.info.kernels;
@@ -205,7 +206,9 @@ export async function loadLocalModel(options = {}) {
       ? { threads: asked, reason: `asked for ${asked}`, short: 'as asked', rates: null }
       : await chooseThreads();
   const threads = choice.threads;
-  const start = (onGpu, nThreads = threads) => startWllama(source.blob, { threads: nThreads, nCtx, nBatch, onGpu, debug });
+  // wllama reads Blobs (held bytes become one; a private window may refuse a large one)
+  const wllamaBlob = source.file instanceof ModelBytes ? source.file.toBlob() : source.file;
+  const start = (onGpu, nThreads = threads) => startWllama(wllamaBlob, { threads: nThreads, nCtx, nBatch, onGpu, debug });
   let backend = gpuProblem == null ? 'webgpu' : 'cpu';
   const onThreads = `${threads} thread${threads === 1 ? '' : 's'} (${choice.short})`;
   const onWllama = engineRefusal ? `wllama (${engineRefusal}), ` : '';

@@ -31,6 +31,7 @@ import {
   resolveStore,
   storageError,
 } from './model_storage.js';
+import { ModelBytes } from './model_bytes.js';
 
 export { MODEL_CACHE_NAME, isLocalFileKey, modelStorageKind } from './model_storage.js';
 
@@ -157,19 +158,13 @@ async function openDownload(url, { onProgress, signal }) {
 
 async function downloadToMemory(url, options) {
   const { stream } = await openDownload(url, options);
-  const parts = [];
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-  }
-  return new Blob(parts, { type: 'application/octet-stream' });
+  return ModelBytes.read(stream);
 }
 
 /**
- * Gets a GGUF model as a Blob: from browser storage when it was downloaded before, else by
- * downloading it (and storing it for next time).
+ * Gets a GGUF model: from browser storage when it was downloaded before, else by downloading
+ * it (and storing it for next time). A download no storage keeps is held as ModelBytes (see
+ * model_bytes.js: a private window may refuse a Blob that large).
  *
  * @param {string} [url] the model's URL (relative URLs resolve against the page); default: bundled SmolLM2
  * @param {object} [options]
@@ -180,17 +175,17 @@ async function downloadToMemory(url, options) {
  * @param {'auto'|'cache'|'opfs'|'none'} [options.store] where to keep the file (default 'auto')
  * @param {boolean} [options.fallback] when storing fails (quota...), keep the download in memory
  *   (default true); false rejects with a ModelDownloadError that says why
- * @returns {Promise<{blob: Blob, url: string, bytes: number, from_cache: boolean, store: string, ms: number}>}
+ * @returns {Promise<{file: Blob|ModelBytes, url: string, bytes: number, from_cache: boolean, store: string, ms: number}>}
  */
 export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, store = 'auto', fallback = true } = {}) {
   const started = performance.now();
   const key = absoluteUrl(url);
   const kind = resolveStore(store);
   if (signal?.aborted) throw abortError();
-  const done = (blob, fromCache, usedStore) => ({
-    blob,
+  const done = (file, fromCache, usedStore) => ({
+    file,
     url: key,
-    bytes: blob.size,
+    bytes: file.size,
     from_cache: fromCache,
     store: usedStore,
     ms: Math.round(performance.now() - started),
@@ -235,8 +230,7 @@ export async function fetchModel(url = DEFAULT_MODEL_URL, { onProgress, signal, 
       console.warn(`[tabloop] could not store the model (${kind}); keeping it in memory only`, err);
     }
   }
-  const blob = await downloadToMemory(key, { onProgress, signal });
-  return done(blob, false, 'none');
+  return done(await downloadToMemory(key, { onProgress, signal }), false, 'none');
 }
 
 /**

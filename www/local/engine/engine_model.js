@@ -5,6 +5,7 @@
 import { chatFormat, renderChat } from './chat_template.js';
 import { schemaGrammar } from './json_schema_grammar.js';
 import { completionResult, toChatMessages } from '../completion.js';
+import { ModelBytes } from '../model_bytes.js';
 
 const WORKER_URL = new URL('./engine_worker.js', import.meta.url);
 
@@ -18,7 +19,8 @@ export class EngineUnsupportedError extends Error {
 
 /**
  * Starts the engine on a model's bytes.
- * @param {Blob} blob the GGUF file
+ * @param {Blob|ModelBytes} file the GGUF file: a Blob the worker reads as the engine asks, or
+ *   bytes held in memory, moved to the worker and back once the engine has read them
  * @param {{context?: number, batch?: number, threads?: number, signal?: AbortSignal, build?: 'simd128', activations?: string}} options
  *   build: the SIMD128 build even where the browser has relaxed SIMD (tests, benchmarks);
  *   activations: an activation encoding's name instead of the one probed for this CPU
@@ -26,14 +28,20 @@ export class EngineUnsupportedError extends Error {
  * @returns {Promise<{worker: Worker, info: object, format: object}>}
  *   rejects with EngineUnsupportedError when the engine does not run this model
  */
-export async function startEngine(blob, { context = 4096, threads = 1, signal, build, activations } = {}) {
+export async function startEngine(file, { context = 4096, threads = 1, signal, build, activations } = {}) {
   const worker = new Worker(WORKER_URL, { type: 'module', name: 'tabloop-engine' });
+  const held = file instanceof ModelBytes ? file.toMessage() : null;
   const reply = new Promise((resolve, reject) => {
-    worker.onmessage = (event) => resolve(event.data);
+    worker.onmessage = (event) => {
+      if (held && event.data?.file) file.takeBack(event.data.file.segments);
+      resolve(event.data);
+    };
     worker.onerror = (event) => reject(new Error(`the engine worker failed: ${event.message ?? 'no message'}`));
   });
-  // the Blob itself (no copy): the worker reads it as the engine asks
-  worker.postMessage({ type: 'load', blob, context, threads, build, activations });
+  // a Blob itself (no copy), or held bytes moved (not copied) there and back
+  const load = { type: 'load', context, threads, build, activations };
+  if (held) worker.postMessage({ ...load, held: held.message }, held.transfer);
+  else worker.postMessage({ ...load, blob: file });
   const onAbort = () => worker.terminate();
   signal?.addEventListener('abort', onAbort, { once: true });
   let message;

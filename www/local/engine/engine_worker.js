@@ -8,15 +8,17 @@
 // build comes with relaxed SIMD and without (simd_support.js picks by feature detection).
 //
 // The model file is read as the engine asks (its header, then one tensor at a time) from the
-// Blob, so it is never whole in memory beside the packed weights.
+// Blob, so it is never whole in memory beside the packed weights; a model held in the page's
+// memory (model_bytes.js) comes moved here, and goes back with the reply once it is read.
 //
-// Messages in:  {type: 'load', blob: Blob, context, threads, build?: 'simd128',
+// Messages in:  {type: 'load', blob: Blob | held: ModelBytes' message, context, threads, build?: 'simd128',
 //                activations?: an encoding's name, e.g. '7-bit' or '8-bit sign-magnitude'
 //                (instead of the one probed for this CPU; refused where not exact: benchmarks)}
 //               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch,
 //                jump_forward?: false (every token sampled; on by default)}
 //               {type: 'cancel', id}
-// Messages out: {type: 'loaded', info} | {type: 'load_error', message}
+// Messages out: {type: 'loaded', info, file?} | {type: 'load_error', message, file?}
+//               (file: the held bytes moved back)
 //               {type: 'prompt', id, loaded, total, reused}
 //               {type: 'token', id, text, tokens (generated so far)}
 //               {type: 'done', id, finish: 'stop'|'length'|'abort', prompt_tokens, reused_tokens, output_tokens, prompt_ms, generation_ms}
@@ -24,6 +26,7 @@
 
 import { threadedImports, THREAD_MEMORY } from './wasi_host.js';
 import { engineBuild } from './simd_support.js';
+import { ModelBytes } from '../model_bytes.js';
 
 // The relaxed-SIMD builds where the browser has relaxed SIMD, else the SIMD128 ones (Safari);
 // a load message may ask for the SIMD128 ones (the tests do: no flag of Chromium 156 turns
@@ -38,7 +41,7 @@ const THREAD_START_MS = 10_000;
 const encoder = new TextEncoder();
 
 let exports = null;
-/** The model file being loaded (read synchronously: this is a worker). */
+/** The model file being loaded: a Blob (read synchronously: this is a worker) or ModelBytes. */
 let file = null;
 
 /** Why the last read of the model file failed (the browser's words), for the load error. */
@@ -47,6 +50,11 @@ let readError = null;
 /** Copies `len` bytes of the model file from `offset` into the engine's memory at `dst`. */
 function readFile(offset, len, dst) {
   try {
+    if (file instanceof ModelBytes) {
+      if (file.copyTo(offset, new Uint8Array(exports.memory.buffer, dst, len))) return 1;
+      readError = new Error(`the held file has ${file.size} bytes`);
+      return 0;
+    }
     const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(offset, offset + len)));
     if (bytes.length !== len) {
       readError = new Error(`the file gave ${bytes.length} bytes`);
@@ -144,14 +152,14 @@ async function waitForThreads() {
   }
 }
 
-async function load({ blob, context, threads, build, activations }) {
+async function load({ blob, held, context, threads, build, activations }) {
   const threaded = threads > 1 && globalThis.crossOriginIsolated === true;
   const urls = buildUrls(engineBuild(build));
   exports = threaded ? await instantiateThreaded(urls) : await instantiateSingle(urls);
   if (activations != null && withText(activations, (p, l) => exports.tl_choose_activations(p, l)) !== 0) throw new Error(output());
-  file = blob;
+  file = held ? ModelBytes.fromMessage(held) : blob;
   readError = null;
-  const loaded = exports.tl_load_reading(blob.size, context, threaded ? threads : 1);
+  const loaded = exports.tl_load_reading(file.size, context, threaded ? threads : 1);
   file = null;
   if (loaded === -2) throw Object.assign(new Error(output()), { unsupported: true });
   // A file the browser cannot read (removed from disk after it was picked, a blob too large
@@ -223,10 +231,13 @@ self.onmessage = (event) => {
   }
   queue = queue.then(async () => {
     if (message?.type === 'load') {
+      // held bytes go back either way (another runtime may take the model the engine refused)
+      const { held } = message;
+      const back = (reply) => (held ? postMessage({ ...reply, file: held }, held.segments) : postMessage(reply));
       try {
-        postMessage({ type: 'loaded', info: await load(message) });
+        back({ type: 'loaded', info: await load(message) });
       } catch (err) {
-        postMessage({ type: 'load_error', message: String(err?.message ?? err), unsupported: !!err?.unsupported });
+        back({ type: 'load_error', message: String(err?.message ?? err), unsupported: !!err?.unsupported });
       }
     } else if (message?.type === 'complete') {
       try {
