@@ -157,18 +157,38 @@ struct EngineRun {
     tokens: Vec<u32>,
 }
 
+/// How a completion decodes: jump-forward, and drafts from the context.
+#[derive(Clone, Copy)]
+struct Decoding {
+    jump_forward: bool,
+    drafts: bool,
+}
+
+/// Jump-forward alone.
+const JUMPED: Decoding = Decoding {
+    jump_forward: true,
+    drafts: false,
+};
+
+/// Every token sampled.
+const STEPPED: Decoding = Decoding {
+    jump_forward: false,
+    drafts: false,
+};
+
 /// A greedy completion of at most `max_tokens` that must end before them.
 fn engine_run(
     model: &[u8],
     prompt: &str,
     grammar: &str,
     max_tokens: usize,
-    jump_forward: bool,
+    decoding: Decoding,
 ) -> EngineRun {
     use tabloop_engine::sampling::Sampling;
     use tabloop_engine::session::{Session, Step};
     let mut session = Session::load(model, 2048, 1).unwrap();
-    session.set_jump_forward(jump_forward);
+    session.set_jump_forward(decoding.jump_forward);
+    session.set_drafts(decoding.drafts);
     session
         .begin(prompt, Some(grammar), Sampling::Greedy, max_tokens)
         .unwrap();
@@ -236,8 +256,8 @@ fn jump_forward_writes_the_same_qwen_call_as_sampling_every_token_in_far_fewer_s
         parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}),
     });
     let (prompt, grammar) = one_call(&req, "");
-    let jumped = engine_run(&model, &prompt, &grammar, 120, true);
-    let stepped = engine_run(&model, &prompt, &grammar, 120, false);
+    let jumped = engine_run(&model, &prompt, &grammar, 120, JUMPED);
+    let stepped = engine_run(&model, &prompt, &grammar, 120, STEPPED);
     // sampled: the tag's first token, the tool's name, the path, its closing quote
     same_tokens_in_fewer_steps(&jumped, &stepped, 3);
     assert_eq!(
@@ -258,8 +278,8 @@ fn jump_forward_leaves_the_model_a_token_that_reaches_past_the_forced_text() {
     let req: ModelRequest = serde_json::from_value(task["request"].clone()).unwrap();
     let (prompt, grammar) = one_call(&req, "<think>\n\n</think>\n\n");
     let model = smollm2();
-    let jumped = engine_run(&model, &prompt, &grammar, 120, true);
-    let stepped = engine_run(&model, &prompt, &grammar, 120, false);
+    let jumped = engine_run(&model, &prompt, &grammar, 120, JUMPED);
+    let stepped = engine_run(&model, &prompt, &grammar, 120, STEPPED);
     assert_eq!(
         stepped.text,
         "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"/notes.txt\"}}\n</tool_call>"
@@ -280,8 +300,8 @@ fn jump_forward_writes_the_tokens_greedy_decoding_writes_call_after_call() {
     let req: ModelRequest = serde_json::from_value(task["request"].clone()).unwrap();
     let (prompt, grammar) = call_branch(&req, "<think>\n\n</think>\n\n", "root ::= calls");
     let model = smollm2();
-    let jumped = engine_run(&model, &prompt, &grammar, 160, true);
-    let stepped = engine_run(&model, &prompt, &grammar, 160, false);
+    let jumped = engine_run(&model, &prompt, &grammar, 160, JUMPED);
+    let stepped = engine_run(&model, &prompt, &grammar, 160, STEPPED);
     assert_eq!(
         stepped.text.matches("<tool_call>").count(),
         2,
@@ -289,6 +309,19 @@ fn jump_forward_writes_the_tokens_greedy_decoding_writes_call_after_call() {
         stepped.text
     );
     same_tokens_in_fewer_steps(&jumped, &stepped, 2);
+    // drafts from the context too: the second call's path is the first's
+    let both = Decoding {
+        jump_forward: true,
+        drafts: true,
+    };
+    let drafted = engine_run(&model, &prompt, &grammar, 160, both);
+    assert_eq!(drafted.tokens, stepped.tokens);
+    assert!(
+        drafted.steps < jumped.steps,
+        "{} steps with drafts, {} without",
+        drafted.steps,
+        jumped.steps
+    );
 }
 
 /// Jump-forward wrote what greedy decoding writes, token for token, in under a `factor`-th of

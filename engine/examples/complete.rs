@@ -11,7 +11,8 @@
 //! computation may go the other way). `TABLOOP_ENGINE_ACTIVATIONS=7-bit` (or `8-bit (read
 //! signed)`, `8-bit sign-magnitude`) computes with the activations a browser on another CPU uses,
 //! or one asks for by name. `JUMP_FORWARD=0` samples every
-//! token, even where the grammar admits one continuation only. `SHOW_STEPS=1` prints what each
+//! token, even where the grammar admits one continuation only; `DRAFTS=0` reads no guesses from
+//! the context with the model's token. `SHOW_STEPS=1` prints what each
 //! step wrote (a sampled token and what jump-forward appended after it), one step a line.
 
 use tabloop_engine::sampling::Sampling;
@@ -29,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max_tokens = number_field(&request, "max_tokens").unwrap_or(64);
     let mut session = Session::load(&bytes, 4096, 2).map_err(|e| e.to_string())?;
     session.set_jump_forward(std::env::var("JUMP_FORWARD").as_deref() != Ok("0"));
+    session.set_drafts(std::env::var("DRAFTS").as_deref() != Ok("0"));
     let plan = session.begin(&prompt, grammar.as_deref(), Sampling::Greedy, max_tokens)?;
     let batch = std::env::var("BATCH")
         .ok()

@@ -115,6 +115,15 @@ pub extern "C" fn tl_threads_ready() -> i32 {
     with_session(|session| i32::from(session.threads().1))
 }
 
+/// Turns drafts from the context on (1, the default) or off (0) for the loaded model.
+#[no_mangle]
+pub extern "C" fn tl_drafts(on: i32) -> i32 {
+    with_session(|session| {
+        session.set_drafts(on != 0);
+        0
+    })
+}
+
 #[link(wasm_import_module = "env")]
 extern "C" {
     /// Copies `len` bytes of the model file from `offset` to `dst`; 1 when it did.

@@ -11,6 +11,7 @@
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code)]
 pub mod abi;
+mod draft;
 pub mod gguf;
 pub mod grammar;
 mod jump;

@@ -28,6 +28,9 @@ pub struct Session {
     /// Whether what the grammar forces is appended without sampling (see
     /// [`Session::set_jump_forward`]).
     jump_forward: bool,
+    /// Whether guesses from the context are read with the model's token under greedy decoding
+    /// (see [`Session::set_drafts`]).
+    drafts: bool,
     /// The vocabulary sorted for jump-forward, once it is first needed.
     extensions: std::cell::OnceCell<Extensions>,
     /// The tokens the last (or current) completion generated (their count is held to its
@@ -42,6 +45,8 @@ struct Completion {
     grammar: Option<(Grammar, GrammarState)>,
     sampling: Sampling,
     max_tokens: usize,
+    /// Tokens still to read without drafts (see [`crate::draft::DRAFT_PAUSE`]).
+    draft_pause: usize,
 }
 
 /// Bytes of a file read first for its header (doubled until the tensor table fits: SmolLM2's
@@ -178,6 +183,7 @@ impl Session {
             logits: Vec::new(),
             completion: None,
             jump_forward: true,
+            drafts: true,
             extensions: std::cell::OnceCell::new(),
             output: Vec::new(),
         })
@@ -285,6 +291,7 @@ impl Session {
             grammar,
             sampling,
             max_tokens,
+            draft_pause: 0,
         });
         Ok(PromptPlan {
             total,
@@ -355,6 +362,14 @@ impl Session {
     /// cut at the first that differs, so greedy decoding writes the same tokens either way.
     pub fn set_jump_forward(&mut self, on: bool) {
         self.jump_forward = on;
+    }
+
+    /// Turns drafts from the context on (the default) or off: with them, under greedy decoding,
+    /// the tokens that followed the context's last few tokens where they occurred before are
+    /// read with the model's token in one pass, and kept while they are what greedy decoding
+    /// writes at their places (see [`crate::draft`]), so the reply is the same either way.
+    pub fn set_drafts(&mut self, on: bool) {
+        self.drafts = on;
     }
 
     /// The `k` highest logits of the next token as `[[id, logit], …]` JSON, once the prompt is

@@ -216,6 +216,8 @@ char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\bfnrt]"#;
 #[test]
 fn jump_forward_writes_the_same_call_in_fewer_steps() {
     let mut session = session();
+    // jump-forward alone (drafts from the context have a test of their own)
+    session.set_drafts(false);
     let jumped = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
     session.set_jump_forward(false);
     let stepped = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
@@ -237,4 +239,45 @@ fn jump_forward_writes_the_same_call_in_fewer_steps() {
     // every token counted, forced ones included
     assert_eq!(stepped.tokens, stepped.steps);
     assert!(jumped.tokens > jumped.steps);
+}
+
+/// A task whose answer repeats what the prompt holds: what drafts from the context are for.
+const QUOTE_PROMPT: &str = "<|im_start|>system\nYou are tabloop, an agent in a browser tab.<|im_end|>\n<|im_start|>user\nI read the file /notes.txt for you. It says:\n\nBuy milk and eggs on Tuesday. Call Anna about the garden fence. The train to Leeds leaves at 9:40 from platform 3.\n\nRepeat the file's text back to me word for word.<|im_end|>\n<|im_start|>assistant\n";
+
+#[test]
+fn drafts_from_the_context_write_the_same_reply_in_fewer_steps() {
+    let mut session = session();
+    let drafted = complete(&mut session, QUOTE_PROMPT, None, 48);
+    session.set_drafts(false);
+    let plain = complete(&mut session, QUOTE_PROMPT, None, 48);
+    assert!(
+        plain
+            .text
+            .starts_with("Buy milk and eggs on Tuesday. Call Anna"),
+        "{}",
+        plain.text
+    );
+    // token for token what greedy decoding writes without them
+    assert_eq!(drafted.ids, plain.ids);
+    assert_eq!(drafted.text, plain.text);
+    assert_eq!((drafted.end, plain.end), (Step::Length, Step::Length));
+    assert_eq!(plain.steps, plain.tokens);
+    assert!(
+        drafted.steps * 3 < plain.steps * 2,
+        "{} steps with drafts, {} without",
+        drafted.steps,
+        plain.steps
+    );
+}
+
+#[test]
+fn drafts_under_a_grammar_write_the_same_call_as_sampling_every_token() {
+    let mut session = session();
+    let drafted = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
+    session.set_drafts(false);
+    session.set_jump_forward(false);
+    let stepped = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
+    assert_eq!(drafted.ids, stepped.ids);
+    assert_eq!(drafted.text, stepped.text);
+    assert_eq!((drafted.end, stepped.end), (Step::Stop, Step::Stop));
 }

@@ -2,9 +2,9 @@
 // Chromium, on tabloop's engine (the default) and on wllama (other models, the GPU): download
 // with progress, browser-storage cache across a reload, streamed text, JSON-Schema- and
 // GBNF-constrained tool calls, abort (while writing and while reading the prompt), both thread
-// modes (cross-origin isolated or not), the prompt reused across steps, jump-forward writing
-// what sampling every token writes, a model the engine does not run going to wllama, and a
-// large download no storage keeps running from the page's memory.
+// modes (cross-origin isolated or not), the prompt reused across steps, jump-forward and drafts
+// from the context writing what sampling every token writes, a model the engine does not run
+// going to wllama, and a large download no storage keeps running from the page's memory.
 // Needs the model assets: run `bash scripts/fetch-model-assets.sh` first.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -390,7 +390,7 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
     assert.equal(built.status, 0, built.stderr);
     const request = JSON.parse(built.stdout);
     const { jumped, stepped } = await page.evaluate(async (request) => {
-      const run = (jump) => window.model.complete({ messages: request.messages, grammar: request.grammar, max_tokens: request.max_tokens, temperature: 0, jump_forward: jump });
+      const run = (jump) => window.model.complete({ messages: request.messages, grammar: request.grammar, max_tokens: request.max_tokens, temperature: 0, jump_forward: jump, drafts: jump });
       return { jumped: await run(true), stepped: await run(false) };
     }, request);
     assert.equal(jumped.text, stepped.text);
@@ -399,6 +399,32 @@ describe('local model on the engine, cross-origin isolated (threads)', () => {
     assert.match(stepped.text, /^<tool_call>\n\{"name": "read_file", "arguments": \{"path": "[^"]+"\}\}\n<\/tool_call>$/);
     assert.equal(jumped.finish, stepped.finish);
     Object.assign(f, { jump_forward_call: jumped.text, jump_forward_ms: jumped.timings.generation_ms, stepped_ms: stepped.timings.generation_ms });
+  });
+
+  test('drafts from the context write the same quote as sampling every token, in fewer steps', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const note = 'Buy milk and eggs on Tuesday. Call Anna about the garden fence. The train to Leeds leaves at 9:40 from platform 3.';
+    const request = {
+      messages: [
+        { role: 'system', content: 'You are tabloop, an agent in a browser tab.' },
+        { role: 'user', content: `I read the file /notes.txt for you. It says:\n\n${note}\n\nRepeat the file's text back to me word for word.` },
+      ],
+      max_tokens: 40,
+      temperature: 0,
+    };
+    const { drafted, plain } = await page.evaluate(async (request) => {
+      const run = async (drafts) => {
+        let steps = 0;
+        const out = await window.model.complete({ ...request, drafts }, { onDelta: () => (steps += 1) });
+        return { ...out, steps };
+      };
+      return { drafted: await run(true), plain: await run(false) };
+    }, request);
+    assert.ok(plain.text.startsWith('Buy milk and eggs on Tuesday.'), plain.text);
+    assert.equal(drafted.text, plain.text);
+    assert.equal(drafted.usage.output_tokens, plain.usage.output_tokens);
+    assert.equal(plain.steps, plain.usage.output_tokens, 'one token a step without drafts');
+    assert.ok(drafted.steps * 3 < plain.steps * 2, `${drafted.steps} steps with drafts, ${plain.steps} without`);
+    Object.assign(f, { drafts_steps: drafted.steps, plain_steps: plain.steps, drafts_ms: drafted.timings.generation_ms, plain_ms: plain.timings.generation_ms });
   });
 
   test('a reload gets the model from browser storage, not the server, on every core', { timeout: TEST_TIMEOUT_MS }, async () => {

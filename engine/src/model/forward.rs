@@ -305,6 +305,34 @@ impl Model {
         Ok(tokens.iter().map(|t| all[*t as usize]).collect())
     }
 
+    /// The logits after each of the first `rows` rows of the batch the last [`Model::forward`]
+    /// read, one row of the vocabulary after another in `out`, each as that pass would have
+    /// written it were the row its last (checking drafts, where any token may be the model's
+    /// choice): the head reads its weights once for all of them.
+    pub fn logits_rows(
+        &self,
+        scratch: &mut Scratch,
+        rows: usize,
+        out: &mut Vec<f32>,
+    ) -> Result<(), String> {
+        let e = self.config.embedding;
+        let Some(hidden) = scratch.x.get(..rows * e) else {
+            return Err(format!("the last batch has fewer than {rows} rows"));
+        };
+        let normed = sized(&mut scratch.normed, rows * e);
+        rms_norm(
+            hidden,
+            &self.weights.output_norm,
+            self.config.norm_eps,
+            normed,
+        );
+        scratch.acts.quantize(&scratch.normed[..rows * e], e);
+        scratch
+            .work
+            .project(self.weights.head(), &scratch.acts, out);
+        Ok(())
+    }
+
     /// Causal attention of the batch's queries over the cached positions of layer `layer` up
     /// to their own (the last `window` of them in a sliding-window layer).
     fn attend(

@@ -1,14 +1,16 @@
 //! One generation step: the model's token, and with jump-forward what the grammar forces after
 //! it, read in one forward pass and then checked against what greedy decoding would have
 //! written there ([`departure`]): where it differs the cache is rolled back to that place (its
-//! positions simply dropped) and the model's token goes on from there, in another pass.
+//! positions simply dropped) and the model's token goes on from there, in another pass. Where
+//! nothing is forced, guesses from the context ([`crate::draft`]) may ride along instead.
 
 use super::{Completion, Session, Step};
+use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT, DRAFT_PAUSE};
 use crate::grammar::GrammarState;
 use crate::jump::check::{departure, Departure, Forced};
 use crate::jump::{jump_forward, Extensions};
 use crate::repetition::{breaks_run, RepeatGuard};
-use crate::sampling::choose;
+use crate::sampling::{choose, Sampling};
 
 /// What reading a token (and what was forced after it) came to.
 enum Read {
@@ -109,24 +111,43 @@ impl Session {
                 .grammar
                 .as_ref()
                 .is_some_and(|(_, s)| s.is_complete() && !s.can_continue());
+        let drafts = if done || !forced.is_empty() {
+            Vec::new()
+        } else {
+            self.drafts_after(completion, token)
+        };
+        self.output.extend_from_slice(&drafts);
         // The reply's last token is never read (nothing comes after it); a forced one still
         // needs the row before it read, to check it.
-        let read = if done { forced.len() } else { forced.len() + 1 };
+        let read = if done {
+            forced.len()
+        } else {
+            forced.len() + 1 + drafts.len()
+        };
         if read == 0 {
             return Ok(Read::Done);
         }
         let batch: Vec<u32> = std::iter::once(token)
             .chain(forced.iter().copied())
+            .chain(drafts.iter().copied())
             .take(read)
             .collect();
         let start = self.cache.len();
         if start + batch.len() > self.cache.capacity() {
             return Ok(Read::Full);
         }
-        let logits = if done { None } else { Some(&mut self.logits) };
+        let logits = if done || !drafts.is_empty() {
+            None
+        } else {
+            Some(&mut self.logits)
+        };
         self.model
             .forward(&batch, &mut self.cache, &mut self.scratch, logits)?;
         self.cached.extend_from_slice(&batch);
+        if !drafts.is_empty() {
+            self.keep_drafts(completion, start, &drafts, bytes)?;
+            return Ok(Read::Done);
+        }
         let checked = match self.extensions.get() {
             Some(extensions) if !forced.is_empty() => departure(
                 &self.model,
@@ -149,19 +170,85 @@ impl Session {
         };
         // Back to the place greedy decoding leaves the forced text: the token and the forced
         // tokens it keeps stay read, the rest is dropped from the cache and the grammar.
-        let length = start + 1 + kept;
-        self.cache.truncate(length);
-        self.cached.truncate(length);
-        self.output
-            .truncate(self.output.len() - forced.len() + kept);
+        self.keep_read(start, kept, forced.len());
         if let (Some((grammar, state)), Some(before)) = (completion.grammar.as_mut(), before) {
             *state = before;
             for id in &forced[..kept] {
                 state
-                    .advance(grammar, tokenizer.token_bytes(*id))
+                    .advance(grammar, self.tokenizer.token_bytes(*id))
                     .map_err(|e| e.to_string())?;
             }
         }
         Ok(Read::Departed(choice))
+    }
+
+    /// Guesses from the context for after `token` (see [`crate::draft`]): none but under greedy
+    /// decoding with drafts on, and no more than the reply's and the context's room leaves (a
+    /// pass with drafts reads the row after the last one, for the next token).
+    fn drafts_after(&self, completion: &mut Completion, token: u32) -> Vec<u32> {
+        if !self.drafts || completion.sampling != Sampling::Greedy {
+            return Vec::new();
+        }
+        if completion.draft_pause > 0 {
+            completion.draft_pause -= 1;
+            return Vec::new();
+        }
+        let room = completion
+            .max_tokens
+            .saturating_sub(self.output.len() + 1)
+            .min(self.cache.capacity().saturating_sub(self.cache.len() + 1))
+            .min(DRAFT_LIMIT);
+        if room == 0 {
+            return Vec::new();
+        }
+        let mut context = Vec::with_capacity(self.cached.len() + 1);
+        context.extend_from_slice(&self.cached);
+        context.push(token);
+        let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
+        admitted(&lookup(&context, room), &self.tokenizer, grammar)
+    }
+
+    /// Once the pass read `drafts` after the token at `start`, keeps those greedy decoding
+    /// writes (their bytes go to `bytes`) and drops the rest from the cache, the reply and the
+    /// grammar; the logits are then the next token's.
+    fn keep_drafts(
+        &mut self,
+        completion: &mut Completion,
+        start: usize,
+        drafts: &[u32],
+        bytes: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let tokenizer = &self.tokenizer;
+        let (kept, state) = check(
+            &self.model,
+            &mut self.scratch,
+            tokenizer,
+            Drafted {
+                output: &self.output,
+                count: drafts.len(),
+                grammar: completion.grammar.as_ref().map(|(g, s)| (g, s.clone())),
+            },
+            &mut self.logits,
+        )?;
+        for id in &drafts[..kept] {
+            bytes.extend_from_slice(tokenizer.token_bytes(*id));
+        }
+        if kept == 0 {
+            completion.draft_pause = DRAFT_PAUSE;
+        }
+        self.keep_read(start, kept, drafts.len());
+        if let (Some((_, now)), Some(state)) = (completion.grammar.as_mut(), state) {
+            *now = state;
+        }
+        Ok(())
+    }
+
+    /// Of a pass that read a token at `start` and `appended` tokens after it, keeps the token
+    /// and the first `kept` of them, in the cache and in the reply.
+    fn keep_read(&mut self, start: usize, kept: usize, appended: usize) {
+        let length = start + 1 + kept;
+        self.cache.truncate(length);
+        self.cached.truncate(length);
+        self.output.truncate(self.output.len() - appended + kept);
     }
 }

@@ -161,8 +161,10 @@ export class EngineModel {
       max_tokens: request?.max_tokens ?? 256,
       temperature: request?.temperature ?? 0,
       batch: this._batch,
-      // jump-forward decoding (on unless the request turns it off: the benchmark compares)
+      // jump-forward decoding and drafts from the context (on unless the request turns them
+      // off: the benchmark compares)
       jump_forward: request?.jump_forward !== false,
+      drafts: request?.drafts !== false,
     });
     let message;
     try {

@@ -15,7 +15,8 @@
 //                activations?: an encoding's name, e.g. '7-bit' or '8-bit sign-magnitude'
 //                (instead of the one probed for this CPU; refused where not exact: benchmarks)}
 //               {type: 'complete', id, prompt, grammar, max_tokens, temperature, batch,
-//                jump_forward?: false (every token sampled; on by default)}
+//                jump_forward?: false (every token sampled; on by default),
+//                drafts?: false (no guesses from the context read with a token; on by default)}
 //               {type: 'cancel', id}
 // Messages out: {type: 'loaded', info, file?} | {type: 'load_error', message, file?}
 //               (file: the held bytes moved back)
@@ -172,8 +173,9 @@ async function load({ blob, held, context, threads, build, activations }) {
 }
 
 async function complete(message) {
-  const { id, prompt, grammar, max_tokens, temperature, batch, jump_forward = true } = message;
+  const { id, prompt, grammar, max_tokens, temperature, batch, jump_forward = true, drafts = true } = message;
   exports.tl_jump_forward(jump_forward ? 1 : 0);
+  exports.tl_drafts(drafts ? 1 : 0);
   const stream = new TextDecoder();
   const started = performance.now();
   const begin = withText(prompt, (pp, pl) =>
