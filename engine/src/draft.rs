@@ -26,7 +26,31 @@ pub(crate) const DRAFT_LIMIT: usize = 7;
 /// for a longer pass at every token. On the 0.6B-shaped synthetic Qwen3 in the tab, whose
 /// random weights write runs of one character, guesses at every token made the reply 16 %
 /// slower.
-pub(crate) const DRAFT_PAUSE: usize = 8;
+const DRAFT_PAUSE: usize = 8;
+
+/// When a completion guesses: not for [`DRAFT_PAUSE`] tokens after a miss.
+#[derive(Debug, Default)]
+pub(crate) struct Pacing {
+    pause: usize,
+}
+
+impl Pacing {
+    /// Whether the next token may take guesses (a token read without counts toward the pause).
+    pub(crate) fn ready(&mut self) -> bool {
+        if self.pause == 0 {
+            return true;
+        }
+        self.pause -= 1;
+        false
+    }
+
+    /// Takes note of how many guesses of a pass the model kept.
+    pub(crate) fn kept(&mut self, kept: usize) {
+        if kept == 0 {
+            self.pause = DRAFT_PAUSE;
+        }
+    }
+}
 
 /// The longest run of the context's last tokens matched against its earlier text.
 const LONGEST_MATCH: usize = 4;
@@ -36,17 +60,19 @@ const LONGEST_MATCH: usize = 4;
 const SHORTEST_MATCH: usize = 3;
 
 /// The tokens that followed the latest earlier occurrence of the longest run (up to
-/// [`LONGEST_MATCH`] tokens, at least [`SHORTEST_MATCH`]) that `context` ends with, at most
-/// `limit` of them.
-pub(crate) fn lookup(context: &[u32], limit: usize) -> Vec<u32> {
-    let len = context.len();
+/// [`LONGEST_MATCH`] tokens, at least [`SHORTEST_MATCH`]) that the context ends with, at most
+/// `limit` of them. The context is `earlier` then `last` (the cached tokens and the model's
+/// token, not yet read); one scan of it per length, bounded by the context's room.
+pub(crate) fn lookup(earlier: &[u32], last: u32, limit: usize) -> Vec<u32> {
+    let len = earlier.len() + 1;
+    let at = |i: usize| if i < earlier.len() { earlier[i] } else { last };
+    let run_at =
+        |start: usize, tail: usize, n: usize| (0..n).all(|k| at(start + k) == at(tail + k));
     for n in (SHORTEST_MATCH..=LONGEST_MATCH.min(len.saturating_sub(1))).rev() {
-        let tail = &context[len - n..];
+        let tail = len - n;
         // the latest occurrence that ends before the tail does, and is followed by a token
-        let found = (0..len - n).rev().find(|&at| &context[at..at + n] == tail);
-        if let Some(at) = found {
-            let from = at + n;
-            return context[from..(from + limit).min(len)].to_vec();
+        if let Some(start) = (0..tail).rev().find(|&start| run_at(start, tail, n)) {
+            return (start + n..(start + n + limit).min(len)).map(at).collect();
         }
     }
     Vec::new()
@@ -88,14 +114,16 @@ pub(crate) struct Drafted<'a> {
 }
 
 /// Compares each draft with greedy decoding's choice at its place, and returns how many of
-/// them it writes as they are, with the grammar's state after those. `logits` gets the row
-/// after the last draft kept, as a pass ending there would have written it: the next step
-/// chooses from it (the model's own token where a draft did not hold).
+/// them it writes as they are, with the grammar's state after those. `rows` gets every row's
+/// logits (a buffer kept between passes: for Qwen's vocabulary, eight rows are 4.9 MB);
+/// `logits` the row after the last draft kept, as a pass ending there would have written it:
+/// the next step chooses from it (the model's own token where a draft did not hold).
 pub(crate) fn check(
     model: &Model,
     scratch: &mut Scratch,
     tokenizer: &Tokenizer,
     drafted: Drafted<'_>,
+    rows: &mut Vec<f32>,
     logits: &mut Vec<f32>,
 ) -> Result<(usize, Option<GrammarState>), String> {
     let Drafted {
@@ -105,8 +133,7 @@ pub(crate) fn check(
     } = drafted;
     let start = output.len() - count;
     let vocab = model.config.vocab;
-    let mut rows = Vec::new();
-    model.logits_rows(scratch, count + 1, &mut rows)?;
+    model.logits_rows(scratch, count + 1, rows)?;
     let (grammar, mut state) = match grammar {
         Some((g, s)) => (Some(g), Some(s)),
         None => (None, None),
@@ -167,36 +194,57 @@ fn penalized_choice(
 mod tests {
     use super::*;
 
+    /// [`lookup`] over a whole context written out.
+    fn look(context: &[u32], limit: usize) -> Vec<u32> {
+        match context.split_last() {
+            Some((last, earlier)) => lookup(earlier, *last, limit),
+            None => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn pacing_pauses_guessing_after_a_miss_only() {
+        let mut pacing = Pacing::default();
+        assert!(pacing.ready());
+        pacing.kept(2);
+        assert!(pacing.ready());
+        pacing.kept(0);
+        for _ in 0..DRAFT_PAUSE {
+            assert!(!pacing.ready());
+        }
+        assert!(pacing.ready());
+    }
+
     #[test]
     fn the_longest_earlier_match_gives_what_followed_it_most_recently() {
         // "b c d" occurred before, followed by "e f"
-        assert_eq!(lookup(&[1, 2, 3, 4, 5, 6, 9, 2, 3, 4], 2), vec![5, 6]);
+        assert_eq!(look(&[1, 2, 3, 4, 5, 6, 9, 2, 3, 4], 2), vec![5, 6]);
         // a longer run wins over a later shorter one
         assert_eq!(
-            lookup(&[1, 2, 3, 4, 7, 8, 2, 3, 4, 5, 1, 2, 3, 4], 2),
+            look(&[1, 2, 3, 4, 7, 8, 2, 3, 4, 5, 1, 2, 3, 4], 2),
             vec![7, 8]
         );
         // the latest occurrence of the same run, and no more than the context holds after it
-        assert_eq!(lookup(&[5, 6, 7, 1, 5, 6, 7, 2, 5, 6, 7], 1), vec![2]);
+        assert_eq!(look(&[5, 6, 7, 1, 5, 6, 7, 2, 5, 6, 7], 1), vec![2]);
         assert_eq!(
-            lookup(&[5, 6, 7, 1, 5, 6, 7, 2, 5, 6, 7], 9),
+            look(&[5, 6, 7, 1, 5, 6, 7, 2, 5, 6, 7], 9),
             vec![2, 5, 6, 7]
         );
     }
 
     #[test]
     fn no_match_a_short_match_and_no_context_give_nothing() {
-        assert!(lookup(&[], 3).is_empty());
-        assert!(lookup(&[1], 3).is_empty());
-        assert!(lookup(&[1, 2, 3], 3).is_empty());
+        assert!(look(&[], 3).is_empty());
+        assert!(look(&[1], 3).is_empty());
+        assert!(look(&[1, 2, 3], 3).is_empty());
         // two tokens match too often to guess from
-        assert!(lookup(&[1, 2, 3, 4, 9, 2, 3], 3).is_empty());
-        assert!(lookup(&[1, 2, 3, 1, 2, 3], 0).is_empty());
+        assert!(look(&[1, 2, 3, 4, 9, 2, 3], 3).is_empty());
+        assert!(look(&[1, 2, 3, 1, 2, 3], 0).is_empty());
     }
 
     #[test]
     fn a_match_reaching_the_tail_drafts_up_to_it() {
         // "1 1 1" occurs at 0, followed by the tail's last token
-        assert_eq!(lookup(&[1, 1, 1, 1], 3), vec![1]);
+        assert_eq!(look(&[1, 1, 1, 1], 3), vec![1]);
     }
 }

@@ -4,6 +4,7 @@
 //! run of cached tokens whose text starts the new prompt is kept, even when the prompt's own
 //! tokenization would split that text otherwise (the model's earlier reply, as it wrote it).
 
+use crate::draft::Pacing;
 use crate::gguf::Gguf;
 use crate::grammar::{Grammar, GrammarState};
 use crate::jump::Extensions;
@@ -31,6 +32,8 @@ pub struct Session {
     /// Whether guesses from the context are read with the model's token under greedy decoding
     /// (see [`Session::set_drafts`]).
     drafts: bool,
+    /// The logits of a pass with guesses, a row per token read (kept from pass to pass).
+    draft_rows: Vec<f32>,
     /// The vocabulary sorted for jump-forward, once it is first needed.
     extensions: std::cell::OnceCell<Extensions>,
     /// The tokens the last (or current) completion generated (their count is held to its
@@ -45,8 +48,8 @@ struct Completion {
     grammar: Option<(Grammar, GrammarState)>,
     sampling: Sampling,
     max_tokens: usize,
-    /// Tokens still to read without drafts (see [`crate::draft::DRAFT_PAUSE`]).
-    draft_pause: usize,
+    /// When it guesses from the context (see [`crate::draft::Pacing`]).
+    pacing: Pacing,
 }
 
 /// Bytes of a file read first for its header (doubled until the tensor table fits: SmolLM2's
@@ -184,6 +187,7 @@ impl Session {
             completion: None,
             jump_forward: true,
             drafts: true,
+            draft_rows: Vec::new(),
             extensions: std::cell::OnceCell::new(),
             output: Vec::new(),
         })
@@ -291,7 +295,7 @@ impl Session {
             grammar,
             sampling,
             max_tokens,
-            draft_pause: 0,
+            pacing: Pacing::default(),
         });
         Ok(PromptPlan {
             total,

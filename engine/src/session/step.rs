@@ -5,7 +5,7 @@
 //! nothing is forced, guesses from the context ([`crate::draft`]) may ride along instead.
 
 use super::{Completion, Session, Step};
-use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT, DRAFT_PAUSE};
+use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT};
 use crate::grammar::GrammarState;
 use crate::jump::check::{departure, Departure, Forced};
 use crate::jump::{jump_forward, Extensions};
@@ -189,8 +189,7 @@ impl Session {
         if !self.drafts || completion.sampling != Sampling::Greedy {
             return Vec::new();
         }
-        if completion.draft_pause > 0 {
-            completion.draft_pause -= 1;
+        if !completion.pacing.ready() {
             return Vec::new();
         }
         let room = completion
@@ -201,11 +200,8 @@ impl Session {
         if room == 0 {
             return Vec::new();
         }
-        let mut context = Vec::with_capacity(self.cached.len() + 1);
-        context.extend_from_slice(&self.cached);
-        context.push(token);
         let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
-        admitted(&lookup(&context, room), &self.tokenizer, grammar)
+        admitted(&lookup(&self.cached, token, room), &self.tokenizer, grammar)
     }
 
     /// Once the pass read `drafts` after the token at `start`, keeps those greedy decoding
@@ -228,14 +224,13 @@ impl Session {
                 count: drafts.len(),
                 grammar: completion.grammar.as_ref().map(|(g, s)| (g, s.clone())),
             },
+            &mut self.draft_rows,
             &mut self.logits,
         )?;
         for id in &drafts[..kept] {
             bytes.extend_from_slice(tokenizer.token_bytes(*id));
         }
-        if kept == 0 {
-            completion.draft_pause = DRAFT_PAUSE;
-        }
+        completion.pacing.kept(kept);
         self.keep_read(start, kept, drafts.len());
         if let (Some((_, now)), Some(state)) = (completion.grammar.as_mut(), state) {
             *now = state;

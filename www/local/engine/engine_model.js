@@ -33,7 +33,7 @@ export async function startEngine(file, { context = 4096, threads = 1, signal, b
   const held = file instanceof ModelBytes ? file.toMessage() : null;
   const reply = new Promise((resolve, reject) => {
     worker.onmessage = (event) => {
-      if (held && event.data?.file) file.takeBack(event.data.file.segments);
+      if (held && event.data?.held) file.takeBack(event.data.held.segments);
       resolve(event.data);
     };
     worker.onerror = (event) => reject(new Error(`the engine worker failed: ${event.message ?? 'no message'}`));

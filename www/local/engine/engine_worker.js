@@ -18,8 +18,8 @@
 //                jump_forward?: false (every token sampled; on by default),
 //                drafts?: false (no guesses from the context read with a token; on by default)}
 //               {type: 'cancel', id}
-// Messages out: {type: 'loaded', info, file?} | {type: 'load_error', message, file?}
-//               (file: the held bytes moved back)
+// Messages out: {type: 'loaded', info, held?} | {type: 'load_error', message, held?}
+//               (held: the held bytes moved back)
 //               {type: 'prompt', id, loaded, total, reused}
 //               {type: 'token', id, text, tokens (generated so far)}
 //               {type: 'done', id, finish: 'stop'|'length'|'abort', prompt_tokens, reused_tokens, output_tokens, prompt_ms, generation_ms}
@@ -235,7 +235,7 @@ self.onmessage = (event) => {
     if (message?.type === 'load') {
       // held bytes go back either way (another runtime may take the model the engine refused)
       const { held } = message;
-      const back = (reply) => (held ? postMessage({ ...reply, file: held }, held.segments) : postMessage(reply));
+      const back = (reply) => (held ? postMessage({ ...reply, held }, held.segments) : postMessage(reply));
       try {
         back({ type: 'loaded', info: await load(message) });
       } catch (err) {
