@@ -15,47 +15,11 @@ mod driver_support;
 use driver_support::*;
 use tabloop::runtime::Notice;
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use futures::executor::LocalPool;
 use pretty_assertions::assert_eq;
 use tabloop::core::{Input, StopReason};
-use tabloop::ports::{Clock, Durability};
-
-/// A clock whose `soon` resolves only when the test runs "the next task" (`run_next_task`),
-/// as the browser's does after the current one; its sleeps never end.
-#[derive(Default)]
-struct TaskClock {
-    now: Cell<u64>,
-    next_task: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
-}
-
-impl TaskClock {
-    fn run_next_task(&self, pool: &mut LocalPool) {
-        for waiting in self.next_task.borrow_mut().drain(..) {
-            let _ = waiting.send(());
-        }
-        pool.run_until_stalled();
-    }
-}
-
-impl Clock for TaskClock {
-    fn now(&self) -> u64 {
-        self.now.set(self.now.get() + 1);
-        self.now.get()
-    }
-    async fn sleep(&self, _ms: u64) {
-        futures::future::pending::<()>().await
-    }
-    fn soon(&self) -> impl std::future::Future<Output = ()> {
-        let (sender, receiver) = futures::channel::oneshot::channel();
-        self.next_task.borrow_mut().push(sender);
-        async move {
-            let _ = receiver.await;
-        }
-    }
-}
+use tabloop::ports::Durability;
 
 /// A run of `replies` on a [`TaskClock`] with the task "go" given: the store holds every
 /// append from the start when `held`, the tools hang when `hang`.

@@ -65,6 +65,8 @@ pub struct Driver<P: PortSet> {
     unannounced: Vec<Record>,
     /// What the stored fold snapshot holds.
     snapshot: SnapshotMark,
+    /// The last record of a finished run whose snapshot is due once its outcome is out.
+    snapshot_at_rest: Option<Record>,
     /// What the model call under way has written so far, kept if the run is cancelled.
     streamed: Streamed,
 }
@@ -98,6 +100,7 @@ impl<P: PortSet> Driver<P> {
             commit: None,
             unannounced: Vec::new(),
             snapshot,
+            snapshot_at_rest: None,
             streamed: Streamed::default(),
         };
         // If storage refuses these first records the driver opens paused, as after any failed
@@ -119,11 +122,13 @@ impl<P: PortSet> Driver<P> {
         self.storage_failed
     }
 
-    /// Feeds one input and performs what follows; returns once its records are stored.
+    /// Feeds one input and performs what follows; returns once its records are stored (and
+    /// the snapshot a finished run left due written).
     pub async fn feed(&mut self, input: Input) -> Result<(), InputError> {
         self.step(input).await?;
         self.settle().await;
         self.announce_pending();
+        self.write_snapshot_at_rest().await;
         Ok(())
     }
 
@@ -179,7 +184,9 @@ impl<P: PortSet> Driver<P> {
         // never waits on anything outside lets the page have a task after each slice.
         let mut next_task = NextTask::new(self.clock.clone());
         loop {
-            let something_due = !self.unannounced.is_empty() || self.writes_soon();
+            let something_due = !self.unannounced.is_empty()
+                || self.writes_soon()
+                || self.snapshot_at_rest.is_some();
             // Wakes are taken in a fixed order, the same way every time (a random pick made the
             // driver's choices differ from run to run): the page's commands, storage, the next
             // task, then the work in flight.
@@ -221,6 +228,7 @@ impl<P: PortSet> Driver<P> {
                         self.rest().await;
                     }
                     self.announce_pending();
+                    self.write_snapshot_at_rest().await;
                     return self;
                 }
                 Wake::Command(Some(Command::Input(input))) | Wake::Work(Some(input)) => {
@@ -249,6 +257,7 @@ impl<P: PortSet> Driver<P> {
                     next_task.seen();
                     self.announce_pending();
                     self.write_soon();
+                    self.write_snapshot_at_rest().await;
                 }
             }
         }

@@ -50,22 +50,43 @@ pub async fn open_agent<S: EventStore>(
     Ok((agent, SnapshotMark::default()))
 }
 
-/// Writes a fresh snapshot of `agent` when its log grew by [`SNAPSHOT_EVERY`] records since
-/// `mark`, or by [`SNAPSHOT_AT_REST`] when its run has finished; `last` is the last persisted
-/// record. Returns what the stored snapshot now holds. A failed write changes nothing: the
-/// snapshot is derived data.
-pub async fn refresh_snapshot<S: EventStore>(
+/// When a fresh snapshot of `agent` is due, with `last` its last persisted record and `mark`
+/// what the stored snapshot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotDue {
+    /// Not yet.
+    No,
+    /// Now: the log grew by [`SNAPSHOT_EVERY`] records, which a step pays for.
+    Now,
+    /// Once the run's outcome is out: its run finished and the log grew by
+    /// [`SNAPSHOT_AT_REST`], so the next open reads few records. Only the next open gains, so
+    /// the run's end does not wait for it.
+    AtRest,
+}
+
+impl SnapshotDue {
+    pub fn of(agent: &Agent, last: &Record, mark: SnapshotMark) -> Self {
+        let grown = (last.seq + 1).saturating_sub(mark.records);
+        if grown >= SNAPSHOT_EVERY {
+            Self::Now
+        } else if grown >= SNAPSHOT_AT_REST && agent.run().is_some_and(RunState::finished) {
+            Self::AtRest
+        } else {
+            Self::No
+        }
+    }
+}
+
+/// Writes a fresh snapshot of `agent`, which must be at `last`, its last persisted record.
+/// Returns what the stored snapshot now holds. A failed write changes nothing: the snapshot is
+/// derived data.
+pub async fn write_snapshot<S: EventStore>(
     store: &S,
     session: &str,
     agent: &Agent,
     last: &Record,
     mark: SnapshotMark,
 ) -> SnapshotMark {
-    let grown = (last.seq + 1).saturating_sub(mark.records);
-    let at_rest = agent.run().is_some_and(RunState::finished);
-    if grown < SNAPSHOT_EVERY && !(at_rest && grown >= SNAPSHOT_AT_REST) {
-        return mark;
-    }
     let Some(write) = agent.snapshot(last, mark.parts) else {
         return mark;
     };

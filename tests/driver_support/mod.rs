@@ -28,6 +28,10 @@ mod queued_store;
 #[allow(unused_imports)]
 pub use queued_store::{announced, started_at, QueuedStore};
 
+mod task_clock;
+#[allow(unused_imports)]
+pub use task_clock::TaskClock;
+
 pub enum Scripted {
     Reply(ModelReply),
     /// Streams these deltas, then never replies (a model still writing).

@@ -8,7 +8,7 @@ use futures::pin_mut;
 
 use super::super::commit::{settled, PendingCommit};
 use super::super::notice::Notice;
-use super::super::resume::refresh_snapshot;
+use super::super::resume::{write_snapshot, SnapshotDue};
 use super::Driver;
 use crate::core::Record;
 use crate::ports::{Durability, EventStore, PortSet, StoreError};
@@ -143,21 +143,45 @@ impl<P: PortSet> Driver<P> {
         }
     }
 
-    /// Takes note of records the store has committed: the fold snapshot is refreshed now,
-    /// while the agent is still at the last of them (when due); the observer hears of them
+    /// Takes note of records the store has committed: the fold snapshot is refreshed now, while
+    /// the agent is still at the last of them, when the log grew enough; at the end of a run,
+    /// once its outcome is out (`write_snapshot_at_rest`). The observer hears of the records
     /// soon after (`announce_pending`).
     pub(super) async fn stored(&mut self, records: Vec<Record>) {
         if let Some(last) = records.last() {
-            self.snapshot = refresh_snapshot(
+            match SnapshotDue::of(&self.agent, last, self.snapshot) {
+                SnapshotDue::Now => {
+                    self.snapshot_at_rest = None;
+                    self.snapshot = write_snapshot(
+                        &*self.store,
+                        &self.session,
+                        &self.agent,
+                        last,
+                        self.snapshot,
+                    )
+                    .await;
+                }
+                SnapshotDue::AtRest => self.snapshot_at_rest = Some(last.clone()),
+                SnapshotDue::No => {}
+            }
+        }
+        self.unannounced.extend(records);
+    }
+
+    /// Writes the snapshot a finished run left due, in a task after the one that told the page
+    /// its outcome, or as the driver stops. Nothing is written if the agent has moved on
+    /// meanwhile (the next run's end will see to it).
+    pub(super) async fn write_snapshot_at_rest(&mut self) {
+        if let Some(last) = self.snapshot_at_rest.take() {
+            self.snapshot = write_snapshot(
                 &*self.store,
                 &self.session,
                 &self.agent,
-                last,
+                &last,
                 self.snapshot,
             )
             .await;
         }
-        self.unannounced.extend(records);
     }
 
     /// Tells the observer of every stored record it has not heard of, in order. Called before
