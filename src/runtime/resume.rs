@@ -65,6 +65,7 @@ pub enum SnapshotDue {
 }
 
 impl SnapshotDue {
+    /// What is due once `last` is stored, `mark` being what the stored snapshot holds.
     pub fn of(agent: &Agent, last: &Record, mark: SnapshotMark) -> Self {
         let grown = (last.seq + 1).saturating_sub(mark.records);
         if grown >= SNAPSHOT_EVERY {
