@@ -400,6 +400,14 @@ fn the_warm_up_opens_its_made_up_session_from_records_and_from_a_snapshot() {
     assert!(tabloop::web::warm_open::warm_opening());
 }
 
+/// The idle warm-up reads its made-up options and tool list from JS objects into a session's
+/// configuration that offers the made-up tool; if either read failed, the warm-up would skip
+/// the reading code a first `createAgent` runs.
+#[wasm_bindgen_test]
+fn the_warm_up_reads_made_up_options_and_tools_into_a_configuration() {
+    assert!(tabloop::web::warm_open::warm_launch_reading());
+}
+
 #[wasm_bindgen_test]
 async fn append_latency_strict_and_relaxed_is_reported() {
     let store = fresh_store();

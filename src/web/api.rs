@@ -31,11 +31,12 @@ pub fn install(service: Rc<SessionService>) {
     when_idle(warm_up);
 }
 
-/// Runs the listing's code, then an open's, once on made-up sessions while the page is idle,
-/// so the first `listSessions` and the first `createAgent` on a stored session do not pay for
-/// compiling them.
+/// Runs the listing's code, then an open's (its options and tool list, then its log), once on
+/// made-up input while the page is idle, so the first `listSessions` and the first
+/// `createAgent` on a stored session do not pay for compiling them.
 fn warm_up() {
     warm_listing();
+    let _ = super::warm_open::warm_launch_reading();
     let _ = super::warm_open::warm_opening();
 }
 
