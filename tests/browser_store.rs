@@ -381,33 +381,6 @@ async fn a_broken_or_old_digest_is_rebuilt_and_the_rest_still_list() {
     store.delete_database().await.unwrap();
 }
 
-/// The idle warm-up's made-up index parses as a current digest; if it did not, the warm-up
-/// would skip the code a listing runs and warm nothing.
-#[wasm_bindgen_test]
-fn the_warm_up_index_parses_as_a_current_digest() {
-    let digest = tabloop::web::idb_index::warm_index_parsing().expect("a current digest");
-    assert!(matches!(
-        digest.phase(),
-        tabloop::core::RunPhase::Finished { .. }
-    ));
-}
-
-/// The idle warm-up's made-up session is written, read back record by record and from its
-/// snapshot, and both reads fold alike; if any part failed, the warm-up would stop short of
-/// the code a first open runs.
-#[wasm_bindgen_test]
-fn the_warm_up_opens_its_made_up_session_from_records_and_from_a_snapshot() {
-    assert!(tabloop::web::warm_open::warm_opening());
-}
-
-/// The idle warm-up reads its made-up options and tool list from JS objects into a session's
-/// configuration that offers the made-up tool; if either read failed, the warm-up would skip
-/// the reading code a first `createAgent` runs.
-#[wasm_bindgen_test]
-fn the_warm_up_reads_made_up_options_and_tools_into_a_configuration() {
-    assert!(tabloop::web::warm_open::warm_launch_reading());
-}
-
 #[wasm_bindgen_test]
 async fn append_latency_strict_and_relaxed_is_reported() {
     let store = fresh_store();
@@ -623,3 +596,6 @@ async fn appends_sharing_a_transaction_fail_together_and_write_nothing() {
 
 #[path = "browser_store/blind_appends.rs"]
 mod blind_appends;
+
+#[path = "browser_store/warm_up.rs"]
+mod warm_up;
