@@ -9,12 +9,10 @@ mod store_contract;
 
 use std::cell::Cell;
 
-use futures::future::{select, Either};
 use pretty_assertions::assert_eq;
 use tabloop::core::{SessionDigest, SnapshotWrite, DIGEST_SCHEMA};
 use tabloop::ports::{Durability, EventStore, StoreError};
 use tabloop::web::idb_store::IdbStore;
-use tabloop::web::locks::SessionLock;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -420,182 +418,14 @@ async fn append_latency_strict_and_relaxed_is_reported() {
     store.delete_database().await.unwrap();
 }
 
-#[wasm_bindgen_test]
-async fn a_second_try_acquire_fails_while_the_lock_is_held() {
-    let session = format!("lock-{}", js_sys::Math::random());
-    let first = SessionLock::try_acquire(&session).await.unwrap();
-    assert!(first.is_some());
-    assert!(SessionLock::try_acquire(&session).await.unwrap().is_none());
-    drop(first);
-    // Dropping frees the lock a moment later; wait for the browser to process it.
-    sleep(20).await;
-    let again = SessionLock::try_acquire(&session).await.unwrap();
-    assert_eq!(
-        again.as_ref().map(SessionLock::session),
-        Some(session.as_str())
-    );
-}
-
-#[wasm_bindgen_test]
-async fn an_awaited_release_frees_the_lock_at_once() {
-    let session = format!("lock-{}", js_sys::Math::random());
-    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
-    first.release().await;
-    assert!(SessionLock::try_acquire(&session).await.unwrap().is_some());
-}
-
-#[wasm_bindgen_test]
-async fn a_waiting_acquire_takes_over_when_the_holder_releases() {
-    let session = format!("lock-{}", js_sys::Math::random());
-    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
-    let mut waiter = Box::pin(SessionLock::acquire_when_free(&session));
-    match select(waiter.as_mut(), Box::pin(sleep(50))).await {
-        Either::Left(_) => panic!("the waiter got a held lock"),
-        Either::Right(((), _)) => {}
-    }
-    drop(first);
-    let second = waiter.await.unwrap();
-    assert_eq!(second.session(), session);
-}
-
-#[wasm_bindgen_test]
-async fn a_withdrawn_wait_leaves_the_lock_free() {
-    let session = format!("lock-{}", js_sys::Math::random());
-    let first = SessionLock::try_acquire(&session).await.unwrap().unwrap();
-    let mut waiter = Box::pin(SessionLock::acquire_when_free(&session));
-    match select(waiter.as_mut(), Box::pin(sleep(20))).await {
-        Either::Left(_) => panic!("the waiter got a held lock"),
-        Either::Right(((), _)) => {}
-    }
-    drop(waiter);
-    first.release().await;
-    assert!(SessionLock::try_acquire(&session).await.unwrap().is_some());
-}
-
-// Test-only JS that counts the read-write transactions this page opens from now on.
-#[wasm_bindgen(inline_js = r#"
-let writes = 0;
-let counting = false;
-export function countWriteTransactions() {
-  if (!counting) {
-    counting = true;
-    const open = IDBDatabase.prototype.transaction;
-    IDBDatabase.prototype.transaction = function (stores, mode, options) {
-      if (mode === 'readwrite') writes += 1;
-      return open.call(this, stores, mode, options);
-    };
-  }
-  return writes;
-}
-// The digest text stored in a session's row (null if none), read on its own connection.
-export function storedDigest(name, session) {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const get = db.transaction(['sessions'], 'readonly').objectStore('sessions').get(session);
-      get.onsuccess = () => { db.close(); resolve(get.result?.digest ?? null); };
-      get.onerror = () => { db.close(); reject(get.error); };
-    };
-  });
-}
-"#)]
-extern "C" {
-    /// Read-write transactions opened so far (counting starts on the first call).
-    #[wasm_bindgen(js_name = countWriteTransactions)]
-    fn count_write_transactions() -> u32;
-
-    #[wasm_bindgen(catch, js_name = storedDigest)]
-    async fn stored_digest(name: &str, session: &str) -> Result<JsValue, JsValue>;
-}
-
-#[wasm_bindgen_test]
-async fn a_relaxed_append_and_a_strict_one_behind_it_share_one_transaction() {
-    let store = fresh_store();
-    let all = messages(7);
-    store
-        .append("s", &all[..2], Durability::Strict)
-        .await
-        .unwrap();
-    let before = count_write_transactions();
-    // Issued back to back, the strict one not waiting for the relaxed one.
-    let (relaxed, strict) = futures::join!(
-        store.append("s", &all[2..5], Durability::Relaxed),
-        store.append("s", &all[5..], Durability::Strict)
-    );
-    assert_eq!((relaxed, strict), (Ok(()), Ok(())));
-    assert_eq!(count_write_transactions() - before, 1, "one transaction");
-    assert_eq!(store.load("s").await.unwrap(), all);
-    // The digest folded through both went into the row (not cleared to be rebuilt).
-    let stored = stored_digest(store.db_name(), "s").await.unwrap();
-    let stored: SessionDigest = serde_json::from_str(&stored.as_string().unwrap()).unwrap();
-    assert_eq!(stored, SessionDigest::from_records(&all));
-    store.delete_database().await.unwrap();
-}
-
-#[wasm_bindgen_test]
-async fn a_read_behind_a_waiting_relaxed_append_sees_its_records() {
-    let store = fresh_store();
-    let all = messages(4);
-    store
-        .append("s", &all[..1], Durability::Strict)
-        .await
-        .unwrap();
-    // The relaxed append waits for the end of the task; the load behind it writes it first.
-    let (appended, loaded) = futures::join!(
-        store.append("s", &all[1..], Durability::Relaxed),
-        store.load("s")
-    );
-    assert_eq!(appended, Ok(()));
-    assert_eq!(loaded.unwrap(), all);
-    store.delete_database().await.unwrap();
-}
-
-#[wasm_bindgen_test]
-async fn a_relaxed_append_alone_is_written_at_the_end_of_the_task() {
-    let store = fresh_store();
-    store
-        .append("s", &messages(3), Durability::Relaxed)
-        .await
-        .unwrap();
-    assert_eq!(
-        IdbStore::new(store.db_name()).load("s").await.unwrap(),
-        messages(3)
-    );
-    store.delete_database().await.unwrap();
-}
-
-#[wasm_bindgen_test]
-async fn appends_sharing_a_transaction_fail_together_and_write_nothing() {
-    let store = fresh_store();
-    let all = messages(3);
-    store
-        .append("s", &all[..2], Durability::Strict)
-        .await
-        .unwrap();
-    // The strict append rewrites record 0 with other content: both go down, neither is kept.
-    let changed = [message(0, "changed")];
-    let (relaxed, strict) = futures::join!(
-        store.append("s", &all[2..], Durability::Relaxed),
-        store.append("s", &changed, Durability::Strict)
-    );
-    assert_eq!(relaxed, Err(StoreError::Conflict { seq: 0 }));
-    assert_eq!(strict, Err(StoreError::Conflict { seq: 0 }));
-    assert_eq!(store.load("s").await.unwrap(), all[..2].to_vec());
-    // The store goes on: the relaxed records are written when sent again.
-    store
-        .append("s", &all[2..], Durability::Relaxed)
-        .await
-        .unwrap();
-    assert_eq!(store.load("s").await.unwrap(), all);
-    let listed = IdbStore::new(store.db_name()).index().await.unwrap();
-    assert_eq!(listed[0].digest, SessionDigest::from_records(&all));
-    store.delete_database().await.unwrap();
-}
-
 #[path = "browser_store/blind_appends.rs"]
 mod blind_appends;
+
+#[path = "browser_store/locks.rs"]
+mod locks;
+
+#[path = "browser_store/shared_transactions.rs"]
+mod shared_transactions;
 
 #[path = "browser_store/warm_up.rs"]
 mod warm_up;
