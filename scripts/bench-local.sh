@@ -113,6 +113,7 @@ for (const { model, tab, wllama, native, simd128 } of rows) {
     console.log(`${model.padEnd(34)} | ${what.padEnd(26)} | ${f(tab[key]).padStart(6)} | ${f(key === nativeKey ? wllama[key] : null).padStart(6)} | ${f(native[nativeKey]).padStart(21)} | ${pct(tab[key], native[nativeKey]).padStart(13)} | ${key === nativeKey ? pct(wllama[key], native[key]) : '-'} | ${f(simd128?.[key])}`);
   }
   for (const [name, t] of [['engine', tab], ['wllama', wllama], ['engine SIMD128', simd128]].filter(([, t]) => t)) {
+    if (t.grammar_error) console.log(`${model.padEnd(34)} | ${name}: the tool-call steps failed: ${t.grammar_error}`);
     if (t.step1_first_token_ms == null) continue;
     const memory = t.memory_bytes ? `, memory after load ${(t.memory_bytes / 1e6).toFixed(1)} MB = ${(t.memory_bytes / t.file_bytes).toFixed(2)} x the file` : '';
     console.log(`${model.padEnd(34)} | ${name}: threads ${t.threads}, load ${t.load_ms} ms${memory}, step 1 first token ${t.step1_first_token_ms} ms, step 2 first token ${t.step2_first_token_ms} ms (${t.step2_cached_tokens} of ${t.step2_cached_tokens + t.step2_prompt_tokens} prompt tokens reused)`);

@@ -487,6 +487,27 @@ describe('local model on wllama, cross-origin isolated (threads)', () => {
     await page.evaluate(() => window.model.unload());
   });
 
+  // A grammar admitting only a surrogate's code point: the model's bytes (ED A0 80) are not
+  // UTF-8, llama.cpp's JSON writer throws, and wllama's own error is "Invalid typed array length".
+  test('a reply wllama cannot hand back (bytes that are not UTF-8) fails saying so, and the model goes on', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const loaded = await loadInPage(page, { engine: 'wllama', clear: false });
+    assert.equal(loaded.info.runtime, 'wllama');
+    // Five times: more error lines than the logger keeps, each failure still named.
+    const failures = await page.evaluate(async () => {
+      const request = { messages: [{ role: 'user', content: 'Say something.' }], grammar: 'root ::= [\\uD800] "ok"', max_tokens: 8, temperature: 0 };
+      const messages = [];
+      for (let i = 0; i < 5; i += 1) messages.push(await window.model.complete(request).then(() => 'it did not fail', (err) => err.message));
+      return messages;
+    });
+    for (const failed of failures) {
+      assert.match(failed, /^the local model failed: wllama could not hand back the reply: the model wrote bytes that are not UTF-8 \(llama\.cpp: .*invalid UTF-8/);
+      assert.doesNotMatch(failed, /typed array/);
+    }
+    const after = await streamInPage(page, { ...FREE_TEXT, max_tokens: 4 });
+    assert.ok(after.text.length > 0, JSON.stringify(after));
+    await page.evaluate(() => window.model.unload());
+  });
+
   // store 'none': the bytes held in memory go to the engine's worker and come back for wllama
   for (const store of ['auto', 'none']) {
     test(`a model the engine does not run goes to wllama, saying why (store: ${store})`, { timeout: TEST_TIMEOUT_MS }, async () => {

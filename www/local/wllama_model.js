@@ -2,18 +2,62 @@
 // tabloop's own engine does not (other architectures and quantizations, and the GPU through
 // WebGPU). Started by loadLocalModel() in local_model.js.
 
-import { Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
+import { LogLevel, Wllama, WllamaAbortError } from '../vendor/wllama/index.js';
 import { modelStarted, modelStopped } from './live_models.js';
 import { completionResult, toChatMessages } from './completion.js';
 
 const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 
-const quietLogger = {
-  debug: () => {},
-  log: () => {},
-  warn: (...args) => console.warn('[wllama]', ...args),
-  error: (...args) => console.error('[wllama]', ...args),
-};
+/** How many of the latest error lines a logger keeps. */
+const KEPT_ERRORS = 8;
+/** Each started wllama's error lines (its logger's `errors`). */
+const NATIVE_ERRORS = new WeakMap();
+
+/**
+ * wllama's logger: passes on warnings and errors (everything in `debug`), and keeps the latest
+ * error lines. llama.cpp's own error line is the only account of a failure inside it: wllama
+ * then rejects with a message of its own worker's that says nothing (see failureMessage).
+ */
+function keepingLogger(debug) {
+  const errors = {
+    lines: [],
+    /** Lines logged since this logger began (the kept ones are the last of them). */
+    total: 0,
+    /** The kept lines logged after `total` was `mark`. */
+    since(mark) {
+      return this.lines.slice(this.lines.length - Math.min(this.lines.length, this.total - mark));
+    },
+  };
+  return {
+    errors,
+    debug: debug ? (...args) => console.debug(...args) : () => {},
+    log: debug ? (...args) => console.log(...args) : () => {},
+    warn: (...args) => console.warn('[wllama]', ...args),
+    error: (...args) => {
+      console.error('[wllama]', ...args);
+      if (typeof args[0] !== 'string') return;
+      errors.lines.push(args.join(' '));
+      errors.total += 1;
+      if (errors.lines.length > KEPT_ERRORS) errors.lines.shift();
+    },
+  };
+}
+
+/**
+ * Why a completion failed, from wllama's error and the error lines llama.cpp logged meanwhile.
+ * A reply holding bytes that are not UTF-8 (a byte token, a surrogate: the grammar's character
+ * classes admit them) makes llama.cpp's JSON writer throw; wllama's worker then reads the start
+ * of its own message as the reply's length and fails with "Invalid typed array length".
+ */
+function failureMessage(err, nativeErrors) {
+  const wllamaSaid = err?.message ?? String(err);
+  const native = nativeErrors.find((line) => !line.startsWith('Stack trace') && !line.includes(wllamaSaid));
+  if (native && /invalid UTF-8|incomplete UTF-8/.test(native)) {
+    return `wllama could not hand back the reply: the model wrote bytes that are not UTF-8 (llama.cpp: ${native})`;
+  }
+  if (native) return `${wllamaSaid} (llama.cpp: ${native})`;
+  return wllamaSaid;
+}
 
 /**
  * Starts wllama on a model file.
@@ -22,9 +66,12 @@ const quietLogger = {
  * @returns {Promise<object>} the started wllama instance
  */
 export async function startWllama(blob, { threads, nCtx, nBatch, onGpu, debug }) {
-  const wllama = new Wllama({ default: WASM_URL }, { logger: debug ? console : quietLogger, suppressNativeLog: !debug });
+  const logger = keepingLogger(debug);
+  const wllama = new Wllama({ default: WASM_URL }, { logger });
   try {
     await wllama.loadModel([blob], {
+      // llama.cpp's own log: only its errors unless debugging (each line crosses from the worker)
+      log_level: debug ? LogLevel.INFO : LogLevel.ERROR,
       n_ctx: nCtx,
       n_threads: threads,
       n_batch: nBatch,
@@ -33,6 +80,7 @@ export async function startWllama(blob, { threads, nCtx, nBatch, onGpu, debug })
       n_parallel: 1,
       ...(onGpu ? {} : { n_gpu_layers: 0 }),
     });
+    NATIVE_ERRORS.set(wllama, logger.errors);
     return wllama;
   } catch (err) {
     await wllama.exit().catch(() => {});
@@ -226,6 +274,8 @@ export class WllamaModel {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
 
+    const nativeErrors = NATIVE_ERRORS.get(this._wllama);
+    const errorsBefore = nativeErrors?.total ?? 0;
     const work = this._wllama.createChatCompletion(params);
     onWork(work);
     let outcome;
@@ -237,7 +287,8 @@ export class WllamaModel {
       else {
         // llama.cpp says little ("(ABORT)") about a file it cannot run: name what the engine saw.
         const refusal = this.info?.engine_refusal ? ` (the tabloop engine had refused this file: ${this.info.engine_refusal})` : '';
-        throw new Error(`the local model failed: ${err?.message ?? err}${refusal}`, { cause: err });
+        const said = failureMessage(err, nativeErrors?.since(errorsBefore) ?? []);
+        throw new Error(`the local model failed: ${said}${refusal}`, { cause: err });
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
