@@ -42,9 +42,14 @@ export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
   if (typeof module.loadLocalModel !== 'function') {
     throw new TypeError('the local model module has no loadLocalModel()');
   }
+  // Rust drops `onProgress` once the load is aborted, or with the model (bridgeForget): a
+  // report the module makes after that is dropped here.
+  const live = { open: true };
   const options = {
     signal,
     onProgress: (p) =>
+      live.open &&
+      !signal.aborted &&
       onProgress({
         phase: String(p?.phase ?? ''),
         loaded: count(p?.loaded),
@@ -58,10 +63,25 @@ export async function bridgeLoad(moduleUrl, modelUrl, onProgress, signal) {
   const model = await module.loadLocalModel(options);
   // Completions report their progress (reading the prompt, writing) to the same listener.
   progressOf.set(model, options.onProgress);
+  liveOf.set(model, live);
   return model;
 }
 
 const progressOf = new WeakMap();
+/** Model handle -> `{open}`: whether Rust still holds the model's progress callback. */
+const liveOf = new WeakMap();
+
+/**
+ * Rust let go of a model (and of the progress callback it gave bridgeLoad): its reports, and a
+ * completion's idle report still waiting, reach nobody from now on.
+ * @param {object} model handle from bridgeLoad
+ */
+export function bridgeForget(model) {
+  clearTimeout(idleOf.get(model));
+  idleOf.delete(model);
+  const live = liveOf.get(model);
+  if (live) live.open = false;
+}
 
 function rate(value) {
   const n = Number(value);
@@ -80,9 +100,11 @@ function rate(value) {
  */
 export async function bridgeComplete(model, request, onDelta, signal) {
   const progress = completionProgress(model, signal);
+  // Rust drops `onDelta` once this call ends or is aborted: a piece written later is dropped.
+  let open = true;
   try {
     const out = await model.complete(request, {
-      onDelta: (text) => onDelta(String(text)),
+      onDelta: (text) => open && !signal.aborted && onDelta(String(text)),
       onProgress: progress.report,
       signal,
     });
@@ -94,6 +116,7 @@ export async function bridgeComplete(model, request, onDelta, signal) {
       output_tokens: count(out?.usage?.output_tokens),
     };
   } finally {
+    open = false;
     progress.end();
   }
 }

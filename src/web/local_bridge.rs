@@ -37,6 +37,11 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = bridgeChatTemplate)]
     pub fn bridge_chat_template(model: &JsValue) -> Result<JsValue, JsValue>;
 
+    /// `bridgeForget(model)`: the model's later reports reach nobody (the progress callback
+    /// goes away with the Rust model).
+    #[wasm_bindgen(js_name = bridgeForget)]
+    pub fn bridge_forget(model: &JsValue);
+
     /// `bridgeUnload(model)`: stops the model and frees its memory.
     #[wasm_bindgen(catch, js_name = bridgeUnload)]
     pub fn bridge_unload(model: &JsValue) -> Result<js_sys::Promise, JsValue>;

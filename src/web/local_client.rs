@@ -24,7 +24,9 @@ use crate::providers::{
 use crate::web::abort::AbortOnDrop;
 use crate::web::http_stream::Timeouts;
 use crate::web::js_error::JsFailure;
-use crate::web::local_bridge::{bridge_chat_template, bridge_complete, bridge_load, bridge_unload};
+use crate::web::local_bridge::{
+    bridge_chat_template, bridge_complete, bridge_forget, bridge_load, bridge_unload,
+};
 use crate::web::timer::{now_ms, sleep};
 
 /// Where to find the model module and the model file.
@@ -146,6 +148,14 @@ impl LocalModel {
         let n = self.calls.get() + 1;
         self.calls.set(n);
         format!("local_{}_{n}", now_ms())
+    }
+}
+
+impl Drop for LocalModel {
+    /// The progress callback goes with this model, but the module may still report (a
+    /// completion's idle report comes a task after it ended): the bridge stops passing them on.
+    fn drop(&mut self) {
+        bridge_forget(&self.handle);
     }
 }
 
