@@ -44,11 +44,27 @@ const figures = await onBenchPage((page) =>
       const prefill = await bestOf(() => ({ messages: [{ role: 'user', content: `${Math.random()} ${PREFILL_TEXT}` }], max_tokens: 1 }), (t) => t.prompt_tokens_per_s);
       // one token a pass, as llama.cpp decodes (no drafts from the context): the kernels' speed
       const free = await bestOf(() => ({ messages: [{ role: 'user', content: GEN_PROMPT }], max_tokens: 64, drafts: false }), (t) => t.tokens_per_s);
+      const t = (r) => r.timings;
+      // What every run reports: the model, where it runs, and its speed.
+      const speed = {
+        model: modelPath,
+        runtime: model.info.runtime,
+        kernels: model.info.kernels ?? null,
+        activations: model.info.activations ?? null,
+        threads: model.info.threads,
+        threads_reason: model.info.threads_reason,
+        load_ms: model.info.load_ms,
+        memory_bytes: model.info.memory_bytes ?? null,
+        file_bytes: model.info.bytes ?? null,
+        best_of,
+        prefill_tokens: t(prefill).prompt_tokens,
+        prefill_tok_s: t(prefill).prompt_tokens_per_s,
+        gen_free_tokens: free.usage.output_tokens,
+        gen_free_tok_s: t(free).tokens_per_s,
+      };
       if (speed_only) {
-        const t = (r) => r.timings;
-        const out = { model: modelPath, runtime: model.info.runtime, kernels: model.info.kernels ?? null, activations: model.info.activations ?? null, threads: model.info.threads, load_ms: model.info.load_ms, memory_bytes: model.info.memory_bytes ?? null, file_bytes: model.info.bytes ?? null, best_of, prefill_tokens: t(prefill).prompt_tokens, prefill_tok_s: t(prefill).prompt_tokens_per_s, gen_free_tokens: free.usage.output_tokens, gen_free_tok_s: t(free).tokens_per_s };
         await model.unload();
-        return out;
+        return speed;
       }
       const messages = [{ role: 'system', content: TOOL_SYSTEM }, { role: 'user', content: TOOL_TASK }];
       let call;
@@ -56,10 +72,8 @@ const figures = await onBenchPage((page) =>
         call = await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96 });
       } catch (err) {
         // The speed figures stand; the call's are missing, and why is printed with them.
-        const t = (r) => r.timings;
-        const out = { model: modelPath, runtime: model.info.runtime, kernels: model.info.kernels ?? null, threads: model.info.threads, load_ms: model.info.load_ms, file_bytes: model.info.bytes ?? null, prefill_tokens: t(prefill).prompt_tokens, prefill_tok_s: t(prefill).prompt_tokens_per_s, gen_free_tok_s: t(free).tokens_per_s, grammar_error: String(err?.message ?? err) };
         await model.unload();
-        return out;
+        return { ...speed, grammar_error: String(err?.message ?? err) };
       }
       // the same call with every token sampled (the engine's jump-forward and drafts off)
       const stepped = model.info.runtime === 'tabloop' ? await run({ messages, grammar: TOOL_GRAMMAR, max_tokens: 96, jump_forward: false, drafts: false }) : null;
@@ -70,20 +84,8 @@ const figures = await onBenchPage((page) =>
         grammar: TOOL_GRAMMAR,
         max_tokens: 96,
       });
-      const t = (r) => r.timings;
       const out = {
-        model: modelPath,
-        runtime: model.info.runtime,
-        kernels: model.info.kernels ?? null,
-        activations: model.info.activations ?? null,
-        threads: model.info.threads,
-        threads_reason: model.info.threads_reason,
-        load_ms: model.info.load_ms,
-        memory_bytes: model.info.memory_bytes ?? null,
-        file_bytes: model.info.bytes ?? null,
-        prefill_tokens: t(prefill).prompt_tokens,
-        prefill_tok_s: t(prefill).prompt_tokens_per_s,
-        gen_free_tok_s: t(free).tokens_per_s,
+        ...speed,
         gen_grammar_tok_s: t(call).tokens_per_s,
         // effective: the call's characters per second of generation, with and without jump-forward
         gen_grammar_chars_s: call.text.length / (t(call).generation_ms / 1000),
