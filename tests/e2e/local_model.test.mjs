@@ -503,6 +503,11 @@ describe('local model on wllama, cross-origin isolated (threads)', () => {
       assert.match(failed, /^the local model failed: wllama could not hand back the reply: the model wrote bytes that are not UTF-8 \(llama\.cpp: .*invalid UTF-8/);
       assert.doesNotMatch(failed, /typed array/);
     }
+    // Another failure after those says what went wrong this time, not what went wrong before.
+    const other = await page.evaluate(() =>
+      window.model.complete({ messages: [{ role: 'user', content: 'Say something.' }], grammar: 'root ::= (', max_tokens: 8 }).then(() => 'it did not fail', (err) => err.message));
+    assert.match(other, /^the local model failed: .*failed to parse grammar/);
+    assert.doesNotMatch(other, /UTF-8/);
     const after = await streamInPage(page, { ...FREE_TEXT, max_tokens: 4 });
     assert.ok(after.text.length > 0, JSON.stringify(after));
     await page.evaluate(() => window.model.unload());

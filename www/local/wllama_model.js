@@ -8,26 +8,19 @@ import { completionResult, toChatMessages } from './completion.js';
 
 const WASM_URL = new URL('../vendor/wllama/wasm/wllama.wasm', import.meta.url).href;
 
-/** How many of the latest error lines a logger keeps. */
+/** How many error lines a logger keeps for one completion (the first ones name the failure). */
 const KEPT_ERRORS = 8;
 /** Each started wllama's error lines (its logger's `errors`). */
 const NATIVE_ERRORS = new WeakMap();
 
 /**
- * wllama's logger: passes on warnings and errors (everything in `debug`), and keeps the latest
- * error lines. llama.cpp's own error line is the only account of a failure inside it: wllama
- * then rejects with a message of its own worker's that says nothing (see failureMessage).
+ * wllama's logger: passes on warnings and errors (everything in `debug`), and keeps the first
+ * error lines since `errors` was last cleared (a completion clears it as it starts). llama.cpp's
+ * own error line is the only account of a failure inside it: wllama then rejects with a message
+ * of its own worker's that says nothing (see failureMessage).
  */
 function keepingLogger(debug) {
-  const errors = {
-    lines: [],
-    /** Lines logged since this logger began (the kept ones are the last of them). */
-    total: 0,
-    /** The kept lines logged after `total` was `mark`. */
-    since(mark) {
-      return this.lines.slice(this.lines.length - Math.min(this.lines.length, this.total - mark));
-    },
-  };
+  const errors = [];
   return {
     errors,
     debug: debug ? (...args) => console.debug(...args) : () => {},
@@ -35,10 +28,7 @@ function keepingLogger(debug) {
     warn: (...args) => console.warn('[wllama]', ...args),
     error: (...args) => {
       console.error('[wllama]', ...args);
-      if (typeof args[0] !== 'string') return;
-      errors.lines.push(args.join(' '));
-      errors.total += 1;
-      if (errors.lines.length > KEPT_ERRORS) errors.lines.shift();
+      if (typeof args[0] === 'string' && errors.length < KEPT_ERRORS) errors.push(args.join(' '));
     },
   };
 }
@@ -51,7 +41,8 @@ function keepingLogger(debug) {
  */
 function failureMessage(err, nativeErrors) {
   const wllamaSaid = err?.message ?? String(err);
-  const native = nativeErrors.find((line) => !line.startsWith('Stack trace') && !line.includes(wllamaSaid));
+  // wllama's own lines (its stack trace, its message again) say nothing new
+  const native = nativeErrors.find((line) => !line.startsWith('Stack trace') && !line.includes(wllamaSaid) && !wllamaSaid.includes(line));
   if (native && /invalid UTF-8|incomplete UTF-8/.test(native)) {
     return `wllama could not hand back the reply: the model wrote bytes that are not UTF-8 (llama.cpp: ${native})`;
   }
@@ -274,8 +265,8 @@ export class WllamaModel {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const nativeErrors = NATIVE_ERRORS.get(this._wllama);
-    const errorsBefore = nativeErrors?.total ?? 0;
+    const nativeErrors = NATIVE_ERRORS.get(this._wllama) ?? [];
+    nativeErrors.length = 0;
     const work = this._wllama.createChatCompletion(params);
     onWork(work);
     let outcome;
@@ -287,7 +278,7 @@ export class WllamaModel {
       else {
         // llama.cpp says little ("(ABORT)") about a file it cannot run: name what the engine saw.
         const refusal = this.info?.engine_refusal ? ` (the tabloop engine had refused this file: ${this.info.engine_refusal})` : '';
-        const said = failureMessage(err, nativeErrors?.since(errorsBefore) ?? []);
+        const said = failureMessage(err, nativeErrors);
         throw new Error(`the local model failed: ${said}${refusal}`, { cause: err });
       }
     } finally {
