@@ -20,4 +20,7 @@ mod faults;
 #[path = "browser_models/local.rs"]
 mod local;
 
+#[path = "browser_models/late_reports.rs"]
+mod late_reports;
+
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

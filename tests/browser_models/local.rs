@@ -12,7 +12,6 @@ use tabloop::protocol::{
 };
 use tabloop::web::timer::{now_ms, sleep};
 use tabloop::web::{LoadProgress, LocalLoadOptions, LocalModel};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -21,7 +20,7 @@ use crate::support::{call, request};
 /// A stand-in for `www/local/local_model.js` with the same API. The last user message selects
 /// the behaviour: `slow` streams until aborted (and reports one more piece after, as a worker's
 /// message on its way would); `silent` and `stall` wait for the abort, `late` too and then
-/// writes one more piece; otherwise it answers at once (a tool call when a response format is
+/// writes one more piece (see `late_reports.rs`); otherwise it answers at once (a tool call when a response format is
 /// given, else text). Each written piece is reported as progress.
 const FAKE_MODULE: &str = r#"
 export async function loadLocalModel({ url, onProgress, signal }) {
@@ -84,11 +83,11 @@ fn fake_module_url(source: &str) -> String {
     )
 }
 
-fn global(name: &str) -> JsValue {
+pub(crate) fn global(name: &str) -> JsValue {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(name)).unwrap()
 }
 
-async fn load_fake() -> (LocalModel, Vec<LoadProgress>) {
+pub(crate) async fn load_fake() -> (LocalModel, Vec<LoadProgress>) {
     let (model, progress) = load_fake_watched().await;
     let reports = progress.borrow().clone();
     (model, reports)
@@ -391,59 +390,6 @@ async fn a_local_model_that_goes_silent_is_stopped_by_its_liveness_limits() {
             "{prompt}: the generation was aborted"
         );
     }
-}
-
-// Test-only JS that counts the calls of Rust callbacks that were already dropped (wasm-bindgen
-// throws them, uncaught, where the caller is a timer).
-#[wasm_bindgen(inline_js = r#"
-let dropped = 0;
-let counting = false;
-export function droppedCallbackCalls() {
-  if (!counting) {
-    counting = true;
-    addEventListener('error', (e) => { if (/closure invoked/.test(String(e.message))) dropped += 1; });
-  }
-  return dropped;
-}
-"#)]
-extern "C" {
-    /// Calls of dropped callbacks seen so far (counting starts on the first call).
-    #[wasm_bindgen(js_name = droppedCallbackCalls)]
-    fn dropped_callback_calls() -> u32;
-}
-
-/// What a model reports after the Rust side let go reaches no callback that is gone: a
-/// finished completion's idle report, a task later, once the model itself was dropped, and a
-/// piece written after the liveness limit stopped the call.
-#[wasm_bindgen_test]
-async fn a_model_reporting_after_its_call_or_itself_is_gone_calls_no_dropped_callback() {
-    use tabloop::web::Timeouts;
-    let before = dropped_callback_calls();
-    let (model, _) = load_fake().await;
-    call(&model, &request(false)).await.result.unwrap();
-    drop(model);
-    sleep(50).await;
-    assert_eq!(dropped_callback_calls() - before, 0, "the idle report");
-
-    let (model, _) = load_fake().await;
-    model.set_timeouts(Timeouts {
-        first_byte_ms: 100,
-        idle_ms: 100,
-    });
-    let mut req = request(false);
-    req.messages = vec![Message::User {
-        text: "late".into(),
-    }]
-    .into();
-    let error = model.complete(&req, &mut |_| {}).await.unwrap_err();
-    assert_eq!(error.kind, ModelErrorKind::FirstByteTimeout);
-    sleep(50).await;
-    assert_eq!(
-        global("__fakeLateDelta"),
-        JsValue::TRUE,
-        "the fake wrote late"
-    );
-    assert_eq!(dropped_callback_calls() - before, 0, "the late piece");
 }
 
 /// A model whose chat template has Qwen's tool calls (`chatTemplate`, as the engine's model
