@@ -86,6 +86,19 @@ export function rawRows(name, session) {
     };
   });
 }
+// A session's row in the sessions store (null if none), read on its own connection.
+export function sessionRow(name, session) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const get = db.transaction(['sessions'], 'readonly').objectStore('sessions').get(session);
+      get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
+      get.onerror = () => { db.close(); reject(get.error); };
+    };
+  });
+}
 export function putRawDigest(name, session, digest, schema) {
   return writeRaw(name, ['sessions'], (tx) => {
     const rows = tx.objectStore('sessions');
@@ -109,6 +122,9 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = rawRows)]
     async fn raw_rows(name: &str, session: &str) -> Result<JsValue, JsValue>;
 
+    #[wasm_bindgen(catch, js_name = sessionRow)]
+    async fn session_row(name: &str, session: &str) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(catch, js_name = putRawDigest)]
     async fn put_raw_digest(
         name: &str,
@@ -116,6 +132,16 @@ extern "C" {
         digest: &str,
         schema: u32,
     ) -> Result<JsValue, JsValue>;
+}
+
+/// Field `field` of `session`'s row in the sessions store, read behind the store's back
+/// (`undefined` when the row or the field is missing).
+async fn session_row_field(store: &IdbStore, session: &str, field: &str) -> JsValue {
+    let row = session_row(store.db_name(), session).await.unwrap();
+    if row.is_null() {
+        return JsValue::UNDEFINED;
+    }
+    js_sys::Reflect::get(&row, &JsValue::from_str(field)).unwrap()
 }
 
 thread_local! {

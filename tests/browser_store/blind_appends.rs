@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
 use super::store_contract::messages;
-use super::{fresh_store, rows_of};
+use super::{fresh_store, rows_of, session_row_field};
 
 // Test-only JS for appends written blind (without reading the sessions row first): counts the
 // reads of sessions rows, and loads a second copy of the store's own modules (its own
@@ -71,19 +71,6 @@ export async function appendInAnotherTab(name, session, from, records) {
   records.forEach((json, i) => { packed[2 * i] = from + i; packed[2 * i + 1] = 1000 + from + i; });
   await (await storeOfAnotherTab()).appendPacked(name, session, packed, records.join('\n'), true, 0, null, 0);
 }
-// Whether the sessions row is marked as not counting rows written after it.
-export function rowIsTail(name, session) {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const get = db.transaction(['sessions'], 'readonly').objectStore('sessions').get(session);
-      get.onsuccess = () => { db.close(); resolve(get.result?.tail === true); };
-      get.onerror = () => { db.close(); reject(get.error); };
-    };
-  });
-}
 export async function renameInAnotherTab(name, session, newName) {
   await (await storeOfAnotherTab()).renameSession(name, session, newName);
 }
@@ -108,9 +95,6 @@ extern "C" {
         records: Vec<String>,
     ) -> Result<JsValue, JsValue>;
 
-    #[wasm_bindgen(catch, js_name = rowIsTail)]
-    async fn row_is_tail(name: &str, session: &str) -> Result<JsValue, JsValue>;
-
     #[wasm_bindgen(catch, js_name = renameInAnotherTab)]
     async fn rename_in_another_tab(
         name: &str,
@@ -132,11 +116,7 @@ async fn append(store: &IdbStore, records: &[Record]) {
 
 /// Whether session `s`'s row is marked as not counting the rows written after it.
 async fn is_tail(store: &IdbStore) -> bool {
-    row_is_tail(store.db_name(), "s")
-        .await
-        .unwrap()
-        .as_bool()
-        .unwrap()
+    session_row_field(store, "s", "tail").await == JsValue::TRUE
 }
 
 /// Sessions rows read and written, and read-write transactions over the sessions store, since

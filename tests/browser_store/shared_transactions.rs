@@ -8,8 +8,8 @@ use tabloop::web::idb_store::IdbStore;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-use super::fresh_store;
 use super::store_contract::{message, messages};
+use super::{fresh_store, session_row_field};
 
 // Test-only JS that counts the read-write transactions this page opens from now on.
 #[wasm_bindgen(inline_js = r#"
@@ -26,27 +26,11 @@ export function countWriteTransactions() {
   }
   return writes;
 }
-// The digest text stored in a session's row (null if none), read on its own connection.
-export function storedDigest(name, session) {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const get = db.transaction(['sessions'], 'readonly').objectStore('sessions').get(session);
-      get.onsuccess = () => { db.close(); resolve(get.result?.digest ?? null); };
-      get.onerror = () => { db.close(); reject(get.error); };
-    };
-  });
-}
 "#)]
 extern "C" {
     /// Read-write transactions opened so far (counting starts on the first call).
     #[wasm_bindgen(js_name = countWriteTransactions)]
     fn count_write_transactions() -> u32;
-
-    #[wasm_bindgen(catch, js_name = storedDigest)]
-    async fn stored_digest(name: &str, session: &str) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen_test]
@@ -67,7 +51,7 @@ async fn a_relaxed_append_and_a_strict_one_behind_it_share_one_transaction() {
     assert_eq!(count_write_transactions() - before, 1, "one transaction");
     assert_eq!(store.load("s").await.unwrap(), all);
     // The digest folded through both went into the row (not cleared to be rebuilt).
-    let stored = stored_digest(store.db_name(), "s").await.unwrap();
+    let stored = session_row_field(&store, "s", "digest").await;
     let stored: SessionDigest = serde_json::from_str(&stored.as_string().unwrap()).unwrap();
     assert_eq!(stored, SessionDigest::from_records(&all));
     store.delete_database().await.unwrap();
