@@ -66,38 +66,27 @@ export function createVersion2(name, session, json) {
     };
   });
 }
-// The raw rows of `session`'s log: [{seq, records}] (records: how many the row holds).
-export function rawRows(name, session) {
+// What `ask(store)` asks of the object store `name` on its own connection.
+function readRaw(name, store, ask) {
   return new Promise((resolve, reject) => {
     const open = indexedDB.open(name);
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
-      const q = db.transaction('records').objectStore('records')
-        .getAll(IDBKeyRange.bound([session, -Infinity], [session, Infinity]));
-      q.onsuccess = () => {
-        db.close();
-        resolve(JSON.stringify(q.result.map((row) => ({
-          seq: row.seq,
-          records: Array.isArray(row.json) ? row.json.length : 1,
-        }))));
-      };
+      const q = ask(db.transaction(store, 'readonly').objectStore(store));
+      q.onsuccess = () => { db.close(); resolve(q.result); };
       q.onerror = () => { db.close(); reject(q.error); };
     };
   });
 }
-// A session's row in the sessions store (null if none), read on its own connection.
-export function sessionRow(name, session) {
-  return new Promise((resolve, reject) => {
-    const open = indexedDB.open(name);
-    open.onerror = () => reject(open.error);
-    open.onsuccess = () => {
-      const db = open.result;
-      const get = db.transaction(['sessions'], 'readonly').objectStore('sessions').get(session);
-      get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
-      get.onerror = () => { db.close(); reject(get.error); };
-    };
-  });
+// The raw rows of `session`'s log: [{seq, records}] (records: how many the row holds).
+export async function rawRows(name, session) {
+  const rows = await readRaw(name, 'records', (s) => s.getAll(IDBKeyRange.bound([session, -Infinity], [session, Infinity])));
+  return JSON.stringify(rows.map((row) => ({ seq: row.seq, records: Array.isArray(row.json) ? row.json.length : 1 })));
+}
+// A session's row in the sessions store (null if none).
+export async function sessionRow(name, session) {
+  return (await readRaw(name, 'sessions', (s) => s.get(session))) ?? null;
 }
 export function putRawDigest(name, session, digest, schema) {
   return writeRaw(name, ['sessions'], (tx) => {
