@@ -22,9 +22,9 @@ pub const SAME_PRODUCT: f32 = 1e-4;
 pub type Kernel = fn(&QMatrix, &QActs, &mut [f32]);
 
 /// Rows, columns, tokens of the products compared: model-sized, with an odd number of row
-/// groups and token counts that take each kernel path: runs of eight, of four, and single
-/// tokens (13 = 8 + 4 + 1).
-const SHAPES: [(usize, usize, usize); 3] = [(68, 1536, 5), (576, 576, 8), (1536, 576, 13)];
+/// groups and token counts that take each kernel path: runs of eight, of four, the three
+/// or two left after them, and single tokens (7 = 4 + 3, 10 = 8 + 2, 13 = 8 + 4 + 1).
+const SHAPES: [(usize, usize, usize); 3] = [(68, 1536, 7), (576, 576, 10), (1536, 576, 13)];
 
 /// The outcome of [`compare`].
 #[derive(Debug, Clone, Copy, PartialEq)]

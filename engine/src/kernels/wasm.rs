@@ -17,7 +17,7 @@
 use core::arch::wasm32::*;
 
 use super::out::{store_group, SharedOut};
-use super::simd_common::corrections;
+use super::simd_common::{corrections, store_tokens};
 use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 
 /// Groups of rows computed together (their activation loads are shared).
@@ -79,6 +79,22 @@ unsafe fn matmul_with<const SIGNS: bool>(
         unsafe { tokens_at_once::<TOKENS_AFTER, SIGNS>(w, x, t, groups.clone(), out) };
         t += TOKENS_AFTER;
     }
+    // Two or three tokens left share their weight loads too: a jump-forward's or a draft's
+    // pass is often that long, and read one by one it cost a load of the weights per token.
+    // One left takes the single-token path, which shares activation loads across groups.
+    t += match tokens - t {
+        3 => {
+            // SAFETY: as above, for tokens t..t + 3.
+            unsafe { tokens_at_once::<3, SIGNS>(w, x, t, groups.clone(), out) };
+            3
+        }
+        2 => {
+            // SAFETY: as above, for tokens t..t + 2.
+            unsafe { tokens_at_once::<2, SIGNS>(w, x, t, groups.clone(), out) };
+            2
+        }
+        _ => 0,
+    };
     for t in t..tokens {
         let token = Token {
             quants: x.quants[t * stride..(t + 1) * stride].as_ptr(),
@@ -131,14 +147,12 @@ unsafe fn tokens_at_once<const N: usize, const SIGNS: bool>(
     groups: std::ops::Range<usize>,
     out: &SharedOut,
 ) {
-    for group in groups {
-        // SAFETY: passed on from the caller.
-        let sums = unsafe { group_tokens::<N, SIGNS>(w, x, t, group) };
-        for (i, s) in sums.into_iter().enumerate() {
-            // SAFETY: groups in the caller's range.
-            unsafe { store_group(w, out, t + i, group, s) };
-        }
-    }
+    // SAFETY: passed on from the caller.
+    unsafe {
+        store_tokens(w, out, t, groups, |group| {
+            group_tokens::<N, SIGNS>(w, x, t, group)
+        })
+    };
 }
 
 /// The float sums of one group's rows for the `N` tokens from `t`.
