@@ -2,7 +2,8 @@
 //! a name from a tool's result, a line it wrote before), so after the model's token the tokens
 //! that followed the same few tokens the last time they occurred are guessed to come next
 //! ("prompt lookup"). They are read with that token in one forward pass, which in the tab costs
-//! less than reading them one by one (its kernels read four tokens per load of the weights),
+//! less than reading them one by one (its kernels read up to eight tokens per load of the
+//! weights),
 //! and each guess is kept only while it is the token greedy decoding chooses at its
 //! place, from that pass's logits, under the grammar and the repeat guard; at the first that is
 //! not, the model's own choice goes on. So greedy decoding writes the same tokens with drafts as
@@ -15,8 +16,8 @@ use crate::repetition::{breaks_run, RepeatGuard};
 use crate::sampling::{choose, Sampling};
 use crate::tokenizer::Tokenizer;
 
-/// Most tokens guessed after the model's token: with it, a batch of eight, two loads of the
-/// weights in the tab's kernels (four tokens each). A run of three matched tokens was followed
+/// Most tokens guessed after the model's token: with it, a batch of eight, one load of the
+/// weights in the tab's relaxed-SIMD kernel (two in its SIMD128 one). A run of three matched tokens was followed
 /// by the model's own choices for 31 of 34 guesses on a quoting reply of SmolLM2's (and 1 of 19
 /// guesses after two-token runs in a story), so a long quote is read eight tokens a pass.
 pub(crate) const DRAFT_LIMIT: usize = 7;
@@ -28,7 +29,16 @@ pub(crate) const DRAFT_LIMIT: usize = 7;
 /// slower.
 const DRAFT_PAUSE: usize = 8;
 
-/// When a completion guesses: not for [`DRAFT_PAUSE`] tokens after a miss.
+/// Guesses after a weaker match (of one or two tokens), where no longer one is found or
+/// guessing is paused: with the model's token a pass of three, which the tab's kernels read
+/// with one load of the weights, as they read a pass of one, so a miss costs little and does
+/// not pause guessing. A path the task named (`notes` then `.` `txt`) or a word the reply
+/// wrote before is guessed from its first token: on SmolLM2's calls-after-calls tool reply
+/// (BENCHMARKS.md) 23 passes instead of 27 for its 92 tokens, with no loss on a story.
+pub(crate) const SPARE_GUESSES: usize = 2;
+
+/// When a completion guesses: not for [`DRAFT_PAUSE`] tokens after a miss of more than
+/// [`SPARE_GUESSES`] guesses.
 #[derive(Debug, Default)]
 pub(crate) struct Pacing {
     pause: usize,
@@ -44,9 +54,9 @@ impl Pacing {
         false
     }
 
-    /// Takes note of how many guesses of a pass the model kept.
-    pub(crate) fn kept(&mut self, kept: usize) {
-        if kept == 0 {
+    /// Takes note of how many of a pass's `guessed` guesses the model kept.
+    pub(crate) fn kept(&mut self, kept: usize, guessed: usize) {
+        if kept == 0 && guessed > SPARE_GUESSES {
             self.pause = DRAFT_PAUSE;
         }
     }
@@ -55,20 +65,20 @@ impl Pacing {
 /// The longest run of the context's last tokens matched against its earlier text.
 const LONGEST_MATCH: usize = 4;
 
-/// The shortest: one token matches too often to guess well, and a guess that does not hold
-/// makes its pass longer for nothing.
-const SHORTEST_MATCH: usize = 3;
+/// The shortest for a long pass of guesses: one token matches too often to guess well, and a
+/// guess that does not hold makes its pass longer for nothing.
+pub(crate) const SHORTEST_MATCH: usize = 3;
 
 /// The tokens that followed the latest earlier occurrence of the longest run (up to
-/// [`LONGEST_MATCH`] tokens, at least [`SHORTEST_MATCH`]) that the context ends with, at most
+/// [`LONGEST_MATCH`] tokens, at least `shortest`) that the context ends with, at most
 /// `limit` of them. The context is `earlier` then `last` (the cached tokens and the model's
 /// token, not yet read); one scan of it per length, bounded by the context's room.
-pub(crate) fn lookup(earlier: &[u32], last: u32, limit: usize) -> Vec<u32> {
+pub(crate) fn lookup(earlier: &[u32], last: u32, limit: usize, shortest: usize) -> Vec<u32> {
     let len = earlier.len() + 1;
     let at = |i: usize| if i < earlier.len() { earlier[i] } else { last };
     let run_at =
         |start: usize, tail: usize, n: usize| (0..n).all(|k| at(start + k) == at(tail + k));
-    for n in (SHORTEST_MATCH..=LONGEST_MATCH.min(len.saturating_sub(1))).rev() {
+    for n in (shortest.max(1)..=LONGEST_MATCH.min(len.saturating_sub(1))).rev() {
         let tail = len - n;
         // the latest occurrence that ends before the tail does, and is followed by a token
         if let Some(start) = (0..tail).rev().find(|&start| run_at(start, tail, n)) {
@@ -196,8 +206,13 @@ mod tests {
 
     /// [`lookup`] over a whole context written out.
     fn look(context: &[u32], limit: usize) -> Vec<u32> {
+        look_from(context, limit, SHORTEST_MATCH)
+    }
+
+    /// [`lookup`] over a whole context written out, from matches of `shortest` tokens.
+    fn look_from(context: &[u32], limit: usize, shortest: usize) -> Vec<u32> {
         match context.split_last() {
-            Some((last, earlier)) => lookup(earlier, *last, limit),
+            Some((last, earlier)) => lookup(earlier, *last, limit, shortest),
             None => Vec::new(),
         }
     }
@@ -206,13 +221,26 @@ mod tests {
     fn pacing_pauses_guessing_after_a_miss_only() {
         let mut pacing = Pacing::default();
         assert!(pacing.ready());
-        pacing.kept(2);
+        pacing.kept(2, DRAFT_LIMIT);
         assert!(pacing.ready());
-        pacing.kept(0);
+        // a missed pass of spare guesses costs little: no pause
+        pacing.kept(0, SPARE_GUESSES);
+        assert!(pacing.ready());
+        pacing.kept(0, SPARE_GUESSES + 1);
         for _ in 0..DRAFT_PAUSE {
             assert!(!pacing.ready());
         }
         assert!(pacing.ready());
+    }
+
+    #[test]
+    fn a_shorter_match_is_taken_only_when_asked_for() {
+        // "7" then "8 9" earlier: one token matched
+        let context = [7, 8, 9, 1, 2, 7];
+        assert!(look(&context, 2).is_empty());
+        assert_eq!(look_from(&context, 2, 1), vec![8, 9]);
+        // a longer match still wins
+        assert_eq!(look_from(&[1, 2, 5, 2, 6, 1, 2], 1, 1), vec![5]);
     }
 
     #[test]

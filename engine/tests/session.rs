@@ -31,6 +31,8 @@ struct Completion {
     steps: usize,
     /// Tokens the last of them appended (with what the grammar forced after it).
     last_step: usize,
+    /// What each step wrote.
+    pieces: Vec<String>,
     end: Step,
 }
 
@@ -41,11 +43,12 @@ fn complete(session: &mut Session, prompt: &str, grammar: Option<&str>, max: usi
         .unwrap();
     while session.feed(64).unwrap() > 0 {}
     let mut text = Vec::new();
-    let (mut steps, mut last_step) = (0, 0);
+    let (mut steps, mut last_step, mut pieces) = (0, 0, Vec::new());
     loop {
         let before = session.generated();
         match session.next(0.0).unwrap() {
             Step::Token(bytes) => {
+                pieces.push(String::from_utf8_lossy(&bytes).into_owned());
                 text.extend(bytes);
                 steps += 1;
                 last_step = session.generated() - before;
@@ -59,6 +62,7 @@ fn complete(session: &mut Session, prompt: &str, grammar: Option<&str>, max: usi
                     ids: session.generated_tokens().to_vec(),
                     steps,
                     last_step,
+                    pieces,
                     end,
                 };
             }
@@ -267,6 +271,22 @@ fn drafts_from_the_context_write_the_same_reply_in_fewer_steps() {
         "{} steps with drafts, {} without",
         drafted.steps,
         plain.steps
+    );
+}
+
+#[test]
+fn a_path_the_task_named_is_guessed_from_its_first_token() {
+    let mut session = session();
+    let drafted = complete(&mut session, TOOL_PROMPT, Some(TOOL_GRAMMAR), 96);
+    // The task says "/notes.txt" after " file", the call after `"path":"`: only the one
+    // token `notes` matches, and the spare guesses after it (`.` `txt`) ride in its pass.
+    assert!(
+        drafted
+            .pieces
+            .iter()
+            .any(|piece| piece.starts_with("notes.txt")),
+        "{:?}",
+        drafted.pieces
     );
 }
 

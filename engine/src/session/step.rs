@@ -5,7 +5,7 @@
 //! nothing is forced, guesses from the context ([`crate::draft`]) may ride along instead.
 
 use super::{Completion, Session, Step};
-use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT};
+use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT, SHORTEST_MATCH, SPARE_GUESSES};
 use crate::grammar::GrammarState;
 use crate::jump::check::{departure, Departure, Forced};
 use crate::jump::{jump_forward, Extensions};
@@ -189,9 +189,6 @@ impl Session {
         if !self.drafts || completion.sampling != Sampling::Greedy {
             return Vec::new();
         }
-        if !completion.pacing.ready() {
-            return Vec::new();
-        }
         let room = completion
             .max_tokens
             .saturating_sub(self.output.len() + 1)
@@ -201,7 +198,22 @@ impl Session {
             return Vec::new();
         }
         let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
-        admitted(&lookup(&self.cached, token, room), &self.tokenizer, grammar)
+        if completion.pacing.ready() {
+            let guesses = admitted(
+                &lookup(&self.cached, token, room, SHORTEST_MATCH),
+                &self.tokenizer,
+                grammar,
+            );
+            if !guesses.is_empty() {
+                return guesses;
+            }
+        }
+        let spare = room.min(SPARE_GUESSES);
+        admitted(
+            &lookup(&self.cached, token, spare, 1),
+            &self.tokenizer,
+            grammar,
+        )
     }
 
     /// Once the pass read `drafts` after the token at `start`, keeps those greedy decoding
@@ -230,7 +242,7 @@ impl Session {
         for id in &drafts[..kept] {
             bytes.extend_from_slice(tokenizer.token_bytes(*id));
         }
-        completion.pacing.kept(kept);
+        completion.pacing.kept(kept, drafts.len());
         self.keep_read(start, kept, drafts.len());
         if let (Some((_, now)), Some(state)) = (completion.grammar.as_mut(), state) {
             *now = state;
