@@ -67,21 +67,27 @@ const LONGEST_MATCH: usize = 4;
 
 /// The shortest for a long pass of guesses: one token matches too often to guess well, and a
 /// guess that does not hold makes its pass longer for nothing.
-pub(crate) const SHORTEST_MATCH: usize = 3;
+const SHORTEST_MATCH: usize = 3;
 
 /// The tokens that followed the latest earlier occurrence of the longest run (up to
-/// [`LONGEST_MATCH`] tokens, at least `shortest`) that the context ends with, at most
-/// `limit` of them. The context is `earlier` then `last` (the cached tokens and the model's
+/// [`LONGEST_MATCH`] tokens) that the context ends with: up to `room` of them after a run of
+/// [`SHORTEST_MATCH`] or more where `long` (the pacing allows a long pass), else up to
+/// [`SPARE_GUESSES`]. The context is `earlier` then `last` (the cached tokens and the model's
 /// token, not yet read); one scan of it per length, bounded by the context's room.
-pub(crate) fn lookup(earlier: &[u32], last: u32, limit: usize, shortest: usize) -> Vec<u32> {
+pub(crate) fn lookup(earlier: &[u32], last: u32, room: usize, long: bool) -> Vec<u32> {
     let len = earlier.len() + 1;
     let at = |i: usize| if i < earlier.len() { earlier[i] } else { last };
     let run_at =
         |start: usize, tail: usize, n: usize| (0..n).all(|k| at(start + k) == at(tail + k));
-    for n in (shortest.max(1)..=LONGEST_MATCH.min(len.saturating_sub(1))).rev() {
+    for n in (1..=LONGEST_MATCH.min(len.saturating_sub(1))).rev() {
         let tail = len - n;
         // the latest occurrence that ends before the tail does, and is followed by a token
         if let Some(start) = (0..tail).rev().find(|&start| run_at(start, tail, n)) {
+            let limit = if long && n >= SHORTEST_MATCH {
+                room
+            } else {
+                room.min(SPARE_GUESSES)
+            };
             return (start + n..(start + n + limit).min(len)).map(at).collect();
         }
     }
@@ -204,15 +210,15 @@ fn penalized_choice(
 mod tests {
     use super::*;
 
-    /// [`lookup`] over a whole context written out.
-    fn look(context: &[u32], limit: usize) -> Vec<u32> {
-        look_from(context, limit, SHORTEST_MATCH)
+    /// [`lookup`] over a whole context written out, a long pass allowed.
+    fn look(context: &[u32], room: usize) -> Vec<u32> {
+        look_paced(context, room, true)
     }
 
-    /// [`lookup`] over a whole context written out, from matches of `shortest` tokens.
-    fn look_from(context: &[u32], limit: usize, shortest: usize) -> Vec<u32> {
+    /// [`lookup`] over a whole context written out.
+    fn look_paced(context: &[u32], room: usize, long: bool) -> Vec<u32> {
         match context.split_last() {
-            Some((last, earlier)) => lookup(earlier, *last, limit, shortest),
+            Some((last, earlier)) => lookup(earlier, *last, room, long),
             None => Vec::new(),
         }
     }
@@ -234,13 +240,15 @@ mod tests {
     }
 
     #[test]
-    fn a_shorter_match_is_taken_only_when_asked_for() {
-        // "7" then "8 9" earlier: one token matched
-        let context = [7, 8, 9, 1, 2, 7];
-        assert!(look(&context, 2).is_empty());
-        assert_eq!(look_from(&context, 2, 1), vec![8, 9]);
-        // a longer match still wins
-        assert_eq!(look_from(&[1, 2, 5, 2, 6, 1, 2], 1, 1), vec![5]);
+    fn a_short_match_or_a_paused_pacing_gives_spare_guesses_only() {
+        // "7" then "8 9 4" earlier: one token matched
+        assert_eq!(look(&[7, 8, 9, 4, 1, 2, 7], 7), vec![8, 9]);
+        // "1 2 3" then "4 5 6": a long pass, or spare guesses while paused
+        let context = [1, 2, 3, 4, 5, 6, 9, 1, 2, 3];
+        assert_eq!(look(&context, 7), vec![4, 5, 6, 9, 1, 2, 3]);
+        assert_eq!(look_paced(&context, 7, false), vec![4, 5]);
+        // a longer match wins over a later shorter one
+        assert_eq!(look(&[1, 2, 5, 2, 6, 1, 2], 1), vec![5]);
     }
 
     #[test]
@@ -261,12 +269,12 @@ mod tests {
     }
 
     #[test]
-    fn no_match_a_short_match_and_no_context_give_nothing() {
+    fn no_match_no_room_and_no_context_give_nothing() {
         assert!(look(&[], 3).is_empty());
         assert!(look(&[1], 3).is_empty());
         assert!(look(&[1, 2, 3], 3).is_empty());
-        // two tokens match too often to guess from
-        assert!(look(&[1, 2, 3, 4, 9, 2, 3], 3).is_empty());
+        // two tokens match too often for a long pass: spare guesses only
+        assert_eq!(look(&[1, 2, 3, 4, 9, 2, 3], 3), vec![4, 9]);
         assert!(look(&[1, 2, 3, 1, 2, 3], 0).is_empty());
     }
 

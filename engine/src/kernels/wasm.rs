@@ -71,28 +71,19 @@ unsafe fn matmul_with<const SIGNS: bool>(
     let mut t = 0;
     while t + TOKENS_AT_ONCE <= tokens {
         // SAFETY: the asserts above bound tokens t..t + TOKENS_AT_ONCE.
-        unsafe { tokens_at_once::<TOKENS_AT_ONCE, SIGNS>(w, x, t, groups.clone(), out) };
-        t += TOKENS_AT_ONCE;
+        t += unsafe { tokens_at_once::<TOKENS_AT_ONCE, SIGNS>(w, x, t, groups.clone(), out) };
     }
     while t + TOKENS_AFTER <= tokens {
         // SAFETY: as above, for tokens t..t + TOKENS_AFTER.
-        unsafe { tokens_at_once::<TOKENS_AFTER, SIGNS>(w, x, t, groups.clone(), out) };
-        t += TOKENS_AFTER;
+        t += unsafe { tokens_at_once::<TOKENS_AFTER, SIGNS>(w, x, t, groups.clone(), out) };
     }
     // Two or three tokens left share their weight loads too: a jump-forward's or a draft's
     // pass is often that long, and read one by one it cost a load of the weights per token.
     // One left takes the single-token path, which shares activation loads across groups.
+    // SAFETY (both arms): as above, for the tokens left from t.
     t += match tokens - t {
-        3 => {
-            // SAFETY: as above, for tokens t..t + 3.
-            unsafe { tokens_at_once::<3, SIGNS>(w, x, t, groups.clone(), out) };
-            3
-        }
-        2 => {
-            // SAFETY: as above, for tokens t..t + 2.
-            unsafe { tokens_at_once::<2, SIGNS>(w, x, t, groups.clone(), out) };
-            2
-        }
+        3 => unsafe { tokens_at_once::<3, SIGNS>(w, x, t, groups.clone(), out) },
+        2 => unsafe { tokens_at_once::<2, SIGNS>(w, x, t, groups.clone(), out) },
         _ => 0,
     };
     for t in t..tokens {
@@ -134,7 +125,7 @@ const fn block_bytes<const SIGNS: bool>() -> usize {
     }
 }
 
-/// The rows of `groups` for the `N` tokens from `t`, stored into `out`.
+/// The rows of `groups` for the `N` tokens from `t`, stored into `out`; returns `N`.
 ///
 /// # Safety
 /// As [`group_tokens`] for every group of `groups`; callers sharing `out` at the same time
@@ -146,13 +137,14 @@ unsafe fn tokens_at_once<const N: usize, const SIGNS: bool>(
     t: usize,
     groups: std::ops::Range<usize>,
     out: &SharedOut,
-) {
+) -> usize {
     // SAFETY: passed on from the caller.
     unsafe {
         store_tokens(w, out, t, groups, |group| {
             group_tokens::<N, SIGNS>(w, x, t, group)
         })
     };
+    N
 }
 
 /// The float sums of one group's rows for the `N` tokens from `t`.

@@ -5,7 +5,7 @@
 //! nothing is forced, guesses from the context ([`crate::draft`]) may ride along instead.
 
 use super::{Completion, Session, Step};
-use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT, SHORTEST_MATCH, SPARE_GUESSES};
+use crate::draft::{admitted, check, lookup, Drafted, DRAFT_LIMIT};
 use crate::grammar::GrammarState;
 use crate::jump::check::{departure, Departure, Forced};
 use crate::jump::{jump_forward, Extensions};
@@ -183,8 +183,9 @@ impl Session {
     }
 
     /// Guesses from the context for after `token` (see [`crate::draft`]): none but under greedy
-    /// decoding with drafts on, and no more than the reply's and the context's room leaves (a
-    /// pass with drafts reads the row after the last one, for the next token).
+    /// decoding with drafts on, no more than the reply's and the context's room leaves (a pass
+    /// with drafts reads the row after the last one, for the next token), and spare guesses
+    /// only while the pacing holds long passes back.
     fn drafts_after(&self, completion: &mut Completion, token: u32) -> Vec<u32> {
         if !self.drafts || completion.sampling != Sampling::Greedy {
             return Vec::new();
@@ -198,19 +199,9 @@ impl Session {
             return Vec::new();
         }
         let grammar = completion.grammar.as_ref().map(|(g, s)| (g, s));
-        if completion.pacing.ready() {
-            let guesses = admitted(
-                &lookup(&self.cached, token, room, SHORTEST_MATCH),
-                &self.tokenizer,
-                grammar,
-            );
-            if !guesses.is_empty() {
-                return guesses;
-            }
-        }
-        let spare = room.min(SPARE_GUESSES);
+        let long = completion.pacing.ready();
         admitted(
-            &lookup(&self.cached, token, spare, 1),
+            &lookup(&self.cached, token, room, long),
             &self.tokenizer,
             grammar,
         )
