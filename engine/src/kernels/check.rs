@@ -21,10 +21,19 @@ pub const SAME_PRODUCT: f32 = 1e-4;
 /// A matrix product: `out[t · w.rows + r]` for every token `t` of `x` and row `r`.
 pub type Kernel = fn(&QMatrix, &QActs, &mut [f32]);
 
-/// Rows, columns, tokens of the products compared: model-sized, with an odd number of row
-/// groups and token counts that take each kernel path: runs of eight, of four, the three
-/// or two left after them, and single tokens (7 = 4 + 3, 10 = 8 + 2, 13 = 8 + 4 + 1).
-const SHAPES: [(usize, usize, usize); 3] = [(68, 1536, 7), (576, 576, 10), (1536, 576, 13)];
+/// Rows, columns, tokens of the products compared: model-sized, some with an odd number of
+/// row groups, and token counts that take each kernel path. The relaxed-SIMD kernel reads runs
+/// of eight, then the two to seven left in one run, or one alone: 6, 7, and 8 + 1 to 8 + 5.
+/// The SIMD128 kernel reads runs of four, then three, two or one (7 = 4 + 3, 9 = 4 + 4 + 1).
+const SHAPES: [(usize, usize, usize); 7] = [
+    (68, 1536, 7),
+    (576, 576, 10),
+    (1536, 576, 13),
+    (68, 576, 6),
+    (132, 576, 12),
+    (68, 1536, 11),
+    (132, 576, 9),
+];
 
 /// The outcome of [`compare`].
 #[derive(Debug, Clone, Copy, PartialEq)]

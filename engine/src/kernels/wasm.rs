@@ -24,13 +24,10 @@ use crate::quant::{QActs, QMatrix, BLOCK, GROUP_BLOCK_BYTES, GROUP_ROWS};
 const GROUPS_AT_ONCE: usize = 2;
 
 /// Tokens computed together (each weight vector loaded once is used for all of them): eight
-/// where a batch has them, then four. Eight halves the weight loads per product again
-/// (`benches/local_model/dot_peak.mjs` times this kernel both ways: 28.8 against 24.5 G
-/// multiply-adds/s a core on this CPU).
+/// where a batch has them, then what is left in one run. Eight halves the weight loads per
+/// product against four (`benches/local_model/dot_peak.mjs` times this kernel both ways: 28.8
+/// against 24.5 G multiply-adds/s a core on this CPU).
 const TOKENS_AT_ONCE: usize = 8;
-
-/// The smaller batch for what is left of a prompt after the runs of [`TOKENS_AT_ONCE`].
-const TOKENS_AFTER: usize = 4;
 
 /// The rows of `groups` for every token (see [`super::matmul`]).
 ///
@@ -73,15 +70,16 @@ unsafe fn matmul_with<const SIGNS: bool>(
         // SAFETY: the asserts above bound tokens t..t + TOKENS_AT_ONCE.
         t += unsafe { tokens_at_once::<TOKENS_AT_ONCE, SIGNS>(w, x, t, groups.clone(), out) };
     }
-    while t + TOKENS_AFTER <= tokens {
-        // SAFETY: as above, for tokens t..t + TOKENS_AFTER.
-        t += unsafe { tokens_at_once::<TOKENS_AFTER, SIGNS>(w, x, t, groups.clone(), out) };
-    }
-    // Two or three tokens left share their weight loads too: a jump-forward's or a draft's
-    // pass is often that long, and read one by one it cost a load of the weights per token.
-    // One left takes the single-token path, which shares activation loads across groups.
-    // SAFETY (both arms): as above, for the tokens left from t.
+    // The two to seven tokens left share one sweep over the weights too: a jump-forward's or
+    // a draft's pass is often that long, and split (four, then the rest) it read the whole
+    // matrix twice. One left takes the single-token path, which shares activation loads
+    // across groups.
+    // SAFETY (every arm): as above, for the tokens left from t.
     t += match tokens - t {
+        7 => unsafe { tokens_at_once::<7, SIGNS>(w, x, t, groups.clone(), out) },
+        6 => unsafe { tokens_at_once::<6, SIGNS>(w, x, t, groups.clone(), out) },
+        5 => unsafe { tokens_at_once::<5, SIGNS>(w, x, t, groups.clone(), out) },
+        4 => unsafe { tokens_at_once::<4, SIGNS>(w, x, t, groups.clone(), out) },
         3 => unsafe { tokens_at_once::<3, SIGNS>(w, x, t, groups.clone(), out) },
         2 => unsafe { tokens_at_once::<2, SIGNS>(w, x, t, groups.clone(), out) },
         _ => 0,
