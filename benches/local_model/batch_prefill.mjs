@@ -5,6 +5,7 @@
 // Figures only; nothing is asserted.
 //   node benches/local_model/batch_prefill.mjs /models/FILE.gguf [batches, default 5,6,7,8,64] [rounds, default 5] [threads, default 2] [simd128]
 // A fifth argument `simd128` runs the build for browsers without relaxed SIMD.
+import { median } from '../compare/ab_support.mjs';
 import { onBenchPage, requireModel } from './bench_page.mjs';
 
 const [modelPath, batchesArg = '5,6,7,8,64', roundsArg = '5', threadsArg = '2', build] = process.argv.slice(2);
@@ -31,7 +32,6 @@ const rates = await onBenchPage((page) =>
     { modelPath, batches, rounds: Number(roundsArg), threads: Number(threadsArg), text, build },
   ),
 );
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 for (const batch of batches) {
   const runs = rates[batch];
   console.log(`batch ${batch}: prompt ${median(runs).toFixed(1)} tokens/s (median of ${runs.length}: ${runs.map((r) => r.toFixed(0)).join(', ')})`);
